@@ -1,0 +1,76 @@
+# One verb per task. `make run` and `make test` set up everything they need on a fresh
+# machine (.venv, Python deps, Node deps, Debian's chromium) and are fast when already set up.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+PYTEST_ARGS ?=
+
+.PHONY: run test test-fast bench lint fmt typecheck frontend chromium screenshots clean help
+
+help:
+	@echo "make run         start the app on http://$(HOST):$(PORT) (CPU device by default)"
+	@echo "make test        the whole test suite, browser tests included"
+	@echo "make bench       engine vs PyTorch vs NumPy, and API latency (ratios, medians)"
+	@echo "make lint        ruff, mypy, tsc, hadolint"
+	@echo "make fmt         ruff format + autofix"
+	@echo "make screenshots regenerate the README's screenshots"
+
+# --- set-up ---------------------------------------------------------------------------------
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test,dev]'
+	@# PyTorch is only a test oracle: install it where it can be had, skip its tests elsewhere.
+	$(PY) -m pip install -q 'torch==2.13.0' || echo "note: torch==2.13.0 not installable here; PyTorch oracle tests will be skipped"
+	touch $@
+
+venv: $(VENV)/.installed
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+FRONTEND_SRC := $(shell find static/src -type f 2>/dev/null) package.json esbuild.config.mjs
+static/dist/.built: node_modules/.installed $(FRONTEND_SRC)
+	npm run --silent build
+	touch $@
+
+frontend: $(if $(wildcard package.json),static/dist/.built,)
+
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+# --- verbs ----------------------------------------------------------------------------------
+run: venv frontend
+	$(PY) -m server --host $(HOST) --port $(PORT)
+
+test: venv frontend chromium
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+test-fast: venv
+	$(PY) -m pytest -m "not e2e and not slow" $(PYTEST_ARGS)
+
+bench: venv
+	$(PY) -m bench
+
+lint: venv frontend
+	$(VENV)/bin/ruff check engine server tests bench
+	$(VENV)/bin/ruff format --check engine server tests bench
+	$(VENV)/bin/mypy
+	$(VENV)/bin/hadolint Dockerfile
+	$(if $(wildcard package.json),npm run --silent typecheck,)
+
+fmt: venv
+	$(VENV)/bin/ruff format engine server tests bench
+	$(VENV)/bin/ruff check --fix engine server tests bench
+
+screenshots: venv frontend chromium
+	$(PY) -m tests.e2e.screenshots
+
+clean:
+	rm -rf $(VENV) node_modules static/dist .pytest_cache .mypy_cache .ruff_cache

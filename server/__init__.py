@@ -1,0 +1,1 @@
+"""Autograd Playground web service (FastAPI)."""

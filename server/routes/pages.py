@@ -1,0 +1,18 @@
+"""HTML pages rendered from Jinja2 templates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse
+from fastapi.templating import Jinja2Templates
+
+router = APIRouter(include_in_schema=False)
+templates = Jinja2Templates(directory=Path(__file__).resolve().parents[2] / "templates")
+
+
+@router.get("/", response_class=HTMLResponse)
+def playground(request: Request) -> HTMLResponse:
+    """The playground page."""
+    return templates.TemplateResponse(request, "index.html", {"title": "Playground"})
