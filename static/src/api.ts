@@ -1,0 +1,37 @@
+/** The API client: the only module that talks to the server. */
+import type { Example, RunRequest, RunResponse } from "./types";
+
+/** Error for a request the server refused (4xx) or could not answer. */
+export class ApiError extends Error {}
+
+async function asJson<T>(response: Response): Promise<T> {
+  if (!response.ok) {
+    let detail = `${response.status} ${response.statusText}`;
+    try {
+      const body = (await response.json()) as { detail?: unknown };
+      if (body.detail !== undefined) detail += `: ${JSON.stringify(body.detail)}`;
+    } catch {
+      /* not JSON: keep the status line */
+    }
+    throw new ApiError(detail);
+  }
+  return (await response.json()) as T;
+}
+
+/** Run a program: POST /api/v1/run. `signal` cancels a superseded run. */
+export async function runProgram(request: RunRequest, signal?: AbortSignal): Promise<RunResponse> {
+  const response = await fetch("/api/v1/run", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(request),
+    signal,
+  });
+  return asJson<RunResponse>(response);
+}
+
+/** The examples gallery: GET /api/v1/examples (empty when the server has none yet). */
+export async function fetchExamples(): Promise<Example[]> {
+  const response = await fetch("/api/v1/examples");
+  if (response.status === 404) return [];
+  return asJson<Example[]>(response);
+}

@@ -1,0 +1,107 @@
+/** The CodeMirror 6 editor: Python highlighting, line numbers, Ctrl+Enter runs, error markers. */
+import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
+import { python } from "@codemirror/lang-python";
+import { bracketMatching, defaultHighlightStyle, indentOnInput, syntaxHighlighting } from "@codemirror/language";
+import { EditorState, StateEffect, StateField, type Extension, type Range } from "@codemirror/state";
+import {
+  Decoration,
+  type DecorationSet,
+  EditorView,
+  drawSelection,
+  highlightActiveLine,
+  highlightActiveLineGutter,
+  keymap,
+  lineNumbers,
+} from "@codemirror/view";
+
+/** Where an error is: 1-based line, 1-based column (either may be missing). */
+export interface ErrorMark {
+  line: number | null;
+  col: number | null;
+}
+
+const setError = StateEffect.define<ErrorMark | null>();
+
+/** The error line's decoration; cleared as soon as the user edits. */
+const errorField = StateField.define<DecorationSet>({
+  create: () => Decoration.none,
+  update(decorations, tr) {
+    for (const effect of tr.effects) {
+      if (!effect.is(setError)) continue;
+      const mark = effect.value;
+      if (!mark || mark.line === null || mark.line < 1 || mark.line > tr.state.doc.lines) return Decoration.none;
+      const line = tr.state.doc.line(mark.line);
+      const ranges: Range<Decoration>[] = [Decoration.line({ class: "cm-error-line" }).range(line.from)];
+      if (mark.col !== null && mark.col >= 1) {
+        const from = Math.min(line.to, line.from + mark.col - 1);
+        const to = Math.min(line.to, from + 1);
+        if (to > from) ranges.push(Decoration.mark({ class: "cm-error-col" }).range(from, to));
+      }
+      return Decoration.set(ranges, true);
+    }
+    return tr.docChanged ? Decoration.none : decorations.map(tr.changes);
+  },
+  provide: (field) => EditorView.decorations.from(field),
+});
+
+export interface EditorOptions {
+  parent: HTMLElement;
+  doc: string;
+  /** Ctrl/Cmd+Enter. */
+  onRun: () => void;
+  /** Every change of the text. */
+  onChange: (source: string) => void;
+}
+
+/** A thin wrapper so the rest of the page never touches CodeMirror's API. */
+export class Editor {
+  private readonly view: EditorView;
+
+  constructor(options: EditorOptions) {
+    const runKey = { key: "Mod-Enter", run: () => (options.onRun(), true), preventDefault: true };
+    const extensions: Extension[] = [
+      lineNumbers(),
+      highlightActiveLineGutter(),
+      history(),
+      drawSelection(),
+      indentOnInput(),
+      bracketMatching(),
+      highlightActiveLine(),
+      syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+      python(),
+      errorField,
+      keymap.of([runKey, ...defaultKeymap, ...historyKeymap, indentWithTab]),
+      EditorView.contentAttributes.of({ "data-testid": "editor", "aria-label": "Program" }),
+      EditorView.updateListener.of((update) => {
+        if (update.docChanged) options.onChange(update.state.doc.toString());
+      }),
+    ];
+    this.view = new EditorView({
+      parent: options.parent,
+      state: EditorState.create({ doc: options.doc, extensions }),
+    });
+  }
+
+  get text(): string {
+    return this.view.state.doc.toString();
+  }
+
+  /** Replace the whole text (no change event is swallowed: listeners see it). */
+  setText(text: string): void {
+    if (text === this.text) return;
+    this.view.dispatch({ changes: { from: 0, to: this.view.state.doc.length, insert: text } });
+  }
+
+  /** Highlight the error's line (and column); null clears it. */
+  showError(mark: ErrorMark | null): void {
+    const effects: StateEffect<unknown>[] = [setError.of(mark)];
+    if (mark?.line && mark.line >= 1 && mark.line <= this.view.state.doc.lines) {
+      effects.push(EditorView.scrollIntoView(this.view.state.doc.line(mark.line).from, { y: "center" }));
+    }
+    this.view.dispatch({ effects });
+  }
+
+  focus(): void {
+    this.view.focus();
+  }
+}

@@ -1,0 +1,44 @@
+/** The examples gallery: cards from GET /api/v1/examples in a dialog; picking one loads it. */
+import { fetchExamples } from "./api";
+import { el } from "./dom";
+import type { Example } from "./types";
+
+export class ExamplesGallery {
+  /** Called with the example the user picked. */
+  onPick: (example: Example) => void = () => {};
+
+  constructor(
+    private readonly dialog: HTMLDialogElement,
+    private readonly list: HTMLElement,
+    opener: HTMLElement,
+  ) {
+    opener.addEventListener("click", () => this.open());
+  }
+
+  private async open(): Promise<void> {
+    this.dialog.showModal();
+    if (this.list.dataset.loaded === "true") return;
+    this.list.replaceChildren(el("p", "muted", "Loading examples…"));
+    try {
+      const examples = await fetchExamples();
+      this.list.replaceChildren(...examples.map((example) => this.card(example)));
+      if (examples.length === 0) this.list.replaceChildren(el("p", "muted", "No examples yet."));
+      this.list.dataset.loaded = "true";
+    } catch (error) {
+      this.list.replaceChildren(el("p", "muted", `Could not load the examples: ${String(error)}`));
+    }
+  }
+
+  private card(example: Example): HTMLElement {
+    const button = el("button", "example-card");
+    button.type = "button";
+    button.dataset.example = example.id;
+    button.dataset.testid = `example-${example.id}`;
+    button.append(el("strong", "", example.title), el("span", "", example.explanation));
+    button.addEventListener("click", () => {
+      this.dialog.close();
+      this.onPick(example);
+    });
+    return button;
+  }
+}

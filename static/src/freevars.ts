@@ -1,0 +1,56 @@
+/**
+ * Free variables of a program: names it reads but never assigns, imports or defines. These
+ * become the bindings panel's sliders. A light lexical scan, not a parser: the server's sandbox
+ * is the judge of what a program means; this only decides which inputs to offer.
+ */
+
+const KEYWORDS = new Set(
+  ("False None True and as assert async await break class continue def del elif else except " +
+    "finally for from global if import in is lambda nonlocal not or pass raise return try while " +
+    "with yield").split(" "),
+);
+
+/** Names the sandbox provides (builtins and the torch-like namespace). */
+const PROVIDED = new Set(
+  ("torch nn F np math print range len sum round abs min max enumerate zip list tuple float int " +
+    "bool str dict isinstance sorted reversed pow").split(" "),
+);
+
+/** Strip comments and string literals so their words do not count as names. */
+function stripStringsAndComments(source: string): string {
+  return source.replace(/("""[\s\S]*?"""|'''[\s\S]*?'''|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|#[^\n]*)/g, " ");
+}
+
+/** Names bound by the program itself: assignments, for targets, imports, def/params, with-as. */
+function boundNames(code: string): Set<string> {
+  const bound = new Set<string>();
+  const addList = (list: string) => {
+    for (const name of list.split(/[\s,()[\]*]+/)) if (/^[A-Za-z_]\w*$/.test(name)) bound.add(name);
+  };
+  for (const m of code.matchAll(/^[ \t]*([A-Za-z_][\w\s,()[\]]*?)\s*(?:[-+*/@%]|\/\/|\*\*)?=(?!=)/gm)) addList(m[1] ?? "");
+  for (const m of code.matchAll(/\bfor\s+([\w\s,()]+?)\s+in\b/g)) addList(m[1] ?? "");
+  for (const m of code.matchAll(/\bas\s+([A-Za-z_]\w*)/g)) bound.add(m[1] ?? "");
+  for (const m of code.matchAll(/^[ \t]*import\s+([\w.]+)/gm)) bound.add((m[1] ?? "").split(".")[0] ?? "");
+  for (const m of code.matchAll(/^[ \t]*from\s+[\w.]+\s+import\s+([\w\s,()]+)/gm)) addList(m[1] ?? "");
+  for (const m of code.matchAll(/\bdef\s+([A-Za-z_]\w*)\s*\(([^)]*)\)/g)) {
+    bound.add(m[1] ?? "");
+    addList((m[2] ?? "").replace(/=[^,]*/g, ""));
+  }
+  for (const m of code.matchAll(/\blambda\s+([^:]*):/g)) addList(m[1] ?? "");
+  return bound;
+}
+
+/** The free variables of `source`, in order of first use. */
+export function freeVariables(source: string): string[] {
+  const code = stripStringsAndComments(source);
+  const bound = boundNames(code);
+  const seen: string[] = [];
+  // A name preceded by '.' is an attribute; one followed by '=' inside a call is a keyword argument.
+  for (const m of code.matchAll(/(?<![.\w])([A-Za-z_]\w*)(?!\w)(?!\s*=(?!=))/g)) {
+    const name = m[1] ?? "";
+    if (KEYWORDS.has(name) || PROVIDED.has(name) || bound.has(name) || seen.includes(name)) continue;
+    if (/^\d/.test(name)) continue;
+    seen.push(name);
+  }
+  return seen;
+}

@@ -1,0 +1,97 @@
+/** Shapes of the JSON the server sends (DESIGN.md "API contract (v1)"); no logic here. */
+
+/** A big tensor arrives as a summary instead of its full contents. */
+export interface TensorSummary {
+  shape: number[];
+  min: Scalar;
+  max: Scalar;
+  mean: Scalar;
+  preview: unknown;
+}
+
+/** Non-finite numbers arrive as the strings "NaN", "Infinity", "-Infinity". */
+export type Scalar = number | string;
+
+/** A node's value or gradient: a number, a nested list, a summary, or null when absent. */
+export type TensorValue = Scalar | TensorValue[] | TensorSummary | null;
+
+/** torchviz's vocabulary: leaf requiring grad, leaf constant / untracked, operation, output. */
+export type NodeKind = "param" | "const" | "op" | "output";
+
+export interface GraphNode {
+  id: string;
+  name: string | null;
+  op: string | null;
+  grad_fn: string | null;
+  is_leaf: boolean;
+  requires_grad: boolean;
+  shape: number[];
+  dtype: string;
+  value: TensorValue;
+  grad: TensorValue;
+  kind?: NodeKind;
+  untracked_reason?: string | null;
+  [extra: string]: unknown;
+}
+
+export interface GraphEdge {
+  src: string;
+  dst: string;
+  arg: number;
+}
+
+export interface Contribution {
+  to: string;
+  local: string;
+  grad: TensorValue;
+  accumulated_grad: TensorValue;
+}
+
+export interface WalkStep {
+  node: string;
+  grad_output: TensorValue;
+  formula: string;
+  contributions: Contribution[];
+}
+
+export interface Graph {
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+  walk: WalkStep[];
+  root: string | null;
+}
+
+export interface RunError {
+  type: string;
+  message: string;
+  line: number | null;
+  col: number | null;
+  node?: string | null;
+}
+
+export interface RunResponse {
+  ok: boolean;
+  stdout: string;
+  error: RunError | null;
+  graph: Graph | null;
+  passes: Graph[];
+  device: string;
+  timing_ms: Record<string, number>;
+}
+
+/** A binding sent with a run: a plain value, or a value with its requires_grad flag. */
+export type BindingValue = number | { value: number; requires_grad: boolean };
+
+export interface RunRequest {
+  source: string;
+  device: string;
+  seed: number;
+  bindings: Record<string, BindingValue>;
+}
+
+export interface Example {
+  id: string;
+  title: string;
+  explanation: string;
+  source: string;
+}
