@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
+import keyword
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class Health(BaseModel):
@@ -15,3 +16,265 @@ class DeviceInfo(BaseModel):
     name: str = Field(examples=["cpu", "cuda"])
     available: bool
     reason: str | None = Field(default=None, description="Why the device is unavailable.")
+
+
+# ---- POST /api/v1/run --------------------------------------------------------------------------
+
+MAX_BINDINGS = 32
+MAX_BINDING_ELEMENTS = 4096
+
+TINY_EXAMPLE = """import torch
+w = torch.tensor(0.5, requires_grad=True)
+b = torch.tensor(0.0, requires_grad=True)
+x, y = torch.tensor(2.0), torch.tensor(7.0)
+loss = (w * x + b - y) ** 2
+loss.backward()
+print(loss.item(), w.grad.item(), b.grad.item())
+"""
+
+
+class BindingSpec(BaseModel):
+    """A free variable's value with an explicit requires_grad."""
+
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"value": 2.0, "requires_grad": True}]}
+    )
+
+    value: float | list[Any] = Field(
+        description="A number or a (rectangular) nested list of numbers."
+    )
+    requires_grad: bool = True
+
+
+Binding = Annotated[
+    float | list[Any] | BindingSpec,
+    Field(
+        description="A number or nested list (a float32 tensor with requires_grad=True), or {value, requires_grad}."
+    ),
+]
+
+
+def _count_numbers(value: Any, depth: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float | list):
+        raise ValueError("a binding value must be a number or a nested list of numbers")
+    if isinstance(value, list):
+        if depth >= 8:
+            raise ValueError("a binding value is nested too deeply (at most 8 levels)")
+        return sum(_count_numbers(v, depth + 1) for v in value)
+    return 1
+
+
+class RunRequest(BaseModel):
+    """A program (or a bare expression) to run, with its free variables."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"source": TINY_EXAMPLE, "device": "cpu", "seed": 0, "bindings": {}},
+                {
+                    "source": "(w*x + b - y)**2",
+                    "bindings": {
+                        "w": 0.5,
+                        "b": 0.0,
+                        "x": {"value": 2.0, "requires_grad": False},
+                        "y": {"value": 7.0, "requires_grad": False},
+                    },
+                },
+            ]
+        },
+    )
+
+    source: str = Field(
+        max_length=64 * 1024,
+        description="Python source in the playground's subset (64 KiB at most).",
+    )
+    device: str = Field(
+        default="cpu", pattern=r"^(cpu|cuda(:\d{1,2})?)$", description="Where tensors live."
+    )
+    seed: int = Field(
+        default=0, ge=0, le=2**32 - 1, description="torch.manual_seed before the program runs."
+    )
+    bindings: dict[str, Binding] = Field(
+        default_factory=dict,
+        max_length=MAX_BINDINGS,
+        description="Free variables of an expression: name -> value (see Binding).",
+    )
+
+    @field_validator("bindings")
+    @classmethod
+    def _check_bindings(cls, bindings: dict[str, Any]) -> dict[str, Any]:
+        total = 0
+        for name, spec in bindings.items():
+            if (
+                not name.isascii()
+                or not name.isidentifier()
+                or keyword.iskeyword(name)
+                or name.startswith("_")
+            ):
+                raise ValueError(f"binding name {name!r} is not a plain identifier")
+            value = spec.value if isinstance(spec, BindingSpec) else spec
+            total += _count_numbers(value)
+        if total > MAX_BINDING_ELEMENTS:
+            raise ValueError(f"bindings hold more than {MAX_BINDING_ELEMENTS} numbers")
+        return bindings
+
+
+class UserErrorInfo(BaseModel):
+    """An error in the user's program, located at line:col (1-based)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"type": "NameError", "message": "name 'wx' is not defined", "line": 3, "col": 7}
+            ]
+        }
+    )
+
+    type: str = Field(
+        description="Python's exception name (NameError, RuntimeError ...) or BudgetExceeded."
+    )
+    message: str
+    line: int | None = None
+    col: int | None = Field(default=None, description="1-based column.")
+
+
+class Summary(BaseModel):
+    """A large value, summarised."""
+
+    shape: list[int]
+    min: float | None
+    max: float | None
+    mean: float | None
+    preview: list[Any]
+
+
+class GraphNode(BaseModel):
+    """One tensor of the recorded graph."""
+
+    id: str = Field(examples=["n3"])
+    name: str | None = Field(
+        default=None, description="The user's variable name.", examples=["loss"]
+    )
+    op: str | None = Field(default=None, examples=["mul"])
+    grad_fn: str | None = Field(default=None, examples=["MulBackward0"])
+    is_leaf: bool
+    requires_grad: bool
+    shape: list[int]
+    dtype: str = Field(examples=["torch.float32"])
+    value: Any = Field(
+        default=None, description="Number, nested list, or a Summary above the size limit."
+    )
+    grad: Any = Field(default=None, description="Like value; null when no gradient.")
+
+
+class GraphEdge(BaseModel):
+    src: str
+    dst: str
+    arg: int | None = Field(default=None, description="Which input of dst this edge feeds.")
+
+
+class Contribution(BaseModel):
+    to: str
+    local: Any = None
+    grad: Any = None
+    accumulated_grad: Any = None
+
+
+class WalkStep(BaseModel):
+    """One node's backward, in the order the engine ran them."""
+
+    node: str
+    grad_output: Any = None
+    formula: str | None = None
+    contributions: list[Contribution] = Field(default_factory=list)
+
+
+class Graph(BaseModel):
+    """A recorded graph with its backward walk."""
+
+    model_config = ConfigDict(extra="allow")
+
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+    walk: list[WalkStep] = Field(default_factory=list)
+    root: str | None = None
+
+
+class RunResponse(BaseModel):
+    """What the program printed, its error if any, and the graphs of its backward passes."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "ok": True,
+                    "stdout": "36.0 -24.0 -12.0\n",
+                    "error": None,
+                    "graph": {"nodes": [], "edges": [], "walk": [], "root": None},
+                    "passes": [],
+                    "device": "cpu",
+                    "notice": None,
+                    "timing_ms": {"parse": 0.2, "run": 0.4, "total": 1.1},
+                },
+                {
+                    "ok": False,
+                    "stdout": "",
+                    "error": {
+                        "type": "NameError",
+                        "message": "name 'wx' is not defined",
+                        "line": 1,
+                        "col": 7,
+                    },
+                    "graph": None,
+                    "passes": [],
+                    "device": "cpu",
+                    "notice": None,
+                    "timing_ms": {"total": 0.3},
+                },
+            ]
+        }
+    )
+
+    ok: bool
+    stdout: str = Field(description="Exactly what the program printed (up to the error, if any).")
+    error: UserErrorInfo | None = None
+    graph: Graph | None = Field(default=None, description="The last backward pass's graph.")
+    passes: list[Graph] = Field(
+        default_factory=list, description="Each backward pass (bounded: first and last kept)."
+    )
+    device: str
+    notice: str | None = Field(
+        default=None, description="E.g. that the playground called backward() itself."
+    )
+    timing_ms: dict[str, float] = Field(default_factory=dict)
+
+
+class Example(BaseModel):
+    """One gallery example."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"id": "x-squared", "title": "x·x + 3x", "explanation": "...", "source": "..."}
+            ]
+        }
+    )
+
+    id: str
+    title: str
+    explanation: str
+    source: str
+    bindings: dict[str, Binding] | None = Field(
+        default=None, description="Free variables to run it with."
+    )
+
+
+class ErrorBody(BaseModel):
+    """A request error (4xx): what was wrong with the request itself."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"detail": "request body too large (limit 262144 bytes)"}]}
+    )
+
+    detail: Any

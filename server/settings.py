@@ -21,6 +21,29 @@ class Settings(BaseSettings):
     max_body_bytes: int = 256 * 1024
     rate_limit_per_minute: int = 240  # 0 turns rate limiting off (tests)
 
+    # Program budgets (server/sandbox): every one enforced, every one tested.
+    max_source_bytes: int = 64 * 1024
+    max_ast_nodes: int = 20_000
+    max_ast_depth: int = 64
+    max_steps: int = 2_000_000  # interpreter steps (statements + expression nodes)
+    max_loop_iterations: int = 200_000  # all loops and comprehensions together
+    max_call_depth: int = 64  # nested calls of the user's own functions
+    max_int_bits: int = 4096  # size of an int made by **, *, <<
+    max_str_len: int = 100_000
+    max_list_len: int = 100_000  # lists, tuples, dicts, sets
+    max_tensor_elements: int = 1_000_000  # one tensor
+    max_total_elements: int = 20_000_000  # all tensors one program allocates
+    max_flops: int = 500_000_000
+    max_graph_nodes: int = 5_000
+    max_recorded_passes: int = 20  # backward passes kept in `passes` (first and last kept)
+    max_output_chars: int = 100_000
+    wall_clock_s: float = 3.0  # the interpreter stops itself here ...
+    hard_kill_grace_s: float = 1.0  # ... and the worker is killed this much later
+    # Worker processes that run programs (one BLAS thread each).
+    sandbox_workers: int = 8
+    sandbox_memory_limit_bytes: int = 2 * 1024**3  # address-space cap per worker; 0 = none
+    sandbox_queue_timeout_s: float = 20.0  # then 429 "busy"
+
 
 @functools.lru_cache(maxsize=1)
 def get_settings() -> Settings:

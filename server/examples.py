@@ -1,0 +1,307 @@
+"""The examples gallery: the lessons' worked examples (../shared/seeds), ready to run."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Example:
+    id: str
+    title: str
+    explanation: str
+    source: str
+    bindings: dict[str, Any] | None = None
+
+
+EXAMPLES: tuple[Example, ...] = (
+    Example(
+        "tiny-engine",
+        "The tiny engine's walk: L = (w·x + b − y)²",
+        "Lesson 3.9's 40-line engine, rewritten with torch. Three gradient-descent steps on one "
+        "example: the loss falls 36 → 9 → 2.25 while dL/dw goes −24 → −12 → −6. Step through the "
+        "backward walk of the last pass: the multiply err·err sends −6 twice into err, and the "
+        "two contributions are accumulated with +=, which is why err.grad is 2·err.",
+        """import torch
+
+w = torch.tensor(0.5, requires_grad=True)
+b = torch.tensor(0.0, requires_grad=True)
+x, y = torch.tensor(2.0), torch.tensor(7.0)
+for step in range(3):
+    err = w * x + b + -1.0 * y
+    loss = err * err
+    w.grad = None                            # like optimizer.zero_grad()
+    b.grad = None
+    loss.backward()                          # like loss.backward()
+    print(f"step {step}: loss={loss.item():6.3f}  dL/dw={w.grad.item():+.2f}  dL/db={b.grad.item():+.2f}")
+    with torch.no_grad():                    # like optimizer.step()
+        w -= 0.05 * w.grad
+        b -= 0.05 * b.grad
+print(f"graph ops recorded for the last loss: {loss.grad_fn.name()}, {loss.grad_fn.next_functions[0][0].name()}")
+""",
+    ),
+    Example(
+        "x-squared-plus-3x",
+        "A scalar graph: y = x·x + 3x",
+        "One leaf, a few operations, one scalar output. dy/dx = 2x + 3, so at x = 2 the value is "
+        "10 and the gradient 7. x feeds two branches (x·x and 3x); backward adds the gradients "
+        "arriving from both before they reach x.",
+        """import torch
+
+x = torch.tensor(2.0, requires_grad=True)
+y = x * x + 3 * x
+
+print(y.item())
+y.backward()
+print(x.grad.item())
+""",
+    ),
+    Example(
+        "linear-regression",
+        "Linear regression by hand",
+        "w and b are learnable leaves; prediction, error, squared error and the mean loss are "
+        "intermediate nodes. After loss.backward() both gradients are negative (−18.6667 and −8): "
+        "increasing w and b would reduce the loss on this batch.",
+        """import torch
+
+x = torch.tensor([1.0, 2.0, 3.0])
+y_true = torch.tensor([2.0, 4.0, 6.0])
+w = torch.tensor(0.0, requires_grad=True)
+b = torch.tensor(0.0, requires_grad=True)
+
+prediction = w * x + b
+loss = ((prediction - y_true) ** 2).mean()
+loss.backward()
+
+print(round(loss.item(), 4))
+print(round(w.grad.item(), 4), round(b.grad.item(), 4))
+""",
+    ),
+    Example(
+        "training-step",
+        "A training loop with graph reset",
+        "Forty steps of gradient descent on y = 3x + 1. Each step builds a fresh graph, calls "
+        "backward, updates the parameters inside torch.no_grad() (so the update is not recorded) "
+        "and zeroes the gradients. The passes view keeps the first and the last backward pass.",
+        """import torch
+
+torch.manual_seed(0)
+x = torch.tensor([[1.0], [2.0], [3.0], [4.0]])
+y = 3.0 * x + 1.0
+w = torch.randn(1, 1, requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+learning_rate = 0.05
+
+for step in range(40):
+    prediction = x @ w + b
+    loss = ((prediction - y) ** 2).mean()
+    loss.backward()
+
+    with torch.no_grad():
+        w -= learning_rate * w.grad
+        b -= learning_rate * b.grad
+        w.grad.zero_()
+        b.grad.zero_()
+
+print(round(loss.item(), 4))
+print(round(w.item(), 2), round(b.item(), 2))
+""",
+    ),
+    Example(
+        "nn-linear-sgd",
+        "The standard loop: nn.Linear, MSELoss, SGD",
+        "The skeleton of every PyTorch training script: forward, loss, zero_grad, backward, step, "
+        "here fitting price = 2·size + 3 with mini-batches of 32. The weight and bias approach 2 and 3.",
+        """import torch
+from torch import nn
+
+torch.manual_seed(0)
+X = torch.rand(200, 1) * 5                       # 200 house sizes
+y = 2 * X + 3 + 0.5 * torch.randn(200, 1)        # prices with noise
+model = nn.Linear(1, 1)
+loss_fn = nn.MSELoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.02)
+for epoch in range(30):
+    for i in range(0, 200, 32):                  # mini-batches of 32
+        xb, yb = X[i:i + 32], y[i:i + 32]
+        pred = model(xb)                         # 1. forward pass (graph is recorded)
+        loss = loss_fn(pred, yb)                 # 2. loss
+        optimizer.zero_grad()                    # 3. clear old gradients
+        loss.backward()                          # 4. autograd fills .grad
+        optimizer.step()                         # 5. w -= lr * w.grad, b -= lr * b.grad
+print(f"{model.weight.item():.2f} {model.bias.item():.2f}")
+""",
+    ),
+    Example(
+        "gradient-accumulation",
+        "Gradient accumulation over micro-batches",
+        "Four backward passes on 16 examples each, with no zero_grad in between and each loss "
+        "scaled by 1/4, give the same gradient as one pass on all 64: .grad adds up with +=. "
+        "This is how a small GPU imitates a large batch.",
+        """import torch
+
+torch.manual_seed(0)
+x = torch.rand(64) * 5
+y = 2 * x + 3
+w = torch.tensor(0.5, requires_grad=True)
+b = torch.tensor(0.0, requires_grad=True)
+opt = torch.optim.SGD([w, b], lr=0.05)
+
+def loss_on(xb, yb, scale=1.0):
+    return scale * ((w * xb + b - yb) ** 2).mean()
+
+# A) one backward pass on all 64 examples
+opt.zero_grad()
+loss_on(x, y).backward()
+print(f"one batch of 64    : dL/dw={w.grad.item():.4f}  dL/db={b.grad.item():.4f}")
+# B) four backward passes on 16 examples each, with no zero_grad in between
+opt.zero_grad()
+for i in range(0, 64, 16):
+    loss_on(x[i:i + 16], y[i:i + 16], scale=1 / 4).backward()
+print(f"4 batches of 16    : dL/dw={w.grad.item():.4f}  dL/db={b.grad.item():.4f}")
+opt.step()
+print(f"after one step     : w={w.item():.4f}  b={b.item():.4f}")
+""",
+    ),
+    Example(
+        "no-grad-detach",
+        "no_grad() and detach(): what is not recorded",
+        "Inside torch.no_grad() operations are not recorded, and detach() returns a tensor cut off "
+        "from the graph. Neither result has a grad_fn, so gradients stop there.",
+        """import torch
+
+x = torch.tensor(3.0, requires_grad=True)
+y = x * x
+with torch.no_grad():
+    z = x * 2
+d = y.detach()
+print(y.requires_grad, y.grad_fn is not None)
+print(z.requires_grad, z.grad_fn)
+print(d.requires_grad, d.grad_fn)
+out = y + d * x          # d is a constant here: d(out)/dx = 2x + d = 6 + 9
+out.backward()
+print(x.grad)
+""",
+    ),
+    Example(
+        "non-scalar-root",
+        "A non-scalar root needs gradient=",
+        "backward() on a vector is a vector-Jacobian product: say which vector with gradient=. "
+        "With ones it equals y.sum().backward(); here the weights pick each element's share.",
+        """import torch
+
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = x ** 2
+y.backward(gradient=torch.tensor([1.0, 0.1, 0.01]))
+print(x.grad)
+""",
+    ),
+    Example(
+        "mlp-log-softmax",
+        "An MLP with log_softmax and the negative log-likelihood",
+        "A two-layer network on two points: Linear → sigmoid → Linear → log_softmax, and the loss "
+        "is minus the log-probability of the right class. One backward pass fills every "
+        "parameter's gradient.",
+        """import torch
+from torch import nn
+
+torch.manual_seed(42)
+model = nn.Sequential(nn.Linear(2, 4), nn.Sigmoid(), nn.Linear(4, 3))
+x = torch.tensor([[0.5, -1.0], [1.5, 0.3]])
+target = torch.tensor([2, 0])
+log_probs = torch.log_softmax(model(x), dim=1)
+loss = -log_probs[torch.arange(2), target].mean()
+loss.backward()
+print(f"loss = {loss.item():.4f}")
+for name, p in model.named_parameters():
+    print(name, tuple(p.grad.shape))
+""",
+    ),
+    Example(
+        "error-no-grad",
+        "Classic error: element 0 of tensors does not require grad",
+        "The loss was computed from tensors outside the graph (here through detach()), so there is "
+        "nothing to differentiate. Keep the forward computation in tracked tensors until backward().",
+        """import torch
+
+w = torch.tensor(1.5, requires_grad=True)
+pred = w.detach() * 2.0
+loss = (pred - 4.0) ** 2
+print(loss.requires_grad)
+loss.backward()
+""",
+    ),
+    Example(
+        "error-backward-twice",
+        "Classic error: backward through the graph a second time",
+        "PyTorch frees the saved tensors after backward. Recompute the forward pass, or pass "
+        "retain_graph=True to the first backward when you really need two.",
+        """import torch
+
+x = torch.tensor(2.0, requires_grad=True)
+y = x * x
+y.backward()
+print(x.grad)
+y.backward()
+""",
+    ),
+    Example(
+        "error-inplace",
+        "Classic error: a variable modified by an in-place operation",
+        "sigmoid saves its output for backward; changing that output in place afterwards makes the "
+        "saved value stale, and the version counter catches it.",
+        """import torch
+
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = torch.sigmoid(x)
+y.mul_(2)
+y.sum().backward()
+""",
+    ),
+    Example(
+        "error-shape",
+        "Classic error: shapes that do not match",
+        "A (3, 2) matrix cannot multiply a (3, 2) matrix; the message names both shapes. "
+        "Transpose one of them (w.T) to fix it.",
+        """import torch
+
+x = torch.ones(3, 2)
+w = torch.ones(3, 2, requires_grad=True)
+y = x @ w
+""",
+    ),
+    Example(
+        "error-forgot-zero-grad",
+        "Classic bug: forgetting zero_grad()",
+        "Without zeroing, each backward adds to the previous gradient: the printed dL/dw grows "
+        "−24, −48, −72 although the loss is the same each time.",
+        """import torch
+
+w = torch.tensor(0.5, requires_grad=True)
+x, y = torch.tensor(2.0), torch.tensor(7.0)
+for step in range(3):
+    loss = (w * x - y) ** 2
+    loss.backward()
+    print(f"step {step}: dL/dw = {w.grad.item():.1f}")
+""",
+    ),
+    Example(
+        "expression",
+        "An expression with free variables",
+        "A bare expression: its free variables become inputs you can edit. The playground calls "
+        "backward() on the result for you, since the program does not.",
+        "(w*x + b - y)**2",
+        bindings={
+            "w": 0.5,
+            "b": 0.0,
+            "x": {"value": 2.0, "requires_grad": False},
+            "y": {"value": 7.0, "requires_grad": False},
+        },
+    ),
+)
+
+
+def gallery() -> list[dict[str, Any]]:
+    """The examples as plain dicts (the API's response)."""
+    return [asdict(e) for e in EXAMPLES]
