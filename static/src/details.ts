@@ -52,3 +52,29 @@ export class DetailsPanel {
     this.body.replaceChildren(list);
   }
 }
+
+/** The hover card: a node's name, operation, full value and gradient at the current step. */
+export class HoverCard {
+  constructor(
+    private readonly card: HTMLElement,
+    private readonly container: HTMLElement,
+  ) {}
+
+  show(graph: Graph | null, id: string | null, at: { x: number; y: number }, walkGrad: TensorValue | undefined): void {
+    const node = graph?.nodes.find((n) => n.id === id);
+    if (!graph || !node) {
+      this.card.hidden = true;
+      return;
+    }
+    const title = `${node.name ?? node.op ?? node.id}${node.grad_fn ? `  ${node.grad_fn}` : ""}`;
+    const lines = [`value ${formatFull(node.value)}`, `grad  ${formatFull(walkGrad ?? node.grad)}`];
+    if (node.untracked_reason) lines.push(`not tracked: ${node.untracked_reason}`);
+    this.card.replaceChildren(el("strong", "", title), el("pre", "", lines.join("\n")));
+    this.card.hidden = false;
+    const box = this.container.getBoundingClientRect();
+    const x = Math.min(at.x - box.left + 14, box.width - this.card.offsetWidth - 8);
+    const y = Math.min(at.y - box.top + 14, box.height - this.card.offsetHeight - 8);
+    this.card.style.left = `${Math.max(8, x)}px`;
+    this.card.style.top = `${Math.max(8, y)}px`;
+  }
+}

@@ -5,7 +5,7 @@
 import { ApiError, runProgram } from "./api";
 import { BindingsPanel } from "./bindings-panel";
 import { RUN } from "./config";
-import { DetailsPanel } from "./details";
+import { DetailsPanel, HoverCard } from "./details";
 import { byId } from "./dom";
 import { Editor } from "./editor";
 import { ExamplesGallery } from "./examples";
@@ -58,6 +58,7 @@ class Playground {
   private readonly walkBar = new WalkBar(this.player);
   private readonly details = new DetailsPanel(byId("details", HTMLElement), byId("details-body", HTMLElement), byId("details-title", HTMLElement));
   private readonly bindingsPanel = new BindingsPanel(byId("bindings", HTMLElement), byId("bindings-list", HTMLElement));
+  private readonly hoverCard = new HoverCard(byId("hovercard", HTMLElement), byId("graph-wrap", HTMLElement));
   private readonly stdout = byId("stdout", HTMLElement);
   private readonly errorPanel = byId("error", HTMLElement);
   private readonly status = byId("run-status", HTMLElement);
@@ -98,6 +99,7 @@ class Playground {
       this.selected = id;
       this.details.show(this.graph, id, id ? this.frame?.grads.get(id) : undefined);
     };
+    this.graphView.onHover = (id, at) => this.hoverCard.show(this.graph, id, at, id ? this.frame?.grads.get(id) : undefined);
     byId("details-close", HTMLButtonElement).addEventListener("click", () => this.graphView.select(null));
     byId("run", HTMLButtonElement).addEventListener("click", () => void this.run(false));
     byId("graph-fit", HTMLButtonElement).addEventListener("click", () => this.graphView.fit());
@@ -175,6 +177,9 @@ class Playground {
     this.response = response;
     this.stdout.textContent = response.stdout;
     this.stdout.classList.toggle("empty", response.stdout === "");
+    const notice = byId("run-notice", HTMLElement);
+    notice.textContent = response.notice ?? "";
+    notice.hidden = !response.notice;
     this.showError(response.error);
     const serverMs = Math.round(performance.now() - started);
     this.status.textContent = response.ok ? `Ran in ${serverMs} ms` : "Stopped with an error";

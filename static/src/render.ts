@@ -3,7 +3,7 @@
  * updates classes and gradient text for each walk frame (update per step). Pan/zoom in panzoom.ts.
  */
 import { NODE } from "./config";
-import { formatFull, formatShort, clip } from "./format";
+import { formatShort, clip } from "./format";
 import { isUntracked, kindOf, nodeRows, type WalkFrame } from "./graphmodel";
 import type { LayoutResult, Point } from "./layout";
 import { PanZoom } from "./panzoom";
@@ -68,6 +68,8 @@ export class GraphView {
 
   /** Called with a node id when the user clicks a node, null when they click the background. */
   onSelect: (id: string | null) => void = () => {};
+  /** Called when the pointer enters a node (with its position in the page) or leaves it (null). */
+  onHover: (id: string | null, at: { x: number; y: number }) => void = () => {};
 
   constructor(readonly svg: SVGSVGElement) {
     const defs = svgEl("defs", {}, svg);
@@ -90,6 +92,15 @@ export class GraphView {
     svg.addEventListener("click", (e) => {
       const target = (e.target as Element).closest("[data-node-id]");
       this.select(target?.getAttribute("data-node-id") ?? null);
+    });
+    svg.addEventListener("pointerover", (e) => {
+      const target = (e.target as Element).closest("[data-node-id]");
+      if (target) this.onHover(target.getAttribute("data-node-id"), { x: e.clientX, y: e.clientY });
+    });
+    svg.addEventListener("pointerout", (e) => {
+      const from = (e.target as Element).closest("[data-node-id]");
+      const to = (e.relatedTarget as Element | null)?.closest?.("[data-node-id]");
+      if (from && from !== to) this.onHover(null, { x: e.clientX, y: e.clientY });
     });
   }
 
@@ -144,11 +155,6 @@ export class GraphView {
     row("node-value", rows.value);
     const grad = row("node-grad", "grad ·");
     if (node.untracked_reason) row("node-reason", clip(node.untracked_reason, NODE.maxChars + 4));
-    const title = svgEl("title", {}, group);
-    title.textContent =
-      `${node.name ?? node.op ?? node.id}${node.grad_fn ? ` (${node.grad_fn})` : ""}\n` +
-      `value: ${formatFull(node.value)}\ngrad: ${formatFull(node.grad)}` +
-      (node.untracked_reason ? `\nnot tracked: ${node.untracked_reason}` : "");
     const badge = svgEl("g", { class: "node-badge", transform: `translate(${w / 2 - 4},${-h / 2})` }, group);
     svgEl("rect", { x: -30, y: -11, width: 34, height: 20, rx: 10 }, badge);
     const badgeText = svgEl("text", { x: -13, y: 4, "text-anchor": "middle" }, badge);
@@ -164,6 +170,7 @@ export class GraphView {
       els.group.classList.toggle("has-grad", grad !== undefined);
       els.group.classList.toggle("done", frame.done.has(id));
       els.group.classList.remove("receiving", "accumulating");
+      els.badgeText.textContent = "";
       if (id === frame.active) els.group.dataset.walkActive = "true";
       else delete els.group.dataset.walkActive;
     }

@@ -77,6 +77,8 @@ export interface RunResponse {
   passes: Graph[];
   device: string;
   timing_ms: Record<string, number>;
+  /** Something the server did on the user's behalf (e.g. called backward() implicitly). */
+  notice?: string | null;
 }
 
 /** A binding sent with a run: a plain value, or a value with its requires_grad flag. */

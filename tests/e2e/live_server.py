@@ -10,8 +10,6 @@ from contextlib import contextmanager
 
 import uvicorn
 
-from server.app import create_app
-
 #: Launch options for Debian's chromium; Playwright's own browsers are never downloaded.
 CHROMIUM_LAUNCH_ARGS: dict[str, object] = {
     "executable_path": "/usr/bin/chromium",
@@ -37,6 +35,8 @@ def free_port() -> int:
 @contextmanager
 def live_server() -> Iterator[str]:
     """Serve `server.app:create_app` and yield its base URL; stop it on exit."""
+    from server.app import create_app  # imported here so collecting the tests stays cheap
+
     port = free_port()
     config = uvicorn.Config(
         create_app(), host="127.0.0.1", port=port, log_level="warning", lifespan="on"
