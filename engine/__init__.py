@@ -1,1 +1,137 @@
-"""A small autograd engine with PyTorch's API and semantics, on NumPy (CPU) or CuPy (GPU)."""
+"""A small autograd engine with PyTorch's API and semantics, on NumPy (CPU) or CuPy (GPU).
+
+``import engine as torch`` runs lesson code unchanged within the supported subset.
+"""
+
+from __future__ import annotations
+
+from engine import autograd, backend, dtypes, limits
+from engine.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from engine.backend import Device as device
+from engine.dtypes import (
+    DType as dtype,
+    bool_ as bool,  # noqa: A001
+    double,
+    float,  # noqa: A004
+    float16,
+    float32,
+    float64,
+    half,
+    int,  # noqa: A004
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    short,
+    uint8,
+)
+from engine.random import initial_seed, manual_seed, seed
+from engine.tensor import (
+    Size,
+    Tensor,
+    abs,  # noqa: A004
+    add,
+    allclose,
+    amax,
+    amin,
+    arange,
+    argmax,
+    argmin,
+    as_tensor,
+    broadcast_to,
+    cat,
+    clamp,
+    clip,
+    concat,
+    concatenate,
+    cos,
+    div,
+    divide,
+    dot,
+    empty,
+    equal,
+    exp,
+    expand,
+    eye,
+    flatten,
+    from_numpy,
+    full,
+    full_like,
+    gather,
+    is_tensor,
+    isnan,
+    linspace,
+    log,
+    log1p,
+    log_softmax,
+    matmul,
+    max,  # noqa: A004
+    maximum,
+    mean,
+    min,  # noqa: A004
+    minimum,
+    mm,
+    mul,
+    multiply,
+    neg,
+    negative,
+    norm,
+    normal,
+    numel,
+    ones,
+    ones_like,
+    outer,
+    permute,
+    pow,  # noqa: A004
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    randperm,
+    reciprocal,
+    relu,
+    reshape,
+    round,  # noqa: A004
+    rsqrt,
+    sigmoid,
+    sign,
+    sin,
+    softmax,
+    sqrt,
+    square,
+    squeeze,
+    stack,
+    std,
+    sub,
+    subtract,
+    sum,  # noqa: A004
+    swapaxes,
+    t,
+    tanh,
+    tensor,
+    transpose,
+    true_divide,
+    unsqueeze,
+    var,
+    where,
+    zeros,
+    zeros_like,
+)
+
+from engine import cuda, nn, optim  # noqa: E402  (they import the names above)
+
+FloatTensor = Tensor
+__version__ = "0.1.0"
+
+
+def get_default_dtype() -> dtype:
+    return float32
+
+
+def is_floating_point(t: Tensor) -> builtins_bool:
+    return t.is_floating_point()
+
+
+builtins_bool = type(True)

@@ -149,3 +149,20 @@ def devices() -> list[dict[str, Any]]:
         {"name": "cpu", "available": True, "reason": None},
         {"name": "cuda", "available": reason is None, "reason": reason},
     ]
+
+
+def index_add(xp: ModuleType, target: Any, index: Any, values: Any) -> None:
+    """target[index] += values, accumulating repeated indices (np.add.at / cupyx.scatter_add)."""
+    if xp is np:
+        np.add.at(target, index, values)
+    else:
+        import cupyx
+
+        cupyx.scatter_add(target, index, values)
+
+
+def array_module(array: Any) -> ModuleType:
+    """numpy or cupy, whichever holds this array."""
+    if isinstance(array, np.ndarray | np.generic):
+        return np
+    return _cupy()

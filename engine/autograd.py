@@ -1,0 +1,486 @@
+"""Reverse-mode autodiff: grad mode, graph nodes, the backward loop, and the walk recorder.
+
+The backward loop is the one place that (1) orders the graph, (2) sums each rule's gradient
+back to its input's shape, (3) accumulates gradients, and (4) records the walk the UI replays.
+Recording costs one ``is not None`` test per node when it is off.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from engine.backend import array_module
+
+if TYPE_CHECKING:
+    from engine.ops import Op
+    from engine.tensor import Tensor
+
+# --- grad mode ----------------------------------------------------------------------------------
+
+
+class _GradMode(threading.local):
+    enabled = True
+
+
+_mode = _GradMode()
+
+
+def is_grad_enabled() -> bool:
+    return _mode.enabled
+
+
+def set_grad_enabled(mode: bool) -> None:
+    _mode.enabled = bool(mode)
+
+
+class _GradContext:
+    """Base of no_grad / enable_grad: a context manager that is also a decorator."""
+
+    _target = True
+
+    def __enter__(self) -> None:
+        self._prev = _mode.enabled
+        _mode.enabled = self._target
+
+    def __exit__(self, *exc: object) -> None:
+        _mode.enabled = self._prev
+
+    def __call__(self, fn: Any) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self.__class__():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class no_grad(_GradContext):  # noqa: N801 - PyTorch's name
+    """Operations inside record no graph (``with torch.no_grad():``)."""
+
+    _target = False
+
+
+class enable_grad(_GradContext):  # noqa: N801
+    _target = True
+
+
+# --- graph nodes --------------------------------------------------------------------------------
+
+_seq = itertools.count()
+
+
+class Node:
+    """A recorded operation: PyTorch's ``grad_fn``.
+
+    ``inputs`` holds every input (tensors, and Python scalars as given) so the graph can be
+    drawn with its constants; only tensors that require grad receive gradients.
+    """
+
+    __slots__ = ("__weakref__", "_name", "attrs", "freed", "inputs", "op", "out", "seq",
+                 "versions")
+
+    def __init__(self, op: Op, inputs: tuple[Any, ...], attrs: dict[str, Any] | None,
+                 name: str | None = None) -> None:
+        self.op = op
+        self.inputs = inputs
+        self.attrs = attrs
+        self.seq = next(_seq)
+        self.freed = False
+        self._name = name
+        self.out: Any = None  # weakref to the output tensor, set by the tensor layer
+        saves = op.saves
+        if saves == "in" or saves == "both":
+            self.versions: tuple[int, ...] | None = tuple(
+                getattr(x, "_version", 0) for x in inputs)
+        else:
+            self.versions = None
+
+    def name(self) -> str:
+        return self._name or self.op.grad_fn
+
+    @property
+    def next_functions(self) -> tuple[tuple[Any, int], ...]:
+        out = []
+        for x in self.inputs:
+            if getattr(x, "requires_grad", False):
+                fn = x.grad_fn if x.grad_fn is not None else AccumulateGrad(x)
+                out.append((fn, 0))
+            else:
+                out.append((None, 0))
+        return tuple(out)
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {id(self):#x}>"
+
+
+class AccumulateGrad:
+    """The node PyTorch shows for a leaf in ``next_functions``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Tensor) -> None:
+        self.variable = variable
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    next_functions: tuple[Any, ...] = ()
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad object at {id(self):#x}>"
+
+
+# --- the walk recorder --------------------------------------------------------------------------
+
+
+class WalkStep:
+    """One node's backward as the engine ran it (arrays are snapshots)."""
+
+    __slots__ = ("contributions", "grad_output", "node")
+
+    def __init__(self, node: Node, grad_output: Any) -> None:
+        self.node = node
+        self.grad_output = grad_output
+        # (input position, input tensor, gradient sent, receiver's accumulated gradient)
+        self.contributions: list[tuple[int, Any, Any, Any]] = []
+
+
+class PassLog:
+    """What ``record_passes`` collects: one exported graph per backward call."""
+
+    def __init__(self, max_passes: int) -> None:
+        self.max_passes = max(1, max_passes)
+        self.graphs: list[dict[str, Any]] = []
+        self.count = 0
+        self.root_tensors: list[Any] = []
+
+    def add(self, graph: dict[str, Any]) -> None:
+        self.count += 1
+        graph["pass_index"] = self.count - 1
+        keep_first = self.max_passes - 1
+        if len(self.graphs) < self.max_passes:
+            self.graphs.append(graph)
+        else:  # keep the first max_passes-1 and the latest
+            self.graphs[keep_first:] = [graph]
+
+
+class _Recorder(threading.local):
+    log: PassLog | None = None
+
+
+_recorder = _Recorder()
+
+
+@contextmanager
+def record_passes(max_passes: int = 8) -> Iterator[PassLog]:
+    """Record every backward pass inside the block as an exported graph (see graph.py)."""
+    prev = _recorder.log
+    log = PassLog(max_passes)
+    _recorder.log = log
+    try:
+        yield log
+    finally:
+        _recorder.log = prev
+
+
+# --- backward -----------------------------------------------------------------------------------
+
+_FREED_MSG = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+_HINT = (
+    "Hint: enable anomaly detection to find the operation that failed to compute its "
+    "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+)
+
+
+def _type_name(t: Tensor) -> str:
+    kind = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+            "int32": "Int", "bool": "Bool"}.get(t._data.dtype.name, "Float")
+    prefix = "torch." if t._data.__class__ is np.ndarray else "torch.cuda."
+    return f"[{prefix}{kind}Tensor [{', '.join(str(s) for s in t._data.shape)}]]"
+
+
+def _check_versions(node: Node) -> None:
+    saves = node.op.saves
+    if node.versions is not None:
+        for x, v in zip(node.inputs, node.versions, strict=True):
+            cur = getattr(x, "_version", 0)
+            if cur != v:
+                where = ""
+                if x.grad_fn is not None:
+                    where = f", which is output 0 of {x.grad_fn.name()},"
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified "
+                    f"by an inplace operation: {_type_name(x)}{where} is at version {cur}; "
+                    f"expected version {v} instead. {_HINT}")
+    if saves == "out" or saves == "both":
+        out = node.out() if node.out is not None else None
+        if out is not None and out._version != 0:
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: {_type_name(out)}, which is output 0 of "
+                f"{_forward_name(node)}, is at "
+                f"version {out._version}; expected version 0 instead. {_HINT}")
+
+
+def _forward_name(node: Node) -> str:
+    name = node.name()
+    return name[: name.index("Backward")] if "Backward" in name else name
+
+
+def _sum_to(g: Any, shape: tuple[int, ...]) -> Any:
+    """Sum a broadcast gradient back to ``shape`` (the one place un-broadcasting happens)."""
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    if lead > 0:
+        g = g.sum(axis=tuple(range(lead)))
+    axes = tuple(i for i, (gs, s) in enumerate(zip(g.shape, shape, strict=True))
+                 if s == 1 and gs != 1)
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    if g.shape != shape:
+        g = g.reshape(shape)
+    return g
+
+
+def _topo_nodes(roots: Sequence[Node]) -> list[Node]:
+    """Every node reachable from the roots, latest first (PyTorch's sequence-number order)."""
+    seen: set[int] = set()
+    stack = list(roots)
+    found: list[Node] = []
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        found.append(node)
+        for x in node.inputs:
+            fn = getattr(x, "grad_fn", None)
+            if fn is not None and id(fn) not in seen:
+                stack.append(fn)
+    found.sort(key=lambda n: n.seq, reverse=True)
+    return found
+
+
+def run_backward(
+    roots: Sequence[Tensor],
+    grads: Sequence[Any],
+    retain_graph: bool,
+    inputs: Sequence[Tensor] | None = None,
+    accumulate: bool = True,
+) -> dict[int, Any]:
+    """The backward loop. Accumulates into leaves' ``.grad`` (or, for ``grad()``, returns the
+    gradients of ``inputs`` keyed by ``id``)."""
+    log = _recorder.log
+    steps: list[WalkStep] | None = [] if log is not None else None
+    buffers: dict[int, Any] = {}  # id(node) -> summed upstream gradient
+    leaf_grads: dict[int, Any] = {}  # id(leaf) -> gradient summed in this pass
+    leaves: dict[int, Tensor] = {}
+    wanted = {id(t) for t in inputs} if inputs is not None else None
+    captured: dict[int, Any] = {}
+    node_grads: dict[int, Any] = {}  # for the recorder: total gradient of each node's output
+
+    root_nodes = []
+    for t, g in zip(roots, grads, strict=True):
+        if t.grad_fn is None:  # a leaf root
+            leaves[id(t)] = t
+            leaf_grads[id(t)] = leaf_grads.get(id(t), 0) + g
+            continue
+        key = id(t.grad_fn)
+        buffers[key] = buffers[key] + g if key in buffers else g
+        root_nodes.append(t.grad_fn)
+
+    for node in _topo_nodes(root_nodes):
+        key = id(node)
+        g = buffers.pop(key, None)
+        if g is None:
+            continue
+        if node.freed and node.op.saves:
+            raise RuntimeError(_FREED_MSG)
+        _check_versions(node)
+        out = node.out() if node.out is not None else None
+        if out is not None:
+            if wanted is not None and id(out) in wanted:
+                captured[id(out)] = g
+            if out._retains_grad and accumulate:
+                out.grad = _wrap_grad(g if out.grad is None else out.grad._data + g, out)
+            if steps is not None:
+                node_grads[id(out)] = g
+        inputs_ = node.inputs
+        needs = tuple(getattr(x, "requires_grad", False) for x in inputs_)
+        xs = tuple(getattr(x, "_data", x) for x in inputs_)
+        attrs = node.attrs or {}
+        xp = array_module(g)
+        grads_in = node.op.vjp(xp, g, out._data if out is not None else None, xs, attrs, needs)
+        step = WalkStep(node, g) if steps is not None else None
+        for i, (x, gi) in enumerate(zip(inputs_, grads_in, strict=False)):
+            if gi is None or not needs[i]:
+                continue
+            shape = x._data.shape
+            if gi.shape != shape:
+                gi = _sum_to(gi, shape)
+            if gi.dtype != x._data.dtype:
+                gi = gi.astype(x._data.dtype)
+            fn = x.grad_fn
+            if fn is None:
+                lk = id(x)
+                leaves[lk] = x
+                acc = leaf_grads[lk] + gi if lk in leaf_grads else gi
+                leaf_grads[lk] = acc
+            else:
+                fk = id(fn)
+                acc = buffers[fk] + gi if fk in buffers else gi
+                buffers[fk] = acc
+            if step is not None:
+                total = acc
+                if fn is None and accumulate and x.grad is not None:
+                    total = x.grad._data + acc
+                step.contributions.append((i, x, gi.copy(), np.array(total, copy=True)
+                                           if xp is np else total.copy()))
+        if steps is not None and step is not None:
+            steps.append(step)
+        if not retain_graph:
+            node.freed = True
+
+    result: dict[int, Any] = {}
+    for lk, g in leaf_grads.items():
+        leaf = leaves[lk]
+        if wanted is not None:
+            if lk in wanted:
+                result[lk] = g
+            continue
+        if accumulate and leaf.requires_grad:
+            if leaf.grad is None:
+                # PyTorch steals the buffer when it can; a copy keeps views of g independent.
+                leaf.grad = _wrap_grad(g.copy() if g is not None else g, leaf)
+            else:
+                try:
+                    leaf.grad._data += g  # in place, as PyTorch's AccumulateGrad
+                except (TypeError, ValueError):
+                    leaf.grad._data = leaf.grad._data + g
+    result.update(captured)
+    if log is not None and steps is not None:
+        from engine.graph import export
+
+        log.add(export(roots[0], steps, node_grads))
+    return result
+
+
+def _wrap_grad(g: Any, like: Tensor) -> Tensor:
+    from engine.tensor import Tensor
+
+    return Tensor._wrap(g if g.__class__ is not np.generic else np.asarray(g))
+
+
+def backward(
+    tensors: Tensor | Sequence[Tensor],
+    grad_tensors: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Any = None,
+) -> None:
+    """torch.autograd.backward."""
+    from engine.tensor import Tensor
+
+    roots = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    if grad_tensors is None or isinstance(grad_tensors, Tensor):
+        grad_tensors = [grad_tensors] * len(roots)
+    if create_graph:
+        raise RuntimeError("create_graph=True (higher-order gradients) is not supported here")
+    grads = _seed_grads(roots, list(grad_tensors))
+    run_backward(roots, grads, bool(retain_graph))
+
+
+def _seed_grads(roots: list[Tensor], grad_tensors: list[Any]) -> list[Any]:
+    from engine.tensor import Tensor
+
+    grads = []
+    for i, (t, g) in enumerate(zip(roots, grad_tensors, strict=True)):
+        if not t.requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn")
+        if g is None:
+            if t._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not t._data.dtype.kind == "f":
+                raise RuntimeError(
+                    "grad can be implicitly created only for real scalar outputs but got "
+                    f"{t.dtype}")
+            xp = array_module(t._data)
+            grads.append(xp.ones(t._data.shape, dtype=t._data.dtype))
+        else:
+            g_arr = g._data if isinstance(g, Tensor) else np.asarray(g, dtype=t._data.dtype)
+            if g_arr.shape != t._data.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of "
+                    f"torch.Size({list(g_arr.shape)}) and output[{i}] has a shape of "
+                    f"torch.Size({list(t._data.shape)}).")
+            grads.append(g_arr.astype(t._data.dtype, copy=False))
+    return grads
+
+
+def grad(
+    outputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor],
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool | None = None,
+    materialize_grads: bool = False,
+) -> tuple[Tensor | None, ...]:
+    """torch.autograd.grad: gradients of outputs w.r.t. inputs, leaving ``.grad`` untouched."""
+    from engine.tensor import Tensor
+
+    outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    ins = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    if create_graph:
+        raise RuntimeError("create_graph=True (higher-order gradients) is not supported here")
+    for i, t in enumerate(ins):
+        if not t.requires_grad:
+            raise RuntimeError(f"One of the differentiated Tensors does not require grad")
+    if grad_outputs is None or isinstance(grad_outputs, Tensor):
+        grad_outputs = [grad_outputs] * len(outs)
+    seeds = _seed_grads(outs, list(grad_outputs))
+    found = run_backward(outs, seeds, bool(retain_graph), inputs=ins, accumulate=False)
+    result: list[Tensor | None] = []
+    for i, t in enumerate(ins):
+        g = found.get(id(t))
+        if g is None:
+            if materialize_grads:
+                result.append(Tensor._wrap(array_module(t._data).zeros_like(t._data)))
+                continue
+            if not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior.")
+            result.append(None)
+        else:
+            result.append(Tensor._wrap(np.asarray(g) if g.__class__ is not np.ndarray and
+                                       array_module(g) is np else g))
+    return tuple(result)
+
+
+def set_detect_anomaly(mode: bool, check_nan: bool = True) -> None:
+    """Accepted for compatibility; the engine always names the failing node."""
+
+
+class detect_anomaly:  # noqa: N801
+    def __init__(self, check_nan: bool = True) -> None:
+        pass
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        pass

@@ -1,0 +1,159 @@
+"""``torch.nn.functional``: activations and losses as functions."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from engine import ops as O
+from engine.tensor import (
+    Tensor,
+    apply,
+    linear,
+    log_softmax,
+    relu,
+    sigmoid,
+    softmax,
+    tanh,
+    where,
+)
+
+__all__ = [
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "gelu",
+    "leaky_relu", "linear", "log_softmax", "mse_loss", "nll_loss", "relu", "sigmoid", "softmax",
+    "tanh", "l1_loss",
+]
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _reduction(reduction: str) -> str:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _same_shape_or_broadcast(a: Tensor, b: Tensor) -> None:
+    try:
+        np.broadcast_shapes(a._data.shape, b._data.shape)
+    except ValueError:
+        sa, sb = a._data.shape, b._data.shape
+        n = max(len(sa), len(sb))
+        pa, pb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
+        for i in range(n - 1, -1, -1):
+            if pa[i] != pb[i] and 1 not in (pa[i], pb[i]):
+                raise RuntimeError(
+                    f"The size of tensor a ({pa[i]}) must match the size of tensor b ({pb[i]}) "
+                    f"at non-singleton dimension {i}") from None
+
+
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:  # noqa: A002
+    _same_shape_or_broadcast(input, target)
+    return apply(O.MSE, (input, target), {"reduction": _reduction(reduction)})
+
+
+def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:  # noqa: A002
+    loss = (input - target).abs()
+    r = _reduction(reduction)
+    return loss.mean() if r == "mean" else loss.sum() if r == "sum" else loss
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+                         reduction: str = "mean") -> Tensor:
+    if input._data.shape != target._data.shape:
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    d = input._data
+    if d.size and (float(d.min()) < 0 or float(d.max()) > 1):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    if weight is not None:
+        return _weighted(apply(O.BCE, (input, target), {"reduction": "none"}), weight, reduction)
+    return apply(O.BCE, (input, target), {"reduction": _reduction(reduction)})
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002
+                                     weight: Tensor | None = None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    if input._data.shape != target._data.shape:
+        raise ValueError(
+            f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    if pos_weight is not None:
+        raise RuntimeError("pos_weight is not supported in the playground")
+    if weight is not None:
+        loss = apply(O.BCE_LOGITS, (input, target), {"reduction": "none"})
+        return _weighted(loss, weight, reduction)
+    return apply(O.BCE_LOGITS, (input, target), {"reduction": _reduction(reduction)})
+
+
+def _weighted(loss: Tensor, weight: Tensor, reduction: str) -> Tensor:
+    loss = loss * weight
+    r = _reduction(reduction)
+    return loss.mean() if r == "mean" else loss.sum() if r == "sum" else loss
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+             ignore_index: int = -100, reduction: str = "mean") -> Tensor:
+    if weight is not None:
+        raise RuntimeError("class weights are not supported in the playground")
+    t = target._data
+    if t.dtype.kind not in "iu":
+        raise RuntimeError(
+            f"expected scalar type Long but found {_type_word(t.dtype)}")
+    d = input._data
+    if d.ndim == 2:
+        if t.ndim != 1 or t.shape[0] != d.shape[0]:
+            raise ValueError(
+                f"Expected input batch_size ({d.shape[0]}) to match target batch_size "
+                f"({t.shape[0] if t.ndim else 0}).")
+        n_classes = d.shape[1]
+    elif d.ndim == 1:
+        if t.ndim != 0:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        n_classes = d.shape[0]
+    else:
+        raise RuntimeError("the playground's nll_loss takes 1-D or 2-D input")
+    bad = t[(t != ignore_index) & ((t < 0) | (t >= n_classes))]
+    if bad.size:
+        raise IndexError(f"Target {int(bad.reshape(-1)[0])} is out of bounds.")
+    return apply(O.NLL, (input, target),
+                 {"reduction": _reduction(reduction), "ignore_index": ignore_index})
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+                  ignore_index: int = -100, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """log_softmax then nll_loss, as PyTorch records it (class indices), or soft targets."""
+    if label_smoothing:
+        raise RuntimeError("label_smoothing is not supported in the playground")
+    dim = 1 if input._data.ndim >= 2 else 0
+    logp = log_softmax(input, dim)
+    if target._data.dtype.kind == "f":
+        if target._data.shape != input._data.shape:
+            raise RuntimeError("soft-label cross_entropy expects target of the input's shape")
+        loss = -(logp * target).sum(dim)
+        r = _reduction(reduction)
+        return loss.mean() if r == "mean" else loss.sum() if r == "sum" else loss
+    return nll_loss(logp, target, weight, ignore_index, reduction)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:  # noqa: A002
+    # NOTE: a composite (where), so the graph shows WhereBackward0 instead of LeakyReluBackward0.
+    return where(input > 0, input, input * negative_slope)
+
+
+def gelu(input: Tensor) -> Tensor:  # noqa: A002
+    # NOTE: the tanh approximation built from primitives (PyTorch's default is the erf form).
+    c = math.sqrt(2.0 / math.pi)
+    return 0.5 * input * (1 + tanh(c * (input + 0.044715 * input ** 3)))
+
+
+def _type_word(np_dtype: Any) -> str:
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
+            "bool": "Bool"}.get(np.dtype(np_dtype).name, "Float")
+
+
+__all__ += ["softmax", "log_softmax"]
+_unused = (relu, sigmoid, softmax, tanh, linear)

@@ -1,0 +1,393 @@
+"""``torch.nn`` modules: Module, Parameter, Linear, Sequential, activations, losses."""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Iterator
+from typing import Any
+
+from engine import dtypes
+from engine.nn import functional as F
+from engine.nn import init
+from engine.tensor import Tensor, empty, to_copy
+
+
+class _ParameterMeta(type):
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, Tensor) and obj._param
+
+
+class Parameter(metaclass=_ParameterMeta):
+    """``nn.Parameter(t)``: a leaf tensor that requires grad and that modules register."""
+
+    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Tensor:  # type: ignore[misc]
+        base = data if data is not None else empty(0)
+        p = Tensor._wrap(base._data)
+        p.requires_grad = bool(requires_grad)
+        p._param = True
+        return p
+
+
+class Module:
+    """Base class: registers parameters and sub-modules assigned as attributes."""
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "training", True)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        params = self.__dict__.get("_parameters")
+        if params is None:
+            raise AttributeError(
+                "cannot assign module attributes before Module.__init__() call")
+        if isinstance(value, Tensor) and value._param:
+            params[name] = value
+            self._modules.pop(name, None)
+        elif isinstance(value, Module):
+            self._modules[name] = value
+            params.pop(name, None)
+        elif name in params:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                                "(torch.nn.Parameter or None expected)")
+            params[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name: str) -> Any:
+        d = self.__dict__
+        if name in d.get("_parameters", {}):
+            return d["_parameters"][name]
+        if name in d.get("_modules", {}):
+            return d["_modules"][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.forward(*args, **kwargs)
+
+    # --- traversal -------------------------------------------------------------------------------
+    def named_parameters(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Tensor]]:
+        seen: set[int] = set()
+        for mod_prefix, mod in self.named_modules(prefix) if recurse else [(prefix, self)]:
+            for name, p in mod._parameters.items():
+                if p is None or id(p) in seen:
+                    continue
+                seen.add(id(p))
+                yield (f"{mod_prefix}.{name}" if mod_prefix else name), p
+
+    def parameters(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
+        yield prefix, self
+        for name, m in self._modules.items():
+            if m is not None:
+                yield from m.named_modules(f"{prefix}.{name}" if prefix else name)
+
+    def modules(self) -> Iterator[Module]:
+        for _, m in self.named_modules():
+            yield m
+
+    def children(self) -> Iterator[Module]:
+        yield from self._modules.values()
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        yield from self._modules.items()
+
+    # --- state -----------------------------------------------------------------------------------
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                p.grad._data[...] = 0
+
+    def train(self, mode: bool = True) -> Module:
+        for m in self.modules():
+            object.__setattr__(m, "training", bool(mode))
+        return self
+
+    def eval(self) -> Module:
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        dtype = kwargs.get("dtype")
+        device = kwargs.get("device")
+        for a in args:
+            if isinstance(a, dtypes.DType):
+                dtype = a
+            else:
+                device = a
+        for m in self.modules():
+            for name, p in list(m._parameters.items()):
+                if p is None:
+                    continue
+                moved = to_copy(p.detach(), dtype, device)
+                p._data = moved._data
+                if p.grad is not None:
+                    p.grad._data = to_copy(p.grad, dtype, device)._data
+        return self
+
+    def float(self) -> Module:
+        return self.to(dtypes.float32)
+
+    def double(self) -> Module:
+        return self.to(dtypes.float64)
+
+    def cpu(self) -> Module:
+        return self.to("cpu")
+
+    def cuda(self) -> Module:
+        return self.to("cuda")
+
+    def state_dict(self) -> OrderedDict[str, Tensor]:
+        return OrderedDict((k, v.detach()) for k, v in self.named_parameters())
+
+    def load_state_dict(self, state: dict[str, Tensor]) -> None:
+        own = dict(self.named_parameters())
+        for k, v in state.items():
+            if k not in own:
+                raise RuntimeError(f'Unexpected key(s) in state_dict: "{k}".')
+            own[k]._data[...] = v._data
+            own[k]._version += 1
+
+    def apply(self, fn: Any) -> Module:
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    # --- printing --------------------------------------------------------------------------------
+    def extra_repr(self) -> str:
+        return ""
+
+    def __repr__(self) -> str:
+        lines = []
+        for name, m in self._modules.items():
+            mod = repr(m).replace("\n", "\n  ")
+            lines.append(f"({name}): {mod}")
+        head = f"{type(self).__name__}({self.extra_repr()}"
+        if not lines:
+            return head + ")"
+        return head + "\n  " + "\n  ".join(lines) + "\n)"
+
+
+class Linear(Module):
+    """y = x Wᵀ + b, initialised as PyTorch does (Kaiming-uniform weight, uniform bias)."""
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(empty(out_features, in_features, dtype=dtype, device=device))
+        self.bias = (Parameter(empty(out_features, dtype=dtype, device=device)) if bias
+                     else None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.in_features
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.linear(x, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")
+
+
+class Sequential(Module):
+    def __init__(self, *modules: Module) -> None:
+        super().__init__()
+        if len(modules) == 1 and isinstance(modules[0], OrderedDict):
+            for name, m in modules[0].items():
+                self._modules[name] = m
+        else:
+            for i, m in enumerate(modules):
+                if not isinstance(m, Module):
+                    raise TypeError(f"{type(m).__name__} is not a Module subclass")
+                self._modules[str(i)] = m
+
+    def forward(self, x: Any) -> Any:
+        for m in self._modules.values():
+            x = m(x)
+        return x
+
+    def __getitem__(self, idx: int | slice) -> Any:
+        mods = list(self._modules.values())
+        if isinstance(idx, slice):
+            return Sequential(*mods[idx])
+        if not -len(mods) <= idx < len(mods):
+            raise IndexError(f"index {idx} is out of range")
+        return mods[idx]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def append(self, module: Module) -> Sequential:
+        self._modules[str(len(self._modules))] = module
+        return self
+
+
+class ModuleList(Module):
+    def __init__(self, modules: Any = None) -> None:
+        super().__init__()
+        for i, m in enumerate(modules or []):
+            self._modules[str(i)] = m
+
+    def __getitem__(self, idx: int) -> Module:
+        return list(self._modules.values())[idx]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def append(self, module: Module) -> ModuleList:
+        self._modules[str(len(self._modules))] = module
+        return self
+
+
+class _Activation(Module):
+    fn: Any = None
+
+    def forward(self, x: Tensor) -> Tensor:
+        return type(self).fn(x)
+
+
+class ReLU(_Activation):
+    fn = staticmethod(F.relu)
+
+
+class Tanh(_Activation):
+    fn = staticmethod(F.tanh)
+
+
+class Sigmoid(_Activation):
+    fn = staticmethod(F.sigmoid)
+
+
+class Identity(Module):
+    def forward(self, x: Tensor) -> Tensor:
+        return x
+
+
+class LeakyReLU(Module):
+    def __init__(self, negative_slope: float = 0.01) -> None:
+        super().__init__()
+        self.negative_slope = negative_slope
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.leaky_relu(x, self.negative_slope)
+
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}"
+
+
+class Softmax(Module):
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.softmax(x, self.dim if self.dim is not None else -1)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Softmax):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.log_softmax(x, self.dim if self.dim is not None else -1)
+
+
+class Flatten(Module):
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return x.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class _Loss(Module):
+    def __init__(self, reduction: str = "mean") -> None:
+        super().__init__()
+        self.reduction = reduction
+
+
+class MSELoss(_Loss):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class BCELoss(_Loss):
+    def __init__(self, weight: Tensor | None = None, reduction: str = "mean") -> None:
+        super().__init__(reduction)
+        self.weight = weight
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    def __init__(self, weight: Tensor | None = None, reduction: str = "mean",
+                 pos_weight: Tensor | None = None) -> None:
+        super().__init__(reduction)
+        self.weight, self.pos_weight = weight, pos_weight
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                  reduction=self.reduction,
+                                                  pos_weight=self.pos_weight)
+
+
+class CrossEntropyLoss(_Loss):
+    def __init__(self, weight: Tensor | None = None, ignore_index: int = -100,
+                 reduction: str = "mean", label_smoothing: float = 0.0) -> None:
+        super().__init__(reduction)
+        self.weight, self.ignore_index, self.label_smoothing = weight, ignore_index, label_smoothing
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return F.cross_entropy(input, target, self.weight, self.ignore_index, self.reduction,
+                               self.label_smoothing)
+
+
+class NLLLoss(_Loss):
+    def __init__(self, weight: Tensor | None = None, ignore_index: int = -100,
+                 reduction: str = "mean") -> None:
+        super().__init__(reduction)
+        self.weight, self.ignore_index = weight, ignore_index
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return F.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)

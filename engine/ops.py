@@ -1,0 +1,589 @@
+"""The primitive table: one row per differentiable primitive.
+
+A row (:class:`Op`) holds everything about a primitive in one place, like PyTorch's
+``derivatives.yaml`` or HIPS/autograd's ``defvjp``:
+
+- ``name``     the public name (``mul``), ``grad_fn`` PyTorch's node name (``MulBackward0``);
+- ``forward``  ``(xp, *arrays, **attrs) -> array``;
+- ``vjp``      ``(xp, g, out, xs, attrs, needs) -> tuple`` of one gradient per input, ``None``
+               where ``needs[i]`` is false. Rules are pure functions of (upstream grad, output,
+               inputs, attributes) and may return a gradient in the *broadcast* shape: the
+               backward loop sums it back to the input's shape, once, for every rule;
+- ``local``    per input, the local derivative as a human formula over ``{a}``, ``{b}``, ``{c}``
+               (the inputs), ``{out}`` and attributes (``{p}``), shown by the walk's captions;
+- ``chain``    per input, how the contribution is formed from ``{g}`` (the upstream gradient)
+               when it is not simply ``local · g`` (matrix products, reductions, reshapes);
+- ``symbol``   how the forward reads, for node labels (``{a} · {b}``);
+- ``saves``    what backward reads: ``""`` nothing, ``"in"`` inputs, ``"out"`` the output,
+               ``"both"``. It decides which version counters backward checks, and whether a
+               second backward through a freed graph is an error (as in PyTorch).
+
+Composites (``mse``-style helpers in ``nn.functional``, ``square``, ``rdiv`` ...) are built
+from these rows and carry no backward code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from engine.backend import device_of, index_add, move
+
+Array = Any
+Grads = tuple[Array | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Op:
+    name: str
+    grad_fn: str
+    forward: Callable[..., Array]
+    vjp: Callable[..., Grads]
+    local: tuple[str, ...]
+    symbol: str
+    saves: str = "in"
+    chain: tuple[str, ...] | None = None
+
+
+OPS: dict[str, Op] = {}
+
+
+def _row(op: Op) -> Op:
+    OPS[op.name] = op
+    return op
+
+
+# --- helpers used by several rules --------------------------------------------------------------
+def _keep(g: Array, axis: Any, keepdim: bool, ndim: int) -> Array:
+    """Re-insert reduced axes into g so it broadcasts against the reduction's input."""
+    if keepdim or axis is None or ndim == 0:
+        return g if axis is not None or keepdim else g
+    axes = (axis,) if isinstance(axis, int) else axis
+    axes = tuple(a % ndim for a in axes)
+    shape = list(g.shape)
+    for a in sorted(axes):
+        shape.insert(a, 1)
+    return g.reshape(shape)
+
+
+def _expand_reduced(g: Array, x: Array, axis: Any, keepdim: bool) -> Array:
+    if axis is None:
+        return g  # scalar g broadcasts over x
+    return _keep(g, axis, keepdim, x.ndim)
+
+
+# --- elementwise arithmetic ---------------------------------------------------------------------
+ADD = _row(Op("add", "AddBackward0", lambda xp, a, b: a + b,
+              lambda xp, g, out, xs, at, n: (g if n[0] else None, g if n[1] else None),
+              ("1", "1"), "{a} + {b}", saves=""))
+SUB = _row(Op("sub", "SubBackward0", lambda xp, a, b: a - b,
+              lambda xp, g, out, xs, at, n: (g if n[0] else None, -g if n[1] else None),
+              ("1", "−1"), "{a} − {b}", saves=""))
+# scalar - tensor: PyTorch records RsubBackward1 (inputs: the tensor, then the scalar).
+RSUB = _row(Op("rsub", "RsubBackward1", lambda xp, a, b: b - a,
+               lambda xp, g, out, xs, at, n: (-g if n[0] else None, g if n[1] else None),
+               ("−1", "1"), "{b} − {a}", saves=""))
+MUL = _row(Op("mul", "MulBackward0", lambda xp, a, b: a * b,
+              lambda xp, g, out, xs, at, n: (g * xs[1] if n[0] else None,
+                                             g * xs[0] if n[1] else None),
+              ("{b}", "{a}"), "{a} · {b}"))
+DIV = _row(Op("div", "DivBackward0", lambda xp, a, b: a / b,
+              lambda xp, g, out, xs, at, n: (g / xs[1] if n[0] else None,
+                                             -g * xs[0] / (xs[1] * xs[1]) if n[1] else None),
+              ("1/{b}", "−{a}/{b}²"), "{a} / {b}"))
+NEG = _row(Op("neg", "NegBackward0", lambda xp, a: -a,
+              lambda xp, g, out, xs, at, n: (-g,), ("−1",), "−{a}", saves=""))
+RECIPROCAL = _row(Op("reciprocal", "ReciprocalBackward0", lambda xp, a: 1 / a,
+                     lambda xp, g, out, xs, at, n: (-g * out * out,),
+                     ("−1/{a}²",), "1/{a}", saves="out"))
+
+
+def _pow_scalar_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    p = at["p"]
+    if p == 0:
+        return (xp.zeros_like(g),)
+    return (g * (p * xs[0] ** (p - 1)),)
+
+
+POW = _row(Op("pow", "PowBackward0", lambda xp, a, p: a ** p, _pow_scalar_vjp,
+              ("{p}·{a}^{pm1}",), "{a}^{p}"))
+
+
+def _pow_tensor_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    a, b = xs
+    ga = g * b * a ** (b - 1) if n[0] else None
+    gb = None
+    if n[1]:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gb = g * xp.where((a == 0) & (b >= 0), 0, out * xp.log(a))
+    return ga, gb
+
+
+POW_T = _row(Op("pow_tensor", "PowBackward1", lambda xp, a, b: a ** b, _pow_tensor_vjp,
+                ("{b}·{a}^({b}−1)", "{out}·ln {a}"), "{a}^{b}", saves="both"))
+
+
+def _rpow_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    base = at["base"]
+    if base == 0:
+        return (g * xp.where(xs[0] >= 0, 0, out * -np.inf),)
+    return (g * out * np.log(base),)
+
+
+RPOW = _row(Op("rpow", "PowBackward2", lambda xp, a, base: base ** a, _rpow_vjp,
+               ("{out}·ln {base}",), "{base}^{a}", saves="both"))
+
+# --- elementwise functions ----------------------------------------------------------------------
+EXP = _row(Op("exp", "ExpBackward0", lambda xp, a: xp.exp(a),
+              lambda xp, g, out, xs, at, n: (g * out,), ("e^{a} = {out}",), "exp({a})",
+              saves="out"))
+LOG = _row(Op("log", "LogBackward0", lambda xp, a: xp.log(a),
+              lambda xp, g, out, xs, at, n: (g / xs[0],), ("1/{a}",), "ln({a})"))
+LOG1P = _row(Op("log1p", "Log1PBackward0", lambda xp, a: xp.log1p(a),
+                lambda xp, g, out, xs, at, n: (g / (1 + xs[0]),), ("1/(1 + {a})",),
+                "ln(1 + {a})"))
+SQRT = _row(Op("sqrt", "SqrtBackward0", lambda xp, a: xp.sqrt(a),
+               lambda xp, g, out, xs, at, n: (g / (2 * out),), ("1/(2·√{a})",), "√{a}",
+               saves="out"))
+RSQRT = _row(Op("rsqrt", "RsqrtBackward0", lambda xp, a: 1 / xp.sqrt(a),
+                lambda xp, g, out, xs, at, n: (-0.5 * g * out * out * out,),
+                ("−1/(2·{a}^1.5)",), "1/√{a}", saves="out"))
+ABS = _row(Op("abs", "AbsBackward0", lambda xp, a: xp.abs(a),
+              lambda xp, g, out, xs, at, n: (g * xp.sign(xs[0]),), ("sign({a})",), "|{a}|"))
+SIN = _row(Op("sin", "SinBackward0", lambda xp, a: xp.sin(a),
+              lambda xp, g, out, xs, at, n: (g * xp.cos(xs[0]),), ("cos({a})",), "sin({a})"))
+COS = _row(Op("cos", "CosBackward0", lambda xp, a: xp.cos(a),
+              lambda xp, g, out, xs, at, n: (-g * xp.sin(xs[0]),), ("−sin({a})",), "cos({a})"))
+TANH = _row(Op("tanh", "TanhBackward0", lambda xp, a: xp.tanh(a),
+               lambda xp, g, out, xs, at, n: (g * (1 - out * out),), ("1 − {out}²",),
+               "tanh({a})", saves="out"))
+
+
+def _sigmoid(xp: ModuleType, a: Array) -> Array:
+    # NOTE: split by sign so exp never overflows (1/(1+e^-a) for a >= 0, e^a/(1+e^a) below).
+    e = xp.exp(-xp.abs(a))
+    return xp.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
+
+
+SIGMOID = _row(Op("sigmoid", "SigmoidBackward0", _sigmoid,
+                  lambda xp, g, out, xs, at, n: (g * out * (1 - out),),
+                  ("{out}·(1 − {out})",), "σ({a})", saves="out"))
+RELU = _row(Op("relu", "ReluBackward0", lambda xp, a: xp.maximum(a, 0),
+               lambda xp, g, out, xs, at, n: (g * (out > 0),), ("[{a} > 0]",), "relu({a})",
+               saves="out"))
+
+
+def _clamp_fwd(xp: ModuleType, a: Array, lo: Any, hi: Any) -> Array:
+    out = a
+    if lo is not None:
+        out = xp.maximum(out, lo)
+    if hi is not None:
+        out = xp.minimum(out, hi)
+    return out.astype(a.dtype, copy=False)
+
+
+def _clamp_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    a, lo, hi = xs[0], at["lo"], at["hi"]
+    mask = xp.ones(a.shape, dtype=bool)
+    if lo is not None:
+        mask &= a >= lo
+    if hi is not None:
+        mask &= a <= hi
+    return (g * mask,)
+
+
+CLAMP = _row(Op("clamp", "ClampBackward1", _clamp_fwd, _clamp_vjp,
+                ("[{lo} ≤ {a} ≤ {hi}]",), "clamp({a})"))
+
+
+def _max_min_vjp(pick_a: Callable[[Array, Array], Array]) -> Callable[..., Grads]:
+    def vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+        a, b = xs
+        tie = a == b
+        half = xp.where(tie, g / 2, g)
+        return (xp.where(pick_a(a, b) | tie, half, 0) if n[0] else None,
+                xp.where(~pick_a(a, b) | tie, half, 0) if n[1] else None)
+    return vjp
+
+
+MAXIMUM = _row(Op("maximum", "MaximumBackward0", lambda xp, a, b: xp.maximum(a, b),
+                  _max_min_vjp(lambda a, b: a > b), ("[{a} ≥ {b}]", "[{b} ≥ {a}]"),
+                  "max({a}, {b})"))
+MINIMUM = _row(Op("minimum", "MinimumBackward0", lambda xp, a, b: xp.minimum(a, b),
+                  _max_min_vjp(lambda a, b: a < b), ("[{a} ≤ {b}]", "[{b} ≤ {a}]"),
+                  "min({a}, {b})"))
+WHERE = _row(Op("where", "WhereBackward0", lambda xp, c, a, b: xp.where(c, a, b),
+                lambda xp, g, out, xs, at, n: (None,
+                                               xp.where(xs[0], g, 0) if n[1] else None,
+                                               xp.where(xs[0], 0, g) if n[2] else None),
+                ("", "[{a}]", "[not {a}]"), "where({a}, {b}, {c})"))
+
+
+def _round_fwd(xp: ModuleType, a: Array, decimals: int) -> Array:
+    return xp.round(a, decimals)
+
+
+ROUND = _row(Op("round", "RoundBackward0", _round_fwd,
+                lambda xp, g, out, xs, at, n: (xp.zeros_like(g),), ("0",), "round({a})",
+                saves=""))
+
+# --- reductions ---------------------------------------------------------------------------------
+
+
+def _sum_fwd(xp: ModuleType, a: Array, axis: Any, keepdim: bool) -> Array:
+    return a.sum(axis=axis, keepdims=keepdim)
+
+
+def _sum_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    a = xs[0]
+    return (xp.broadcast_to(_expand_reduced(g, a, at["axis"], at["keepdim"]), a.shape),)
+
+
+SUM = _row(Op("sum", "SumBackward0", _sum_fwd, _sum_vjp, ("1",), "Σ {a}", saves="",
+              chain=("{g} copied to every element of {a}",)))
+
+
+def _mean_fwd(xp: ModuleType, a: Array, axis: Any, keepdim: bool) -> Array:
+    return a.mean(axis=axis, keepdims=keepdim)
+
+
+def _mean_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    a = xs[0]
+    count = a.size // max(out.size, 1) if a.size else 1
+    g = _expand_reduced(g, a, at["axis"], at["keepdim"]) / count
+    return (xp.broadcast_to(g, a.shape),)
+
+
+MEAN = _row(Op("mean", "MeanBackward0", _mean_fwd, _mean_vjp, ("1/N",), "mean({a})", saves="",
+               chain=("{g} / N to every element of {a}",)))
+
+
+def _amax_fwd(xp: ModuleType, a: Array, axis: Any, keepdim: bool, mode: str) -> Array:
+    return a.max(axis=axis, keepdims=keepdim) if mode == "max" else a.min(axis=axis,
+                                                                          keepdims=keepdim)
+
+
+def _amax_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    # PyTorch spreads the gradient evenly over ties for max()/amax() without indices.
+    a = xs[0]
+    o = _expand_reduced(out, a, at["axis"], at["keepdim"])
+    mask = a == o
+    count = mask.sum(axis=at["axis"], keepdims=True)
+    g = _expand_reduced(g, a, at["axis"], at["keepdim"])
+    return (xp.where(mask, g / count, 0).astype(a.dtype, copy=False),)
+
+
+AMAX = _row(Op("amax", "AmaxBackward0", _amax_fwd, _amax_vjp, ("[{a} is the max]",),
+               "max({a})", saves="both", chain=("{g} to the maximal element(s) of {a}",)))
+
+
+def _max_dim_fwd(xp: ModuleType, a: Array, axis: int, keepdim: bool, indices: Array) -> Array:
+    return xp.take_along_axis(a, xp.expand_dims(indices, axis), axis).reshape(
+        indices.shape if not keepdim else xp.expand_dims(indices, axis).shape)
+
+
+def _max_dim_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    a, axis = xs[0], at["axis"]
+    idx = xp.expand_dims(at["indices"], axis)
+    grad = xp.zeros(a.shape, dtype=g.dtype)
+    gk = g if at["keepdim"] else xp.expand_dims(g, axis)
+    xp.put_along_axis(grad, idx, gk, axis)
+    return (grad,)
+
+
+MAX_DIM = _row(Op("max_dim", "MaxBackward0", _max_dim_fwd, _max_dim_vjp,
+                  ("[{a} is the max]",), "max({a}, dim)", saves="",
+                  chain=("{g} to the arg-max of {a}",)))
+
+
+def _softmax_fwd(xp: ModuleType, a: Array, dim: int) -> Array:
+    e = xp.exp(a - a.max(axis=dim, keepdims=True))
+    return e / e.sum(axis=dim, keepdims=True)
+
+
+def _log_softmax_fwd(xp: ModuleType, a: Array, dim: int) -> Array:
+    shifted = a - a.max(axis=dim, keepdims=True)
+    return shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
+
+
+# NOTE: softmax and log_softmax get fused rules (not exp/sum/div) for numerical stability.
+SOFTMAX = _row(Op("softmax", "SoftmaxBackward0", _softmax_fwd,
+                  lambda xp, g, out, xs, at, n: (
+                      out * (g - (g * out).sum(axis=at["dim"], keepdims=True)),),
+                  ("s·(δ − s)",), "softmax({a})", saves="out",
+                  chain=("{out} · ({g} − Σ {g}·{out})",)))
+LOG_SOFTMAX = _row(Op("log_softmax", "LogSoftmaxBackward0", _log_softmax_fwd,
+                      lambda xp, g, out, xs, at, n: (
+                          g - xp.exp(out) * g.sum(axis=at["dim"], keepdims=True),),
+                      ("δ − softmax",), "log_softmax({a})", saves="out",
+                      chain=("{g} − softmax({a}) · Σ {g}",)))
+
+# --- linear algebra -----------------------------------------------------------------------------
+
+
+def _matmul_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    a, b = xs
+    if a.ndim == 1 and b.ndim == 1:  # dot
+        return (g * b if n[0] else None, g * a if n[1] else None)
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    g2 = g
+    if a.ndim == 1:
+        g2 = xp.expand_dims(g2, -2)
+    if b.ndim == 1:
+        g2 = xp.expand_dims(g2, -1)
+    ga = gb = None
+    if n[0]:
+        ga = g2 @ xp.swapaxes(b2, -1, -2)
+        if a.ndim == 1:
+            ga = ga.reshape(ga.shape[:-2] + ga.shape[-1:]) if ga.ndim > 2 else ga[0]
+        ga = _sum_leading(ga, a.shape)
+    if n[1]:
+        gb = xp.swapaxes(a2, -1, -2) @ g2
+        if b.ndim == 1:
+            gb = gb[..., 0]
+        gb = _sum_leading(gb, b.shape)
+    return ga, gb
+
+
+def _sum_leading(g: Array, shape: tuple[int, ...]) -> Array:
+    """Batched matmul grads: sum over batch dims the operand did not have."""
+    while g.ndim > len(shape):
+        g = g.sum(axis=0)
+    return g
+
+
+MATMUL = _row(Op("matmul", "MmBackward0", lambda xp, a, b: a @ b, _matmul_vjp,
+                 ("{b}ᵀ", "{a}ᵀ"), "{a} @ {b}", chain=("{g} @ {b}ᵀ", "{a}ᵀ @ {g}")))
+
+
+def _linear_fwd(xp: ModuleType, x: Array, w: Array, b: Array | None = None) -> Array:
+    out = x @ w.T
+    if b is not None:
+        out += b
+    return out
+
+
+def _linear_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    x, w = xs[0], xs[1]
+    gx = g @ w if n[0] else None
+    gw = gb = None
+    if n[1]:
+        if x.ndim == 1:
+            gw = xp.outer(g, x)
+        else:
+            gw = g.reshape(-1, g.shape[-1]).T @ x.reshape(-1, x.shape[-1])
+    if len(xs) > 2 and n[2]:
+        gb = g.reshape(-1, g.shape[-1]).sum(axis=0) if g.ndim > 1 else g
+    return (gx, gw, gb) if len(xs) > 2 else (gx, gw)
+
+
+# One row for nn.Linear / F.linear: PyTorch records AddmmBackward0 (2-D input with bias),
+# MmBackward0 (no bias) or ViewBackward0 (other ranks); tensor.py picks the name per call.
+LINEAR = _row(Op("linear", "AddmmBackward0", _linear_fwd, _linear_vjp,
+                 ("{b}", "{a}", "1"), "{a} @ {b}ᵀ + {c}",
+                 chain=("{g} @ {b}", "{g}ᵀ @ {a}", "Σ_rows {g}")))
+
+# --- shape and indexing -------------------------------------------------------------------------
+
+
+def _view_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    return (g.reshape(xs[0].shape),)
+
+
+VIEW = _row(Op("view", "ViewBackward0", lambda xp, a, shape: a.reshape(shape), _view_vjp,
+               ("1",), "{a}.view", saves="", chain=("{g} reshaped to {a}'s shape",)))
+
+
+def _permute_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    return (xp.transpose(g, np.argsort(at["dims"])),)
+
+
+PERMUTE = _row(Op("permute", "PermuteBackward0", lambda xp, a, dims: xp.transpose(a, dims),
+                  _permute_vjp, ("1",), "{a}ᵀ", saves="", chain=("{g} permuted back",)))
+
+
+def _expand_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    return (g,)  # the backward loop sums the broadcast dimensions away
+
+
+EXPAND = _row(Op("expand", "ExpandBackward0", lambda xp, a, shape: xp.broadcast_to(a, shape),
+                 _expand_vjp, ("1",), "{a}.expand", saves="",
+                 chain=("{g} summed over the expanded dims",)))
+
+
+def _getitem_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    grad = xp.zeros(xs[0].shape, dtype=g.dtype)
+    index = at["index"]
+    if at["advanced"]:
+        index_add(xp, grad, index, g)
+    else:
+        grad[index] = g
+    return (grad,)
+
+
+GETITEM = _row(Op("getitem", "SelectBackward0", lambda xp, a, index, advanced: a[index],
+                  _getitem_vjp, ("1 at the indexed place",), "{a}[…]", saves="",
+                  chain=("{g} placed back at the indexed positions of {a}",)))
+
+
+def _gather_index(xp: ModuleType, index: Array, dim: int) -> tuple[Array, ...]:
+    idx = list(xp.indices(index.shape, sparse=True))
+    idx[dim] = index
+    return tuple(idx)
+
+
+def _gather_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    grad = xp.zeros(xs[0].shape, dtype=g.dtype)
+    index_add(xp, grad, _gather_index(xp, at["index"], at["dim"]), g)
+    return (grad,)
+
+
+GATHER = _row(Op("gather", "GatherBackward0",
+                 lambda xp, a, dim, index: a[_gather_index(xp, index, dim)], _gather_vjp,
+                 ("1 at the gathered places",), "gather({a})", saves="",
+                 chain=("{g} scattered back into {a}",)))
+
+
+def _cat_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    dim = at["dim"]
+    bounds = np.cumsum([x.shape[dim] for x in xs])[:-1]
+    parts = xp.split(g, bounds, axis=dim)
+    return tuple(p if need else None for p, need in zip(parts, n, strict=True))
+
+
+CAT = _row(Op("cat", "CatBackward0", lambda xp, *arrays, dim: xp.concatenate(arrays, axis=dim),
+              _cat_vjp, ("1",), "cat(…)", saves="", chain=("the slice of {g} for this input",)))
+
+
+def _stack_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    dim = at["dim"]
+    return tuple(xp.take(g, i, axis=dim) if need else None for i, need in enumerate(n))
+
+
+STACK = _row(Op("stack", "StackBackward0", lambda xp, *arrays, dim: xp.stack(arrays, axis=dim),
+                _stack_vjp, ("1",), "stack(…)", saves="",
+                chain=("the slice of {g} for this input",)))
+CLONE = _row(Op("clone", "CloneBackward0", lambda xp, a: a.copy(),
+                lambda xp, g, out, xs, at, n: (g,), ("1",), "{a}.clone()", saves=""))
+
+
+def _to_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    return (move(g, device_of(xs[0])).astype(xs[0].dtype, copy=False),)
+
+
+TO_COPY = _row(Op("to", "ToCopyBackward0", lambda xp, a, dtype: a.astype(dtype), _to_vjp,
+                  ("1",), "{a}.to(…)", saves=""))
+
+# --- losses (fused: one node each, as PyTorch records them) -------------------------------------
+
+
+def _reduce(xp: ModuleType, loss: Array, reduction: str) -> Array:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _reduce_grad(g: Array, like: Array, reduction: str) -> Array:
+    if reduction == "mean":
+        return g / max(like.size, 1)
+    return g
+
+
+def _mse_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    a, b = xs
+    d = 2 * (a - b) * _reduce_grad(g, xp.broadcast_to(a, out.shape if at["reduction"] == "none"
+                                                      else np.broadcast_shapes(a.shape, b.shape)),
+                                   at["reduction"])
+    return (d if n[0] else None, -d if n[1] else None)
+
+
+MSE = _row(Op("mse_loss", "MseLossBackward0",
+              lambda xp, a, b, reduction: _reduce(xp, (a - b) ** 2, reduction), _mse_vjp,
+              ("2·({a} − {b})/N", "−2·({a} − {b})/N"), "mse({a}, {b})"))
+
+
+def _bce_fwd(xp: ModuleType, p: Array, t: Array, reduction: str) -> Array:
+    # PyTorch clamps each log term at -100 so that p = 0 or 1 gives a finite loss.
+    with np.errstate(divide="ignore"):
+        log_p = xp.maximum(xp.log(p), -100)
+        log_1p = xp.maximum(xp.log(1 - p), -100)
+    return _reduce(xp, -(t * log_p + (1 - t) * log_1p), reduction).astype(p.dtype, copy=False)
+
+
+def _bce_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    p, t = xs
+    g = _reduce_grad(g, p, at["reduction"])
+    gp = g * (p - t) / xp.maximum((1 - p) * p, 1e-12) if n[0] else None
+    gt = None
+    if n[1]:
+        with np.errstate(divide="ignore"):
+            gt = g * (xp.maximum(xp.log(1 - p), -100) - xp.maximum(xp.log(p), -100))
+    return gp, gt
+
+
+BCE = _row(Op("binary_cross_entropy", "BinaryCrossEntropyBackward0", _bce_fwd, _bce_vjp,
+              ("({a} − {b}) / ({a}·(1 − {a}))/N", "ln((1−{a})/{a})/N"), "bce({a}, {b})"))
+
+
+def _bce_logits_fwd(xp: ModuleType, x: Array, t: Array, reduction: str) -> Array:
+    # NOTE: max(x, 0) - x·t + log(1 + e^-|x|) is the stable form of -[t·ln σ(x) + (1-t)·ln(1-σ(x))]
+    loss = xp.maximum(x, 0) - x * t + xp.log1p(xp.exp(-xp.abs(x)))
+    return _reduce(xp, loss, reduction).astype(x.dtype, copy=False)
+
+
+def _bce_logits_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    x, t = xs
+    g = _reduce_grad(g, x, at["reduction"])
+    return (g * (_sigmoid(xp, x) - t) if n[0] else None, -g * x if n[1] else None)
+
+
+BCE_LOGITS = _row(Op("binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0",
+                     _bce_logits_fwd, _bce_logits_vjp, ("(σ({a}) − {b})/N", "−{a}/N"),
+                     "bce_logits({a}, {b})"))
+
+
+def _nll_fwd(xp: ModuleType, logp: Array, target: Array, reduction: str, ignore_index: int) -> Array:
+    if logp.ndim == 1:
+        picked = -logp[target]
+        keep = target != ignore_index
+        return picked * keep if reduction == "none" else (picked if keep else picked * np.nan)
+    rows = xp.arange(logp.shape[0])
+    keep = target != ignore_index
+    safe = xp.where(keep, target, 0)
+    picked = -logp[rows, safe] * keep
+    if reduction == "none":
+        return picked
+    if reduction == "sum":
+        return picked.sum()
+    return (picked.sum() / keep.sum()).astype(logp.dtype)
+
+
+def _nll_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    logp, target = xs
+    grad = xp.zeros(logp.shape, dtype=logp.dtype)
+    if logp.ndim == 1:
+        grad[target] = -g
+        return grad, None
+    rows = xp.arange(logp.shape[0])
+    keep = target != at["ignore_index"]
+    safe = xp.where(keep, target, 0)
+    if at["reduction"] == "none":
+        scale = -g * keep
+    elif at["reduction"] == "sum":
+        scale = -g * keep
+    else:
+        scale = (-g * keep / keep.sum()).astype(logp.dtype)
+    grad[rows, safe] = scale
+    return grad, None
+
+
+NLL = _row(Op("nll_loss", "NllLossBackward0", _nll_fwd, _nll_vjp,
+              ("−1/N at the target class", ""), "nll({a}, {b})", saves="",
+              chain=("−{g}/N at each row's target class", "")))
