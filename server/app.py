@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
+from server.middleware import BodyLimitMiddleware, RateLimitMiddleware, SecurityHeadersMiddleware
 from server.routes import api, pages
+from server.serialize import OrjsonResponse
 from server.settings import Settings, get_settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -16,10 +20,19 @@ ROOT = Path(__file__).resolve().parent.parent
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the application; pass settings to override the environment's."""
     settings = settings or get_settings()
+    resolved = settings
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        api.sandbox_pool(resolved)  # start the sandbox workers before the first request
+        yield
+
     app = FastAPI(
         title="Autograd Playground",
         version="0.1.0",
         description="Record a PyTorch-style program's graph, run backward, replay the walk.",
+        default_response_class=OrjsonResponse,
+        lifespan=lifespan,
     )
     app.state.settings = settings
     app.dependency_overrides[get_settings] = lambda: settings
@@ -28,4 +41,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     static_dir = ROOT / "static"
     if static_dir.is_dir():
         app.mount("/static", StaticFiles(directory=static_dir), name="static")
+    # Outermost last: headers on every response, then the rate limit, then the body cap.
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(RateLimitMiddleware, per_minute=settings.rate_limit_per_minute)
+    app.add_middleware(SecurityHeadersMiddleware)
     return app

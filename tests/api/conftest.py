@@ -1,0 +1,47 @@
+"""A TestClient on an app with small budgets so that hostile programs end quickly."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from server.app import create_app
+from server.settings import Settings
+
+TEST_SETTINGS = dict(
+    rate_limit_per_minute=0,
+    sandbox_workers=2,
+    wall_clock_s=1.5,
+    hard_kill_grace_s=0.5,
+    max_steps=300_000,
+    max_loop_iterations=100_000,
+    max_output_chars=20_000,
+    max_str_len=50_000,
+    max_list_len=50_000,
+    max_tensor_elements=200_000,
+    max_total_elements=2_000_000,
+    max_flops=50_000_000,
+    max_graph_nodes=2_000,
+    sandbox_queue_timeout_s=10.0,
+)
+
+
+def make_settings(**overrides: Any) -> Settings:
+    return Settings(**{**TEST_SETTINGS, **overrides})
+
+
+@pytest.fixture(scope="session")
+def client() -> Iterator[TestClient]:
+    with TestClient(create_app(make_settings())) as c:
+        yield c
+
+
+def run(client: TestClient, source: str, **fields: Any) -> dict[str, Any]:
+    """POST /api/v1/run and return the JSON body (asserting a 200)."""
+    response = client.post("/api/v1/run", json={"source": source, **fields})
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body

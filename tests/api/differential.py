@@ -1,0 +1,54 @@
+"""Run a program with real PyTorch (real Python, in this process) and compare with /api/v1/run."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import re
+import sys
+import traceback
+from typing import Any
+
+_NUMBER = re.compile(r"-?(?:\d+\.\d*|\.\d+|\d+)(?:e[+-]?\d+)?|nan|-?inf")
+
+
+def run_with_torch(source: str) -> dict[str, Any]:
+    """stdout and error ({type, message, line}) of source run by real Python with real torch."""
+    buffer = io.StringIO()
+    error = None
+    namespace: dict[str, Any] = {"__name__": "__program__"}
+    try:
+        code = compile(source, "<program>", "exec")
+        with contextlib.redirect_stdout(buffer):
+            exec(code, namespace)  # noqa: S102 - the oracle runs our own test corpus
+    except Exception as exc:  # noqa: BLE001
+        line = None
+        for frame in traceback.extract_tb(sys.exc_info()[2]):
+            if frame.filename == "<program>":
+                line = frame.lineno
+        error = {"type": type(exc).__name__, "message": str(exc).split("\n")[0], "line": line}
+    return {"stdout": buffer.getvalue(), "error": error}
+
+
+def _places(token: str) -> int:
+    if "e" in token or "." not in token:
+        return 0
+    return len(token.split(".")[1])
+
+
+def same_output(ours: str, theirs: str) -> bool:
+    """Equal text, and numbers equal within float32 rounding (one unit in the last printed place)."""
+    ours_text, theirs_text = _NUMBER.split(ours), _NUMBER.split(theirs)
+    if ours_text != theirs_text:
+        return False
+    for a, b in zip(_NUMBER.findall(ours), _NUMBER.findall(theirs), strict=True):
+        if a == b:
+            continue
+        x, y = float(a), float(b)
+        if math.isnan(x) and math.isnan(y):
+            continue
+        unit = 10.0 ** -max(_places(a), _places(b)) if max(_places(a), _places(b)) else 0.0
+        if abs(x - y) > unit * 1.01 + 2e-6 * max(abs(x), abs(y), 1e-30) + 1e-12:
+            return False
+    return True

@@ -1,0 +1,136 @@
+"""POST /api/v1/run: the lessons' programs, errors, bindings, implicit backward, graphs."""
+
+from __future__ import annotations
+
+import re
+
+from fastapi.testclient import TestClient
+
+from server.examples import EXAMPLES
+from tests.api.conftest import run
+
+TINY = next(e for e in EXAMPLES if e.id == "tiny-engine").source
+
+
+def test_tiny_engine_rewritten_with_torch(client: TestClient) -> None:
+    body = run(client, TINY)
+    assert body["ok"], body["error"]
+    lines = body["stdout"].splitlines()
+    assert lines[0] == "step 0: loss=36.000  dL/dw=-24.00  dL/db=-12.00"
+    assert lines[1] == "step 1: loss= 9.000  dL/dw=-12.00  dL/db=-6.00"
+    assert lines[2] == "step 2: loss= 2.250  dL/dw=-6.00  dL/db=-3.00"
+    assert lines[3] == "graph ops recorded for the last loss: MulBackward0, AddBackward0"
+    assert len(body["passes"]) == 3
+    graph = body["graph"]
+    names = {n["name"] for n in graph["nodes"]}
+    assert {"w", "b", "loss", "err"} <= names
+    by_name = {n["name"]: n for n in graph["nodes"] if n["name"]}
+    assert by_name["loss"]["grad_fn"] == "MulBackward0"
+    assert graph["walk"], "the backward walk is recorded"
+
+
+def test_x_squared_plus_3x(client: TestClient) -> None:
+    body = run(client, next(e for e in EXAMPLES if e.id == "x-squared-plus-3x").source)
+    assert body["ok"], body["error"]
+    assert body["stdout"] == "10.0\n7.0\n"
+    assert body["graph"] is not None
+
+
+def test_linear_regression_by_hand(client: TestClient) -> None:
+    body = run(client, next(e for e in EXAMPLES if e.id == "linear-regression").source)
+    assert body["stdout"] == "18.6667\n-18.6667 -8.0\n"
+
+
+def test_training_loop_converges(client: TestClient) -> None:
+    body = run(client, next(e for e in EXAMPLES if e.id == "training-step").source)
+    assert body["ok"], body["error"]
+    loss_line, params_line = body["stdout"].splitlines()
+    assert float(loss_line) < 0.1
+    w, b = (float(v) for v in params_line.split())
+    assert abs(w - 3.0) < 0.2 and abs(b - 1.0) < 0.5
+    # 40 backward passes, bounded: first and last kept.
+    assert 2 <= len(body["passes"]) <= 20
+
+
+def test_gradient_accumulation_matches_one_big_batch(client: TestClient) -> None:
+    body = run(client, next(e for e in EXAMPLES if e.id == "gradient-accumulation").source)
+    assert body["ok"], body["error"]
+    lines = body["stdout"].splitlines()
+    one = re.findall(r"-?\d+\.\d+", lines[0])
+    four = re.findall(r"-?\d+\.\d+", lines[1])
+    assert [round(float(a), 2) for a in one] == [round(float(a), 2) for a in four]
+
+
+def test_every_gallery_example_runs_as_its_explanation_says(client: TestClient) -> None:
+    for example in EXAMPLES:
+        body = run(client, example.source, bindings=example.bindings or {})
+        if example.id.startswith("error-") and example.id != "error-forgot-zero-grad":
+            assert not body["ok"], example.id
+            assert body["error"]["line"] is not None, example.id
+        else:
+            assert body["ok"], (example.id, body["error"])
+
+
+def test_classic_errors_have_pytorch_messages(client: TestClient) -> None:
+    by_id = {e.id: e.source for e in EXAMPLES}
+    error = run(client, by_id["error-no-grad"])["error"]
+    assert error == {
+        "type": "RuntimeError",
+        "message": "element 0 of tensors does not require grad and does not have a grad_fn",
+        "line": 7,
+        "col": 1,
+    }
+    error = run(client, by_id["error-backward-twice"])["error"]
+    assert error["type"] == "RuntimeError"
+    assert "Trying to backward through the graph a second time" in error["message"]
+    assert error["line"] == 7
+    error = run(client, by_id["error-shape"])["error"]
+    assert error["type"] == "RuntimeError"
+    assert "3x2" in error["message"] and error["line"] == 5
+    error = run(client, by_id["error-inplace"])["error"]
+    assert "modified by an inplace operation" in error["message"]
+
+
+def test_name_error_keeps_output_before_it(client: TestClient) -> None:
+    body = run(client, "import torch\nw = torch.tensor(2.0)\nprint(w)\nprint(wx)")
+    assert body["ok"] is False
+    assert body["stdout"] == "tensor(2.)\n"
+    assert body["error"] == {"type": "NameError", "message": "name 'wx' is not defined", "line": 4, "col": 7}
+
+
+def test_expression_with_bindings_gets_implicit_backward(client: TestClient) -> None:
+    bindings = {"w": 0.5, "b": 0.0, "x": {"value": 2.0, "requires_grad": False}, "y": {"value": 7.0, "requires_grad": False}}
+    body = run(client, "(w*x + b - y)**2", bindings=bindings)
+    assert body["ok"], body["error"]
+    assert body["notice"] and "backward" in body["notice"]
+    nodes = {n["name"]: n for n in body["graph"]["nodes"] if n["name"]}
+    assert nodes["w"]["grad"] == -24.0
+    assert nodes["b"]["grad"] == -12.0
+    assert nodes["x"]["requires_grad"] is False
+
+
+def test_no_implicit_backward_when_the_program_calls_it(client: TestClient) -> None:
+    body = run(client, "import torch\nx = torch.tensor(2.0, requires_grad=True)\ny = x * x\ny.backward()\ny")
+    assert body["notice"] is None
+    assert len(body["passes"]) == 1
+
+
+def test_nested_list_binding_is_a_float32_tensor(client: TestClient) -> None:
+    body = run(client, "print(v.dtype, v.requires_grad, v.shape)\n(v * v).sum()", bindings={"v": [[1, 2], [3, 4]]})
+    assert body["stdout"] == "torch.float32 True torch.Size([2, 2])\n"
+    nodes = {n["name"]: n for n in body["graph"]["nodes"] if n["name"]}
+    assert nodes["v"]["grad"] == [[2.0, 4.0], [6.0, 8.0]]
+
+
+def test_program_without_tensors_has_no_graph(client: TestClient) -> None:
+    body = run(client, "print(sum(range(10)))")
+    assert body == {**body, "ok": True, "stdout": "45\n", "graph": None, "passes": [], "error": None}
+    assert "total" in body["timing_ms"]
+
+
+def test_unavailable_device_is_a_user_error(client: TestClient) -> None:
+    devices = {d["name"]: d for d in client.get("/api/v1/devices").json()}
+    if devices["cuda"]["available"]:
+        return
+    body = run(client, "print(1)", device="cuda")
+    assert body["ok"] is False and "cuda" in body["error"]["message"]
