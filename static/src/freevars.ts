@@ -54,3 +54,18 @@ export function freeVariables(source: string): string[] {
   }
   return seen;
 }
+
+/**
+ * True when `source` is a single expression such as `(w*x + b - y)**2` (not a program with
+ * statements). Only an expression's free variables become inputs: in a program an unknown
+ * name is a mistake the learner should see as a NameError.
+ */
+export function isExpression(source: string): boolean {
+  const lines = stripStringsAndComments(source)
+    .split("\n")
+    .filter((line) => line.trim() !== "");
+  if (lines.length !== 1) return false;
+  const line = lines[0] ?? "";
+  if (/^\s*(import|from|def|class|for|while|if|with|return|print|del|assert|raise|try|pass)\b/.test(line)) return false;
+  return !/(^|[^=!<>])=(?!=)/.test(line.replace(/\w+\s*=(?!=)(?=[^()]*\))/g, ""));
+}

@@ -30,7 +30,7 @@ export function opLabel(node: GraphNode): string {
 /** The text rows of a node box: title, subtitle, value; the gradient row is added by the view. */
 export function nodeRows(node: GraphNode, root: string | null): { title: string; subtitle: string; value: string } {
   const kind = kindOf(node, root);
-  const title = node.name ?? (kind === "param" || kind === "const" ? "tensor" : opLabel(node));
+  const title = node.name ?? node.label ?? (kind === "param" || kind === "const" ? "tensor" : opLabel(node));
   const shape = node.shape && node.shape.length ? ` ${formatShape(node.shape)}` : "";
   let subtitle: string;
   if (node.grad_fn) subtitle = node.name ? `${opLabel(node)} · ${node.grad_fn}` : node.grad_fn;
@@ -57,6 +57,9 @@ export function nodeHeight(node: GraphNode): number {
 export interface Flow {
   from: string;
   to: string;
+  /** Argument index of the edge the gradient flows back along, when the server says. */
+  arg: number | null;
+  localSymbolic: string | null;
   grad: TensorValue;
   local: string;
   accumulated: TensorValue;
@@ -112,6 +115,8 @@ export function walkFrame(graph: Graph, position: number, receipts: Map<string, 
   const flows: Flow[] = (current?.contributions ?? []).map((c) => ({
     from: current?.node ?? "",
     to: c.to,
+    arg: c.arg ?? null,
+    localSymbolic: c.local_symbolic ?? null,
     grad: c.grad,
     local: c.local,
     accumulated: c.accumulated_grad,

@@ -10,7 +10,7 @@ import { byId } from "./dom";
 import { Editor } from "./editor";
 import { ExamplesGallery } from "./examples";
 import { exportJson, exportPng, exportSvg } from "./export";
-import { freeVariables } from "./freevars";
+import { freeVariables, isExpression } from "./freevars";
 import { receiptCounts, walkFrame, type WalkFrame } from "./graphmodel";
 import { layoutGraph } from "./layout";
 import { Player } from "./player";
@@ -135,9 +135,10 @@ class Playground {
   private readonly refreshBindingsSoon = debounce(() => this.refreshBindings(), RUN.urlDebounceMs);
   private readonly rerunSoon = debounce(() => void this.run(true), RUN.bindingDebounceMs);
 
-  /** Offer controls for the program's free variables; drop bindings it no longer uses. */
+  /** Offer controls for an expression's free variables; drop bindings it no longer uses. */
   private refreshBindings(): void {
-    const names = freeVariables(this.store.state.source);
+    const source = this.store.state.source;
+    const names = isExpression(source) ? freeVariables(source) : [];
     const bindings = this.bindingsPanel.render(names, this.store.state.bindings);
     this.store.set({ bindings }, "none");
   }

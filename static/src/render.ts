@@ -52,6 +52,7 @@ interface EdgeElements {
   path: SVGPathElement;
   src: string;
   dst: string;
+  arg: number;
   points: Point[];
 }
 
@@ -124,7 +125,7 @@ export class GraphView {
       const path = svgEl("path", { class: "edge", d: edgePath(points), "marker-end": "url(#arrow)" }, this.edgeLayer);
       const source = graph.nodes.find((n) => n.id === edge.src);
       if (source && isUntracked(source)) path.classList.add("untracked");
-      this.edges.push({ path, src: edge.src, dst: edge.dst, points });
+      this.edges.push({ path, src: edge.src, dst: edge.dst, arg: edge.arg, points });
     });
     for (const node of graph.nodes) this.renderNode(node, graph.root, layout);
   }
@@ -187,7 +188,9 @@ export class GraphView {
           target.badgeText.textContent = "+=";
         }
       }
-      const edge = this.edges.find((e) => e.src === flow.to && e.dst === flow.from && !used.has(e));
+      const edge = this.edges.find(
+        (e) => e.src === flow.to && e.dst === flow.from && (flow.arg === null || e.arg === flow.arg) && !used.has(e),
+      );
       if (!edge) continue;
       used.add(edge);
       edge.path.classList.add("flowing");

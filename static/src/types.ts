@@ -21,6 +21,8 @@ export type NodeKind = "param" | "const" | "op" | "output";
 export interface GraphNode {
   id: string;
   name: string | null;
+  /** Display label the engine derives for unnamed results, e.g. "w · x". */
+  label?: string | null;
   op: string | null;
   grad_fn: string | null;
   is_leaf: boolean;
@@ -42,7 +44,11 @@ export interface GraphEdge {
 
 export interface Contribution {
   to: string;
+  /** Which argument of the op this input was; picks the edge when an input is used twice. */
+  arg?: number;
   local: string;
+  /** The local derivative as a symbol, e.g. "err", before numbers are substituted. */
+  local_symbolic?: string;
   grad: TensorValue;
   accumulated_grad: TensorValue;
 }

@@ -76,7 +76,7 @@ export class WalkBar {
       this.caption.textContent = "Forward pass done: every value is known, no gradient yet. Step → to walk backward.";
       return;
     }
-    const names = new Map(graph.nodes.map((n) => [n.id, n.name ?? n.grad_fn ?? n.op ?? n.id]));
+    const names = new Map(graph.nodes.map((n) => [n.id, n.name ?? n.label ?? n.grad_fn ?? n.op ?? n.id]));
     this.caption.textContent = frame.formula ?? "";
     const seen = new Map<string, number>();
     for (const flow of frame.flows) {
@@ -87,7 +87,11 @@ export class WalkBar {
       const item = el("li", flow.accumulates ? "accumulates" : "");
       item.append(
         el("span", "flow-to", `${to}.grad ${op} ${formatShort(flow.grad)}`),
-        el("span", "flow-local", `local ${flow.local}`),
+        el(
+          "span",
+          "flow-local",
+          flow.localSymbolic && flow.localSymbolic !== flow.local ? `local ${flow.localSymbolic} = ${flow.local}` : `local ${flow.local}`,
+        ),
       );
       if (flow.accumulates) item.append(el("span", "flow-total", `→ ${formatShort(flow.accumulated)}`));
       this.flows.append(item);
