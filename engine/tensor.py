@@ -1462,8 +1462,6 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         name = None
     elif ad.ndim == 1:
         name = "SqueezeBackward4"
-    elif ad.ndim == 3 and bd.ndim == 3:
-        name = "BmmBackward0"
     else:
         name = "UnsafeViewBackward0"
     return apply(O.MATMUL, (a, b), name=name)
@@ -1492,6 +1490,8 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"{_type_word(wd.dtype)}")
     if xd.ndim == 2:
         name = None if bias is not None else "MmBackward0"
+    elif bias is None:
+        name = "SqueezeBackward4" if xd.ndim == 1 else "UnsafeViewBackward0"
     else:
         name = "ViewBackward0"
     inputs = (x, weight) if bias is None else (x, weight, bias)

@@ -1,0 +1,110 @@
+"""Sample calls for every row of ``engine.ops.OPS``: the data the table-driven tests iterate.
+
+Each case is ``(fn, inputs)``: ``fn(lib, *tensors)`` is written once against the PyTorch API,
+so the same lambda runs on ``engine`` and on ``torch``; ``inputs`` are (shape, domain) pairs
+drawn in float64 ("real" anywhere, "pos" in [0.5, 2], "unit" in [0.1, 0.9], "away" with
+|x| >= 0.2 so kinks and ties are not sampled). Integer arguments (targets, indices) are built
+inside ``fn``. A new op needs only a row here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Case = tuple[Callable[..., Any], list[tuple[tuple[int, ...], str]]]
+
+R, P, U, A = "real", "pos", "unit", "away"
+
+
+def _idx(lib: Any, values: list[Any]) -> Any:
+    return lib.tensor(values)
+
+
+CASES: dict[str, list[Case]] = {
+    "add": [(lambda T, a, b: a + b, [((3, 4), R), ((4,), R)]),
+            (lambda T, a, b: T.add(a, b), [((2, 1, 3), R), ((4, 1), R)])],
+    "sub": [(lambda T, a, b: a - b, [((3, 1), R), ((1, 4), R)])],
+    "rsub": [(lambda T, a: 2.5 - a, [((3,), R)])],
+    "mul": [(lambda T, a, b: a * b, [((2, 3), R), ((3,), R)]),
+            (lambda T, a: a * 3.0, [((4,), R)])],
+    "div": [(lambda T, a, b: a / b, [((2, 3), R), ((2, 1), P)])],
+    "neg": [(lambda T, a: -a, [((3,), R)])],
+    "reciprocal": [(lambda T, a: 2.0 / a, [((3,), P)]),
+                   (lambda T, a: a.reciprocal(), [((2, 2), P)])],
+    "pow": [(lambda T, a: a ** 3, [((3,), R)]), (lambda T, a: a ** 0.5, [((3,), P)]),
+            (lambda T, a: a.square(), [((2, 2), R)])],
+    "pow_tensor": [(lambda T, a, b: a ** b, [((3,), P), ((3,), R)])],
+    "rpow": [(lambda T, a: 2.0 ** a, [((4,), R)])],
+    "exp": [(lambda T, a: a.exp(), [((3, 2), R)])],
+    "log": [(lambda T, a: T.log(a), [((3,), P)])],
+    "log1p": [(lambda T, a: a.log1p(), [((3,), P)])],
+    "sqrt": [(lambda T, a: a.sqrt(), [((3,), P)])],
+    "rsqrt": [(lambda T, a: a.rsqrt(), [((3,), P)])],
+    "abs": [(lambda T, a: a.abs(), [((5,), A)])],
+    "sin": [(lambda T, a: a.sin(), [((3,), R)])],
+    "cos": [(lambda T, a: T.cos(a), [((3,), R)])],
+    "tanh": [(lambda T, a: a.tanh(), [((2, 3), R)])],
+    "sigmoid": [(lambda T, a: T.sigmoid(a), [((2, 3), R)])],
+    "relu": [(lambda T, a: a.relu(), [((6,), A)])],
+    "clamp": [(lambda T, a: a.clamp(-0.5, 0.5), [((6,), A)]),
+              (lambda T, a: a.clamp(min=0.1), [((6,), A)])],
+    "maximum": [(lambda T, a, b: T.maximum(a, b), [((4,), R), ((4,), R)])],
+    "minimum": [(lambda T, a, b: T.minimum(a, b), [((2, 3), R), ((3,), R)])],
+    "where": [(lambda T, a, b: T.where(a > 0, a, b), [((2, 3), A), ((3,), R)])],
+    "round": [(lambda T, a: (a * 10.0 + 0.25).round() * a, [((4,), A)])],
+    "sum": [(lambda T, a: a.sum(), [((2, 3), R)]),
+            (lambda T, a: a.sum(dim=1), [((2, 3), R)]),
+            (lambda T, a: a.sum((0, 2), keepdim=True), [((2, 3, 4), R)])],
+    "mean": [(lambda T, a: a.mean(), [((2, 3), R)]),
+             (lambda T, a: a.mean(-1, keepdim=True), [((2, 3), R)])],
+    "amax": [(lambda T, a: a.max(), [((3, 4), R)]), (lambda T, a: a.amax(1), [((3, 4), R)]),
+             (lambda T, a: a.min(), [((5,), R)])],
+    "max_dim": [(lambda T, a: a.max(dim=1).values, [((3, 4), R)]),
+                (lambda T, a: a.min(0, keepdim=True)[0], [((3, 4), R)])],
+    "softmax": [(lambda T, a: a.softmax(dim=1) * T.arange(4.0), [((3, 4), R)])],
+    "log_softmax": [(lambda T, a: T.log_softmax(a, dim=0) * T.arange(3.0), [((3,), R)])],
+    "matmul": [(lambda T, a, b: a @ b, [((2, 3), R), ((3, 4), R)]),
+               (lambda T, a, b: a @ b, [((2, 3), R), ((3,), R)]),
+               (lambda T, a, b: a @ b, [((3,), R), ((3,), R)]),
+               (lambda T, a, b: a @ b, [((3,), R), ((3, 2), R)]),
+               (lambda T, a, b: a @ b, [((2, 2, 3), R), ((3, 4), R)]),
+               (lambda T, a, b: T.matmul(a, b), [((2, 2, 3), R), ((2, 3, 4), R)])],
+    "linear": [(lambda T, x, w, b: T.nn.functional.linear(x, w, b),
+                [((5, 3), R), ((4, 3), R), ((4,), R)]),
+               (lambda T, x, w: T.nn.functional.linear(x, w), [((3,), R), ((2, 3), R)]),
+               (lambda T, x, w, b: T.nn.functional.linear(x, w, b),
+                [((2, 5, 3), R), ((4, 3), R), ((4,), R)])],
+    "view": [(lambda T, a: a.reshape(3, 2) * T.arange(6.0).reshape(3, 2), [((2, 3), R)]),
+             (lambda T, a: a.unsqueeze(0).squeeze(), [((3,), R)]),
+             (lambda T, a: a.flatten(), [((2, 2, 2), R)])],
+    "permute": [(lambda T, a: a.T * T.arange(6.0).reshape(3, 2), [((2, 3), R)]),
+                (lambda T, a: a.permute(2, 0, 1) * T.arange(24.0).reshape(4, 2, 3),
+                 [((2, 3, 4), R)]),
+                (lambda T, a: a.transpose(0, 1) * T.arange(6.0).reshape(3, 2), [((2, 3), R)])],
+    "expand": [(lambda T, a: a.expand(3, 4) * T.arange(12.0).reshape(3, 4), [((1, 4), R)])],
+    "getitem": [(lambda T, a: a[1:, ::2], [((3, 4), R)]),
+                (lambda T, a: a[1], [((3, 4), R)]),
+                (lambda T, a: a[[0, 2, 0]], [((3, 2), R)]),
+                (lambda T, a: a[a > 0], [((6,), A)]),
+                (lambda T, a: a[:, _idx(T, [1, 1, 0])], [((2, 3), R)])],
+    "gather": [(lambda T, a: a.gather(1, _idx(T, [[0, 0], [2, 1]])), [((2, 3), R)])],
+    "cat": [(lambda T, a, b: T.cat([a, b], dim=0), [((2, 3), R), ((1, 3), R)]),
+            (lambda T, a, b: T.cat([a, b], dim=1), [((2, 3), R), ((2, 2), R)])],
+    "stack": [(lambda T, a, b: T.stack([a, b], dim=1), [((2, 3), R), ((2, 3), R)])],
+    "clone": [(lambda T, a: a.clone() * 2.0, [((3,), R)])],
+    "to": [(lambda T, a: a.float().double() * 1.5, [((3,), R)])],
+    "mse_loss": [(lambda T, a, b: T.nn.functional.mse_loss(a, b), [((4, 2), R), ((4, 2), R)]),
+                 (lambda T, a, b: T.nn.functional.mse_loss(a, b, reduction="sum"),
+                  [((3,), R), ((3,), R)])],
+    "binary_cross_entropy": [(lambda T, p, t: T.nn.functional.binary_cross_entropy(p, t),
+                              [((5,), U), ((5,), U)])],
+    "binary_cross_entropy_with_logits": [
+        (lambda T, x, t: T.nn.functional.binary_cross_entropy_with_logits(x, t),
+         [((2, 3), R), ((2, 3), U)])],
+    "nll_loss": [(lambda T, a: T.nn.functional.cross_entropy(a, _idx(T, [2, 0, 1, 2])),
+                  [((4, 3), R)]),
+                 (lambda T, a: T.nn.functional.nll_loss(a, _idx(T, [1, 0]), reduction="sum"),
+                  [((2, 3), R)]),
+                 (lambda T, a: T.nn.functional.cross_entropy(a, _idx(T, 1)), [((3,), R)])],
+}

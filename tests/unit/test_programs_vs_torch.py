@@ -1,0 +1,52 @@
+"""Lesson-style programs run with ``import engine as torch`` print what PyTorch prints.
+
+Each file in tests/programs/ runs twice in a subprocess, once with PyTorch and once with the
+engine standing in for it; outputs must match line by line, numbers within float32 rounding
+and object addresses ignored.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PROGRAMS = sorted(p for p in (Path(__file__).parents[1] / "programs").glob("*.py")
+                  if p.name != "run_with_engine.py")
+RUNNER = Path(__file__).parents[1] / "programs" / "run_with_engine.py"
+NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:e[-+]?\d+)?")
+ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+
+
+def _run(args: list[str]) -> str:
+    done = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).parents[2])
+    assert done.returncode == 0, done.stderr[-2000:]
+    return ADDRESS.sub("", done.stdout)
+
+
+def assert_same_output(expected: str, actual: str, rel: float = 2e-4) -> None:
+    """Same text; numbers may differ by float32 rounding (relative ``rel``, or 1e-4 absolute)."""
+    exp_lines, act_lines = expected.splitlines(), actual.splitlines()
+    assert len(exp_lines) == len(act_lines), f"\n--- torch\n{expected}\n--- engine\n{actual}"
+    for e, a in zip(exp_lines, act_lines, strict=True):
+        assert NUMBER.sub("#", e) == NUMBER.sub("#", a), f"\ntorch : {e}\nengine: {a}"
+        for x, y in zip(NUMBER.findall(e), NUMBER.findall(a), strict=True):
+            fx, fy = float(x), float(y)
+            assert abs(fx - fy) <= max(rel * abs(fx), 1.5e-4), f"\ntorch : {e}\nengine: {a}"
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("program", PROGRAMS, ids=[p.stem for p in PROGRAMS])
+def test_program_prints_what_pytorch_prints(program: Path) -> None:
+    pytest.importorskip("torch")
+    assert_same_output(_run([str(program)]), _run([str(RUNNER), str(program)]))
+
+
+def test_engine_runs_every_program_without_torch() -> None:
+    """The programs run on the engine alone (no PyTorch needed for this half)."""
+    for program in PROGRAMS:
+        assert _run([str(RUNNER), str(program)]).strip()
