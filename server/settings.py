@@ -25,7 +25,7 @@ class Settings(BaseSettings):
     max_source_bytes: int = 64 * 1024
     max_ast_nodes: int = 20_000
     max_ast_depth: int = 64
-    max_steps: int = 2_000_000  # interpreter steps (statements + expression nodes)
+    max_steps: int = 1_000_000  # interpreter steps (statements + expression nodes)
     max_loop_iterations: int = 200_000  # all loops and comprehensions together
     max_call_depth: int = 64  # nested calls of the user's own functions
     max_int_bits: int = 4096  # size of an int made by **, *, <<
@@ -43,6 +43,13 @@ class Settings(BaseSettings):
     sandbox_workers: int = 8
     sandbox_memory_limit_bytes: int = 2 * 1024**3  # address-space cap per worker; 0 = none
     sandbox_queue_timeout_s: float = 20.0  # then 429 "busy"
+
+    # Training budgets (POST /api/v1/train and /train/stream): oversized specs get a 422.
+    max_train_parameters: int = 10_000  # weights + biases of the MLP
+    max_train_steps_per_call: int = 1_000  # /api/v1/train
+    max_stream_steps: int = 20_000  # /api/v1/train/stream
+    max_train_step_cost: int = 4_000_000  # parameters x (batch + evaluated samples), per step
+    max_boundary_grid: int = 100  # cells per side of the decision-boundary grid
 
 
 @functools.lru_cache(maxsize=1)

@@ -13,7 +13,7 @@ class Budgets:
     max_source_bytes: int = 64 * 1024
     max_ast_nodes: int = 20_000
     max_ast_depth: int = 64
-    max_steps: int = 2_000_000
+    max_steps: int = 1_000_000
     max_loop_iterations: int = 200_000
     max_call_depth: int = 64
     max_int_bits: int = 4096

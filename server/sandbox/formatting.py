@@ -7,6 +7,7 @@ run unbounded C code; ``format`` specs are checked before any padding is allocat
 
 from __future__ import annotations
 
+import builtins
 import re
 import string
 from collections.abc import Callable
@@ -41,19 +42,19 @@ class Repr:
         self.max_len = max_len
         self.max_items = max_items
 
-    def str(self, value: Any) -> str:
-        if isinstance(value, str):
+    def str(self, value: Any) -> builtins.str:
+        if isinstance(value, builtins.str):
             return value
         return self.repr(value)
 
-    def repr(self, value: Any) -> str:
-        parts: list[str] = []
+    def repr(self, value: Any) -> builtins.str:
+        parts: list[builtins.str] = []
         self._items = 0
         self._size = 0
         self._emit(value, parts, set())
         return "".join(parts)
 
-    def _add(self, parts: list[str], text: str) -> None:
+    def _add(self, parts: list[builtins.str], text: builtins.str) -> None:
         self._size += len(text)
         if self._size > self.max_len:
             raise BudgetError(
@@ -61,7 +62,7 @@ class Repr:
             )
         parts.append(text)
 
-    def _emit(self, value: Any, parts: list[str], active: set[int]) -> None:
+    def _emit(self, value: Any, parts: list[builtins.str], active: set[int]) -> None:
         self._items += 1
         if self._items > self.max_items:
             raise BudgetError(
@@ -89,7 +90,7 @@ class Repr:
             return
         self._add(parts, repr(value))
 
-    def _emit_container(self, value: Any, parts: list[str], active: set[int]) -> None:
+    def _emit_container(self, value: Any, parts: list[builtins.str], active: set[int]) -> None:
         kind = type(value)
         if isinstance(value, dict):
             if kind is not dict:

@@ -301,9 +301,8 @@ def _str_rules() -> TypeRules:
             def padded(width: int, *fill: str) -> str:
                 if isinstance(width, int):
                     _checked_str(ctx, width)
-                return getattr(obj, method)(
-                    width, *fill
-                )  # method comes from our table, not the user
+                result: str = getattr(obj, method)(width, *fill)  # method is from our table
+                return result
 
             return padded
 
@@ -317,7 +316,11 @@ def _str_rules() -> TypeRules:
 
         return format
 
-    wrapped = {"join": join, "replace": replace, "format": fmt}
+    wrapped: dict[str, Callable[[Any, Any], Any]] = {
+        "join": join,
+        "replace": replace,
+        "format": fmt,
+    }
     wrapped.update({m: pad(m) for m in ("ljust", "rjust", "center", "zfill")})
     return TypeRules("str", methods=_names(STR_METHODS), wrapped=wrapped)
 

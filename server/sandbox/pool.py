@@ -55,7 +55,9 @@ class WorkerPool:
         self._memory_limit = memory_limit_bytes
         self.grace_s = grace_s
         self.size = size
-        self._idle: queue.Queue[_Worker] = queue.Queue()
+        self._idle: queue.LifoQueue[_Worker] = (
+            queue.LifoQueue()
+        )  # warm caches: reuse the last worker
         self._all: set[_Worker] = set()
         self._lock = threading.Lock()
         self.kills = 0

@@ -6,7 +6,9 @@ The result is a plain dict shaped like ``RunResponse``.
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import functools
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -66,19 +68,20 @@ def _is_tensor(engine: Any, value: Any) -> bool:
     return isinstance(cls, type) and isinstance(value, cls)
 
 
-def _name_values(engine: Any) -> Any:
+def _name_values(engine: Any) -> Any:  # returns the hook
     """A hook that gives tensors (and a module's parameters) the user's variable names."""
-    tensor_cls = getattr(engine, "Tensor", None)
-    module_cls = getattr(getattr(engine, "nn", None), "Module", None)
+    tensor_cls: Any = getattr(engine, "Tensor", None)
+    module_cls: Any = getattr(getattr(engine, "nn", None), "Module", None)
 
     def hook(name: str, value: Any) -> None:
+        obj: Any = value
         if isinstance(tensor_cls, type) and isinstance(value, tensor_cls):
             if getattr(value, "_name", None) is None:
                 with contextlib.suppress(Exception):
-                    value._name = name  # engine hook: graph nodes take the user's names
+                    obj._name = name  # engine hook: graph nodes take the user's names
         elif isinstance(module_cls, type) and isinstance(value, module_cls):
             with contextlib.suppress(Exception):
-                for pname, param in value.named_parameters():
+                for pname, param in obj.named_parameters():
                     if getattr(param, "_name", None) is None:
                         param._name = f"{name}.{pname}"
 
@@ -110,6 +113,20 @@ def _export(engine: Any, root: Any) -> dict[str, Any] | None:
     return result
 
 
+@functools.lru_cache(maxsize=128)
+def _parse_cached(
+    source: str, max_source_bytes: int, max_ast_nodes: int, max_ast_depth: int
+) -> ast.Module:
+    """Parse + validate once per distinct source (sliders re-run one program with new bindings).
+
+    Safe to share: the interpreter never mutates the tree.
+    """
+    budgets = Budgets(
+        max_source_bytes=max_source_bytes, max_ast_nodes=max_ast_nodes, max_ast_depth=max_ast_depth
+    )
+    return parse(source, budgets)
+
+
 def run_program(job: dict[str, Any]) -> dict[str, Any]:
     """Run ``job`` = {source, device, seed, bindings, budgets} and return the response dict."""
     started = time.perf_counter()
@@ -122,7 +139,9 @@ def run_program(job: dict[str, Any]) -> dict[str, Any]:
     timing = result["timing_ms"]
     interp: Interpreter | None = None
     try:
-        tree = parse(job["source"], budgets)
+        tree = _parse_cached(
+            job["source"], budgets.max_source_bytes, budgets.max_ast_nodes, budgets.max_ast_depth
+        )
         timing["parse"] = _ms(started)
         engine = namespace.load_engine()
         interp = Interpreter(budgets)

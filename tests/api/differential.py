@@ -21,8 +21,8 @@ def run_with_torch(source: str) -> dict[str, Any]:
     try:
         code = compile(source, "<program>", "exec")
         with contextlib.redirect_stdout(buffer):
-            exec(code, namespace)  # noqa: S102 - the oracle runs our own test corpus
-    except Exception as exc:  # noqa: BLE001
+            exec(code, namespace)
+    except Exception as exc:
         line = None
         for frame in traceback.extract_tb(sys.exc_info()[2]):
             if frame.filename == "<program>":

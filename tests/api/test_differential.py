@@ -327,5 +327,8 @@ def test_program_matches_pytorch(client: TestClient, torch_oracle: None, name: s
         assert body["error"] is not None, "PyTorch failed but the playground did not"
         got = body["error"]
         assert got["type"] == expected["error"]["type"], (got, expected["error"])
-        assert got["message"].split("\n")[0] == expected["error"]["message"], (got, expected["error"])
+        assert got["message"].split("\n")[0] == expected["error"]["message"], (
+            got,
+            expected["error"],
+        )
         assert got["line"] == expected["error"]["line"]

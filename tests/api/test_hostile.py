@@ -14,16 +14,31 @@ SENTINEL = Path("/tmp/agp-hostile-sentinel")
 
 # (id, source, acceptable error types, fragment expected in the message or None)
 HOSTILE: list[tuple[str, str, set[str], str | None]] = [
-    ("subclasses-walk", "().__class__.__bases__[0].__subclasses__()", {"AttributeError"}, "not accessible"),
+    (
+        "subclasses-walk",
+        "().__class__.__bases__[0].__subclasses__()",
+        {"AttributeError"},
+        "not accessible",
+    ),
     ("getattr", "getattr(1, '__class__')", {"NameError"}, "getattr"),
-    ("import-os", "import os\nos.system('touch /tmp/agp-hostile-sentinel')", {"ModuleNotFoundError"}, "os"),
+    (
+        "import-os",
+        "import os\nos.system('touch /tmp/agp-hostile-sentinel')",
+        {"ModuleNotFoundError"},
+        "os",
+    ),
     ("import-subprocess", "import subprocess", {"ModuleNotFoundError"}, None),
     ("import-sys", "import sys\nsys.exit(0)", {"ModuleNotFoundError"}, None),
     ("from-os", "from os import system", {"ModuleNotFoundError"}, None),
     ("import-numpy", "import numpy as np", {"ModuleNotFoundError"}, None),
     ("relative-import", "from . import server", {"SyntaxError"}, "relative"),
     ("dunder-import", "__import__('os')", {"NameError"}, None),
-    ("fullwidth-dunder-import", "\uff3f\uff3fimport\uff3f\uff3f('os')", {"NameError", "SyntaxError"}, None),
+    (
+        "fullwidth-dunder-import",
+        "\uff3f\uff3fimport\uff3f\uff3f('os')",
+        {"NameError", "SyntaxError"},
+        None,
+    ),
     ("fullwidth-eval", "\uff45\uff56\uff41\uff4c('1')", {"NameError"}, "eval"),
     ("open", "open('/etc/passwd').read()", {"NameError"}, "open"),
     ("open-write", "open('/tmp/agp-hostile-sentinel', 'w')", {"NameError"}, "open"),
@@ -40,14 +55,29 @@ HOSTILE: list[tuple[str, str, set[str], str | None]] = [
     ("generator-frame", "g = (i for i in range(3))\ng.gi_frame", {"AttributeError"}, None),
     ("generator-def", "def g():\n    yield 1", {"SyntaxError"}, "generators"),
     ("lambda", "f = lambda: 0", {"SyntaxError"}, "lambda"),
-    ("class", "class A:\n    pass", {"SyntaxError"}, "class definitions are not supported in the playground"),
-    ("try-except", "try:\n    1/0\nexcept Exception as e:\n    e.__traceback__", {"SyntaxError"}, "try"),
+    (
+        "class",
+        "class A:\n    pass",
+        {"SyntaxError"},
+        "class definitions are not supported in the playground",
+    ),
+    (
+        "try-except",
+        "try:\n    1/0\nexcept Exception as e:\n    e.__traceback__",
+        {"SyntaxError"},
+        "try",
+    ),
     ("function-globals", "def f():\n    pass\nf.__globals__", {"AttributeError"}, None),
     ("function-code", "def f():\n    pass\nf.func_code", {"AttributeError"}, None),
     ("bound-method-self", "print.__self__", {"AttributeError"}, None),
     ("builtin-method-attr", "x = [1]\nx.append.im_self", {"AttributeError"}, None),
     ("power-tower", "9**9**9", {"BudgetExceeded"}, "max_int_bits"),
-    ("squaring-loop", "x = 3\nfor i in range(100):\n    x = x * x", {"BudgetExceeded"}, "max_int_bits"),
+    (
+        "squaring-loop",
+        "x = 3\nfor i in range(100):\n    x = x * x",
+        {"BudgetExceeded"},
+        "max_int_bits",
+    ),
     ("shift-bomb", "1 << 10**9", {"BudgetExceeded"}, "max_int_bits"),
     ("pow-builtin", "pow(10, 10**8)", {"BudgetExceeded"}, "max_int_bits"),
     ("huge-string", "s = 'a' * 10**9", {"BudgetExceeded"}, "max_str_len"),
@@ -59,17 +89,37 @@ HOSTILE: list[tuple[str, str, set[str], str | None]] = [
     ("append-forever", "x = []\nwhile True:\n    x.append(1)", {"BudgetExceeded"}, None),
     ("list-of-range", "list(range(10**12))", {"BudgetExceeded"}, None),
     ("sorted-range", "sorted(range(10**9))", {"BudgetExceeded"}, None),
-    ("exponential-structure-print", "x = [1]\nfor i in range(40):\n    x = [x, x]\nprint(x)", {"BudgetExceeded"}, None),
+    (
+        "exponential-structure-print",
+        "x = [1]\nfor i in range(40):\n    x = [x, x]\nprint(x)",
+        {"BudgetExceeded"},
+        None,
+    ),
     ("infinite-while", "while True:\n    pass", {"BudgetExceeded"}, None),
     ("huge-for", "for i in range(10**12):\n    pass", {"BudgetExceeded"}, None),
-    ("comprehension-bomb", "[[i for i in range(10**6)] for j in range(10**6)]", {"BudgetExceeded"}, None),
+    (
+        "comprehension-bomb",
+        "[[i for i in range(10**6)] for j in range(10**6)]",
+        {"BudgetExceeded"},
+        None,
+    ),
     ("deep-recursion", "def f(n):\n    return f(n + 1)\nf(0)", {"RecursionError"}, None),
-    ("mutual-recursion", "def a(n):\n    return b(n)\ndef b(n):\n    return a(n)\na(0)", {"RecursionError"}, None),
+    (
+        "mutual-recursion",
+        "def a(n):\n    return b(n)\ndef b(n):\n    return a(n)\na(0)",
+        {"RecursionError"},
+        None,
+    ),
     ("deep-parens", "x = " + "(" * 300 + "1" + ")" * 300, {"SyntaxError", "BudgetExceeded"}, None),
     ("deep-unary", "x = " + "-" * 5000 + "1", {"SyntaxError", "BudgetExceeded"}, None),
     ("deep-lists", "x = " + "[" * 150 + "]" * 150, {"SyntaxError", "BudgetExceeded"}, None),
     ("many-nodes", "x=1\n" * 12000, {"BudgetExceeded"}, "max_ast_nodes"),
-    ("print-flood", "while True:\n    print('spam' * 1000)", {"BudgetExceeded"}, "max_output_chars"),
+    (
+        "print-flood",
+        "while True:\n    print('spam' * 1000)",
+        {"BudgetExceeded"},
+        "max_output_chars",
+    ),
     ("one-huge-print", "print('x' * 40000)", {"BudgetExceeded"}, "max_output_chars"),
     ("cyrillic-lookalike", "\u0440rint(1)", {"SyntaxError"}, "non-ASCII"),
     ("cyrillic-attribute", "x = [1]\nx.\u0430ppend(2)", {"SyntaxError"}, "non-ASCII"),
@@ -79,15 +129,45 @@ HOSTILE: list[tuple[str, str, set[str], str | None]] = [
     ("torch-private-module", "import torch\ntorch.os", {"AttributeError"}, None),
     ("torch-load", "import torch\ntorch.load('/etc/passwd')", {"AttributeError"}, None),
     ("torch-numpy-escape", "import torch\ntorch.ones(2).numpy()", {"AttributeError"}, None),
-    ("torch-register-hook", "import torch\nx = torch.ones(2, requires_grad=True)\nx.register_hook(print)", {"AttributeError"}, None),
+    (
+        "torch-register-hook",
+        "import torch\nx = torch.ones(2, requires_grad=True)\nx.register_hook(print)",
+        {"AttributeError"},
+        None,
+    ),
     ("torch-class-walk", "import torch\ntorch.Tensor.mro", {"AttributeError"}, None),
-    ("grad-fn-walk", "import torch\nx = torch.ones(2, requires_grad=True)\n(x * 2).grad_fn.__class__", {"AttributeError"}, None),
+    (
+        "grad-fn-walk",
+        "import torch\nx = torch.ones(2, requires_grad=True)\n(x * 2).grad_fn.__class__",
+        {"AttributeError"},
+        None,
+    ),
     ("huge-tensor", "import torch\nx = torch.zeros(10**9)", {"BudgetExceeded"}, None),
     ("huge-tensor-2d", "import torch\nx = torch.randn(100000, 100000)", {"BudgetExceeded"}, None),
-    ("total-elements", "import torch\nxs = [torch.ones(100000) for i in range(100)]", {"BudgetExceeded"}, None),
-    ("flop-bomb", "import torch\nx = torch.ones(400, 400)\nfor i in range(100):\n    y = x @ x", {"BudgetExceeded"}, None),
-    ("graph-bomb", "import torch\nx = torch.tensor(1.0, requires_grad=True)\nfor i in range(50000):\n    x = x * 1.0", {"BudgetExceeded"}, None),
-    ("backward-flood", "import torch\nx = torch.tensor(1.0, requires_grad=True)\nwhile True:\n    (x * 2).backward()", {"BudgetExceeded"}, None),
+    (
+        "total-elements",
+        "import torch\nxs = [torch.ones(100000) for i in range(100)]",
+        {"BudgetExceeded"},
+        None,
+    ),
+    (
+        "flop-bomb",
+        "import torch\nx = torch.ones(400, 400)\nfor i in range(100):\n    y = x @ x",
+        {"BudgetExceeded"},
+        None,
+    ),
+    (
+        "graph-bomb",
+        "import torch\nx = torch.tensor(1.0, requires_grad=True)\nfor i in range(50000):\n    x = x * 1.0",
+        {"BudgetExceeded"},
+        None,
+    ),
+    (
+        "backward-flood",
+        "import torch\nx = torch.tensor(1.0, requires_grad=True)\nwhile True:\n    (x * 2).backward()",
+        {"BudgetExceeded"},
+        None,
+    ),
 ]
 
 
@@ -96,7 +176,9 @@ def _no_sentinel() -> None:
     SENTINEL.unlink(missing_ok=True)
 
 
-@pytest.mark.parametrize(("source", "kinds", "fragment"), [h[1:] for h in HOSTILE], ids=[h[0] for h in HOSTILE])
+@pytest.mark.parametrize(
+    ("source", "kinds", "fragment"), [h[1:] for h in HOSTILE], ids=[h[0] for h in HOSTILE]
+)
 def test_hostile_program_is_a_user_error_within_budget(
     client: TestClient, source: str, kinds: set[str], fragment: str | None
 ) -> None:
@@ -132,12 +214,17 @@ def test_hard_kill_of_a_stuck_worker_then_replacement() -> None:
     pool = WorkerPool(1, 0, grace_s=0.2)
     try:
         # The interpreter's own deadline is far away, so only the hard kill can stop it.
-        job = {"source": "while True:\n    pass", "budgets": {"wall_clock_s": 60.0, "max_steps": 10**12, "max_loop_iterations": 10**12}}
+        job = {
+            "source": "while True:\n    pass",
+            "budgets": {"wall_clock_s": 60.0, "max_steps": 10**12, "max_loop_iterations": 10**12},
+        }
         started = time.monotonic()
         body = pool.run(job, timeout_s=0.3)
         assert time.monotonic() - started < 2.0
         assert b"BudgetExceeded" in body and b"wall_clock_s" in body
         assert pool.kills == 1
-        assert b'"stdout":"ok\\n"' in pool.run({"source": "print('ok')", "budgets": {}}, timeout_s=2.0)
+        assert b'"stdout":"ok\\n"' in pool.run(
+            {"source": "print('ok')", "budgets": {}}, timeout_s=2.0
+        )
     finally:
         pool.close()

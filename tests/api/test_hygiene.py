@@ -14,7 +14,11 @@ CSP = (
 
 
 def test_security_headers_on_api_and_errors(client: TestClient) -> None:
-    for response in (client.get("/healthz"), client.get("/api/v1/nope"), client.post("/api/v1/run", json={})):
+    for response in (
+        client.get("/healthz"),
+        client.get("/api/v1/nope"),
+        client.post("/api/v1/run", json={}),
+    ):
         assert response.headers["content-security-policy"] == CSP
         assert response.headers["x-content-type-options"] == "nosniff"
         assert response.headers["x-frame-options"] == "DENY"
@@ -33,7 +37,9 @@ def test_streamed_body_over_the_cap_is_413(client: TestClient) -> None:
         for _ in range(40):
             yield b"x" * 10_000
 
-    response = client.post("/api/v1/run", content=chunks(), headers={"content-type": "application/json"})
+    response = client.post(
+        "/api/v1/run", content=chunks(), headers={"content-type": "application/json"}
+    )
     assert response.status_code == 413
 
 
@@ -44,10 +50,20 @@ def test_non_json_is_415_json(client: TestClient) -> None:
 
 
 def test_malformed_and_invalid_requests_are_422_json(client: TestClient) -> None:
-    for content in (b"{", b"[]", b'{"source": 3}', b'{"source": "1", "seed": -1}', b'{"source": "1", "extra": 1}',
-                    b'{"source": "1", "device": "tpu"}', b'{"source": "1", "bindings": {"__class__": 1}}',
-                    b'{"source": "1", "bindings": {"w": "text"}}', b'{"source": "1", "bindings": {"w": [[[[[[[[[[1]]]]]]]]]]}}'):
-        response = client.post("/api/v1/run", content=content, headers={"content-type": "application/json"})
+    for content in (
+        b"{",
+        b"[]",
+        b'{"source": 3}',
+        b'{"source": "1", "seed": -1}',
+        b'{"source": "1", "extra": 1}',
+        b'{"source": "1", "device": "tpu"}',
+        b'{"source": "1", "bindings": {"__class__": 1}}',
+        b'{"source": "1", "bindings": {"w": "text"}}',
+        b'{"source": "1", "bindings": {"w": [[[[[[[[[[1]]]]]]]]]]}}',
+    ):
+        response = client.post(
+            "/api/v1/run", content=content, headers={"content-type": "application/json"}
+        )
         assert response.status_code == 422, content
         assert "detail" in response.json()
 
@@ -79,7 +95,14 @@ def test_examples_gallery(client: TestClient) -> None:
 def test_openapi_documents_every_model_with_examples(client: TestClient) -> None:
     schema = client.get("/openapi.json").json()
     components = schema["components"]["schemas"]
-    for name in ("RunRequest", "RunResponse", "UserErrorInfo", "Example", "ErrorBody", "BindingSpec"):
+    for name in (
+        "RunRequest",
+        "RunResponse",
+        "UserErrorInfo",
+        "Example",
+        "ErrorBody",
+        "BindingSpec",
+    ):
         assert name in components
         assert components[name].get("examples"), name
     run = schema["paths"]["/api/v1/run"]["post"]

@@ -95,11 +95,21 @@ def test_name_error_keeps_output_before_it(client: TestClient) -> None:
     body = run(client, "import torch\nw = torch.tensor(2.0)\nprint(w)\nprint(wx)")
     assert body["ok"] is False
     assert body["stdout"] == "tensor(2.)\n"
-    assert body["error"] == {"type": "NameError", "message": "name 'wx' is not defined", "line": 4, "col": 7}
+    assert body["error"] == {
+        "type": "NameError",
+        "message": "name 'wx' is not defined",
+        "line": 4,
+        "col": 7,
+    }
 
 
 def test_expression_with_bindings_gets_implicit_backward(client: TestClient) -> None:
-    bindings = {"w": 0.5, "b": 0.0, "x": {"value": 2.0, "requires_grad": False}, "y": {"value": 7.0, "requires_grad": False}}
+    bindings = {
+        "w": 0.5,
+        "b": 0.0,
+        "x": {"value": 2.0, "requires_grad": False},
+        "y": {"value": 7.0, "requires_grad": False},
+    }
     body = run(client, "(w*x + b - y)**2", bindings=bindings)
     assert body["ok"], body["error"]
     assert body["notice"] and "backward" in body["notice"]
@@ -110,13 +120,20 @@ def test_expression_with_bindings_gets_implicit_backward(client: TestClient) -> 
 
 
 def test_no_implicit_backward_when_the_program_calls_it(client: TestClient) -> None:
-    body = run(client, "import torch\nx = torch.tensor(2.0, requires_grad=True)\ny = x * x\ny.backward()\ny")
+    body = run(
+        client,
+        "import torch\nx = torch.tensor(2.0, requires_grad=True)\ny = x * x\ny.backward()\ny",
+    )
     assert body["notice"] is None
     assert len(body["passes"]) == 1
 
 
 def test_nested_list_binding_is_a_float32_tensor(client: TestClient) -> None:
-    body = run(client, "print(v.dtype, v.requires_grad, v.shape)\n(v * v).sum()", bindings={"v": [[1, 2], [3, 4]]})
+    body = run(
+        client,
+        "print(v.dtype, v.requires_grad, v.shape)\n(v * v).sum()",
+        bindings={"v": [[1, 2], [3, 4]]},
+    )
     assert body["stdout"] == "torch.float32 True torch.Size([2, 2])\n"
     nodes = {n["name"]: n for n in body["graph"]["nodes"] if n["name"]}
     assert nodes["v"]["grad"] == [[2.0, 4.0], [6.0, 8.0]]
@@ -124,7 +141,14 @@ def test_nested_list_binding_is_a_float32_tensor(client: TestClient) -> None:
 
 def test_program_without_tensors_has_no_graph(client: TestClient) -> None:
     body = run(client, "print(sum(range(10)))")
-    assert body == {**body, "ok": True, "stdout": "45\n", "graph": None, "passes": [], "error": None}
+    assert body == {
+        **body,
+        "ok": True,
+        "stdout": "45\n",
+        "graph": None,
+        "passes": [],
+        "error": None,
+    }
     assert "total" in body["timing_ms"]
 
 

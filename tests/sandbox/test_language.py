@@ -50,7 +50,7 @@ PYTHON_PROGRAMS = [
 def _python_stdout(source: str) -> str:
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
-        exec(compile(source, "<test>", "exec"), {})  # noqa: S102 - the reference, on our own test text
+        exec(compile(source, "<test>", "exec"), {})
     return buffer.getvalue()
 
 
@@ -68,8 +68,20 @@ ERRORS = [
     ("a, b = [1, 2, 3]", "ValueError", "too many values to unpack (expected 2)", 1, 1),
     ("a, b, c = [1, 2]", "ValueError", "not enough values to unpack (expected 3, got 2)", 1, 1),
     ("'a' + 1", "TypeError", 'can only concatenate str (not "int") to str', 1, 1),
-    ("def f(a):\n    return a\nf()", "TypeError", "f() missing 1 required positional argument: 'a'", 3, 1),
-    ("def f():\n    x = x + 1\nf()", "UnboundLocalError", "cannot access local variable 'x' where it is not associated with a value", 2, 9),
+    (
+        "def f(a):\n    return a\nf()",
+        "TypeError",
+        "f() missing 1 required positional argument: 'a'",
+        3,
+        1,
+    ),
+    (
+        "def f():\n    x = x + 1\nf()",
+        "UnboundLocalError",
+        "cannot access local variable 'x' where it is not associated with a value",
+        2,
+        9,
+    ),
     ("int('abc')", "ValueError", "invalid literal for int() with base 10: 'abc'", 1, 1),
     ("assert 1 == 2, 'nope'", "AssertionError", "nope", 1, 1),
     ("x = 3\nx.foo", "AttributeError", "'int' object has no attribute 'foo'", 2, 1),
@@ -81,7 +93,9 @@ ERRORS = [
 
 @pytest.mark.filterwarnings("ignore::SyntaxWarning")
 @pytest.mark.parametrize(("source", "kind", "message", "line", "col"), ERRORS)
-def test_errors_are_located_user_errors(source: str, kind: str, message: str, line: int, col: int) -> None:
+def test_errors_are_located_user_errors(
+    source: str, kind: str, message: str, line: int, col: int
+) -> None:
     error = err(source)
     assert (error["type"], error["message"]) == (kind, message)
     assert (error["line"], error["col"]) == (line, col)
