@@ -24,7 +24,10 @@ export const LAYOUT = {
 };
 
 export const ZOOM = {
-  min: 0.05,
+  min: 0.01,
+  /** Below this fitted scale a graph is unreadable: open it at `readable` on its output instead. */
+  minReadable: 0.3,
+  readable: 0.7,
   max: 4,
   /** Wheel delta to zoom factor: factor = exp(-deltaY * wheel). */
   wheel: 0.0015,

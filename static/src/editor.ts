@@ -1,7 +1,7 @@
 /** The CodeMirror 6 editor: Python highlighting, line numbers, Ctrl+Enter runs, error markers. */
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
-import { bracketMatching, defaultHighlightStyle, indentOnInput, syntaxHighlighting } from "@codemirror/language";
+import { bracketMatching, indentOnInput, syntaxHighlighting } from "@codemirror/language";
 import { EditorState, StateEffect, StateField, type Extension, type Range } from "@codemirror/state";
 import {
   Decoration,
@@ -13,6 +13,7 @@ import {
   keymap,
   lineNumbers,
 } from "@codemirror/view";
+import { classHighlighter } from "@lezer/highlight";
 
 /** Where an error is: 1-based line, 1-based column (either may be missing). */
 export interface ErrorMark {
@@ -67,7 +68,7 @@ export class Editor {
       indentOnInput(),
       bracketMatching(),
       highlightActiveLine(),
-      syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+      syntaxHighlighting(classHighlighter),
       python(),
       errorField,
       keymap.of([runKey, ...defaultKeymap, ...historyKeymap, indentWithTab]),
@@ -76,8 +77,19 @@ export class Editor {
         if (update.docChanged) options.onChange(update.state.doc.toString());
       }),
     ];
+    // CodeMirror injects its base styles at run time. In a document that takes a <style> element,
+    // which the page's CSP (style-src 'self') refuses; in a shadow root it uses a constructed
+    // stylesheet instead. Our own editor styles come from a file, loaded into the same shadow root.
+    const shadow = options.parent.attachShadow({ mode: "open" });
+    const sheet = document.createElement("link");
+    sheet.rel = "stylesheet";
+    sheet.href = new URL("../css/editor.css", import.meta.url).href;
+    const mount = document.createElement("div");
+    mount.className = "editor-mount";
+    shadow.append(sheet, mount);
     this.view = new EditorView({
-      parent: options.parent,
+      root: shadow,
+      parent: mount,
       state: EditorState.create({ doc: options.doc, extensions }),
     });
   }

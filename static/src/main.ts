@@ -43,7 +43,9 @@ function debounce<A extends unknown[]>(fn: (...args: A) => void, ms: number): (.
 }
 
 /** True when a key press belongs to a text field (so page shortcuts must not steal it). */
-function isTyping(target: EventTarget | null): boolean {
+function isTyping(event: KeyboardEvent): boolean {
+  // composedPath()[0] sees through the editor's shadow root to the element really typed into.
+  const target = event.composedPath()[0] ?? event.target;
   return (
     target instanceof HTMLElement &&
     (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))
@@ -222,7 +224,7 @@ class Playground {
     const layout = await layoutGraph(graph);
     if (this.graph !== graph) return;
     this.graphView.render(graph, layout);
-    this.graphView.fit();
+    this.graphView.fitReadable(graph.root);
     this.svg.dataset.renderMs = String(Math.round(performance.now() - started));
     this.svg.dataset.nodeCount = String(graph.nodes.length);
     this.graphView.markError(response?.error?.node ?? null);
@@ -296,7 +298,7 @@ class Playground {
 
   /** Page-wide keys: `p` toggles presentation, Escape leaves it; in presentation, walk keys too. */
   private onPageKey(e: KeyboardEvent): void {
-    if (e.defaultPrevented || isTyping(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.defaultPrevented || isTyping(e) || e.ctrlKey || e.metaKey || e.altKey) return;
     if (e.key === "p" || e.key === "P") {
       this.setPresenting(!this.presenting);
       e.preventDefault();

@@ -35,6 +35,22 @@ export class PanZoom {
     this.apply();
   }
 
+  /** The scale at which `box` would fit the view. */
+  fitScale(box: { width: number; height: number }): number {
+    const rect = this.svg.getBoundingClientRect();
+    const pad = ZOOM.fitPadding;
+    return Math.min(ZOOM.fitMax, (rect.width - 2 * pad) / box.width, (rect.height - 2 * pad) / box.height);
+  }
+
+  /** Centre the view on a content point at scale `k`. */
+  centerOn(point: { x: number; y: number }, k: number): void {
+    const rect = this.svg.getBoundingClientRect();
+    this.k = Math.max(ZOOM.min, Math.min(ZOOM.max, k));
+    this.x = rect.width / 2 - point.x * this.k;
+    this.y = rect.height / 2 - point.y * this.k;
+    this.apply();
+  }
+
   /** Zoom by `factor` around a point of the view (its centre by default). */
   zoomBy(factor: number, at?: { x: number; y: number }): void {
     const rect = this.svg.getBoundingClientRect();

@@ -2,7 +2,7 @@
  * The graph view: builds plain SVG from a graph and its layout (build once per run), then
  * updates classes and gradient text for each walk frame (update per step). Pan/zoom in panzoom.ts.
  */
-import { NODE } from "./config";
+import { NODE, ZOOM } from "./config";
 import { formatShort, clip } from "./format";
 import { isUntracked, kindOf, nodeRows, type WalkFrame } from "./graphmodel";
 import type { LayoutResult, Point } from "./layout";
@@ -230,6 +230,14 @@ export class GraphView {
   /** Fit the whole graph into the view. */
   fit(): void {
     if (this.layout) this.panzoom.fit({ x: 0, y: 0, width: this.layout.width, height: this.layout.height });
+  }
+
+  /** Fit the graph, or when it is too big to read fitted, show node `focus` at a readable scale. */
+  fitReadable(focus: string | null): void {
+    if (!this.layout) return;
+    const box = focus ? this.layout.nodes[focus] : undefined;
+    if (box && this.panzoom.fitScale(this.layout) < ZOOM.minReadable) this.panzoom.centerOn(box, ZOOM.readable);
+    else this.fit();
   }
 
   zoomBy(factor: number): void {

@@ -49,3 +49,24 @@ def browser_context_args(base_url: str) -> dict[str, Any]:
         "viewport": {"width": 1280, "height": 720},
         "permissions": ["clipboard-read", "clipboard-write"],
     }
+
+
+@pytest.fixture(autouse=True)
+def no_console_errors(page: Any) -> Iterator[None]:
+    """Fail a test whose page logged an error (a CSP violation, an exception, a failed load)."""
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(f"exception: {error}"))
+    page.on(
+        "console",
+        lambda message: errors.append(message.text) if message.type == "error" else None,
+    )
+    page.on(
+        "requestfailed",
+        lambda request: (
+            None
+            if request.failure == "net::ERR_ABORTED"
+            else errors.append(f"request failed: {request.url}")
+        ),
+    )
+    yield
+    assert not errors, errors
