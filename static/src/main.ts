@@ -214,6 +214,7 @@ class Playground {
     this.graph = graph;
     this.selected = null;
     this.details.show(null, null, undefined);
+    this.hoverCard.show(null, null, { x: 0, y: 0 }, undefined);
     byId("graph-empty", HTMLElement).hidden = graph !== null && graph.nodes.length > 0;
     if (!graph) {
       this.graphView.clear();
