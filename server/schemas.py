@@ -142,6 +142,14 @@ class UserErrorInfo(BaseModel):
 class Summary(BaseModel):
     """A large value, summarised."""
 
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"shape": [200, 1], "min": 0.01, "max": 4.98, "mean": 2.4, "preview": [1.2, 3.3]}
+            ]
+        }
+    )
+
     shape: list[int]
     min: float | None
     max: float | None
@@ -151,6 +159,26 @@ class Summary(BaseModel):
 
 class GraphNode(BaseModel):
     """One tensor of the recorded graph."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "examples": [
+                {
+                    "id": "n2",
+                    "name": "w",
+                    "op": None,
+                    "grad_fn": None,
+                    "is_leaf": True,
+                    "requires_grad": True,
+                    "shape": [],
+                    "dtype": "torch.float32",
+                    "value": 0.5,
+                    "grad": -24.0,
+                }
+            ]
+        },
+    )
 
     id: str = Field(examples=["n3"])
     name: str | None = Field(
@@ -169,12 +197,27 @@ class GraphNode(BaseModel):
 
 
 class GraphEdge(BaseModel):
+    """Data flow: src is an input of dst."""
+
+    model_config = ConfigDict(
+        extra="allow", json_schema_extra={"examples": [{"src": "n2", "dst": "n4", "arg": 0}]}
+    )
+
     src: str
     dst: str
     arg: int | None = Field(default=None, description="Which input of dst this edge feeds.")
 
 
 class Contribution(BaseModel):
+    """What one backward step sends to one input."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "examples": [{"to": "n2", "local": 2.0, "grad": -24.0, "accumulated_grad": -24.0}]
+        },
+    )
+
     to: str
     local: Any = None
     grad: Any = None
@@ -183,6 +226,22 @@ class Contribution(BaseModel):
 
 class WalkStep(BaseModel):
     """One node's backward, in the order the engine ran them."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "examples": [
+                {
+                    "node": "n4",
+                    "grad_output": -12.0,
+                    "formula": "d(w*x)/dw = x = 2",
+                    "contributions": [
+                        {"to": "n2", "local": 2.0, "grad": -24.0, "accumulated_grad": -24.0}
+                    ],
+                }
+            ]
+        },
+    )
 
     node: str
     grad_output: Any = None
@@ -193,7 +252,19 @@ class WalkStep(BaseModel):
 class Graph(BaseModel):
     """A recorded graph with its backward walk."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "examples": [
+                {
+                    "nodes": [],
+                    "edges": [{"src": "n2", "dst": "n4", "arg": 0}],
+                    "walk": [],
+                    "root": "n7",
+                }
+            ]
+        },
+    )
 
     nodes: list[GraphNode]
     edges: list[GraphEdge]
