@@ -93,7 +93,7 @@ def _spiral(n: int, noise: float, rng: np.random.Generator, classes: int) -> Poi
     for k, count in enumerate(_per_class(n, classes)):
         t = rng.uniform(0.0, 1.0, count)
         r = 0.1 + 0.9 * t
-        theta = 2 * math.pi * k / classes + 1.25 * math.pi * t  # five eighths of a turn per arm
+        theta = 2 * math.pi * k / classes + 1.75 * math.pi * t  # seven eighths of a turn per arm
         xs.append(np.stack([r * np.cos(theta), r * np.sin(theta)], axis=1))
         ys.append(np.full(count, k, np.int64))
     x = np.concatenate(xs)

@@ -6,15 +6,23 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.staticfiles import StaticFiles
 
 from server.middleware import BodyLimitMiddleware, RateLimitMiddleware, SecurityHeadersMiddleware
-from server.routes import api, pages
+from server.routes import api, pages, train
 from server.serialize import OrjsonResponse
 from server.settings import Settings, get_settings
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+async def validation_error(request: Request, exc: Exception) -> OrjsonResponse:
+    """422 like FastAPI's, rendered by orjson: a NaN in the request must not become a 500."""
+    errors = exc.errors() if isinstance(exc, RequestValidationError) else []
+    return OrjsonResponse({"detail": jsonable_encoder(errors)}, status_code=422)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -37,6 +45,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.dependency_overrides[get_settings] = lambda: settings
     app.include_router(api.router)
+    app.include_router(train.router)
+    app.add_exception_handler(RequestValidationError, validation_error)
     app.include_router(pages.router)
     static_dir = ROOT / "static"
     if static_dir.is_dir():

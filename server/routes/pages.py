@@ -16,3 +16,9 @@ templates = Jinja2Templates(directory=Path(__file__).resolve().parents[2] / "tem
 def playground(request: Request) -> HTMLResponse:
     """The playground page."""
     return templates.TemplateResponse(request, "index.html", {"title": "Playground"})
+
+
+@router.get("/train", response_class=HTMLResponse)
+def train(request: Request) -> HTMLResponse:
+    """The train page: a small MLP learning a toy dataset live."""
+    return templates.TemplateResponse(request, "train.html", {"title": "Train"})
