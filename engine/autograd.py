@@ -8,6 +8,7 @@ Recording costs one ``is not None`` test per node when it is off.
 from __future__ import annotations
 
 import itertools
+import operator
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -81,22 +82,24 @@ class Node:
     drawn with its constants; only tensors that require grad receive gradients.
     """
 
-    __slots__ = ("__weakref__", "_name", "attrs", "freed", "inputs", "op", "out", "seq",
-                 "versions")
+    __slots__ = ("__weakref__", "_name", "attrs", "freed", "inputs", "needs", "op", "out",
+                 "seq", "versions")
 
     def __init__(self, op: Op, inputs: tuple[Any, ...], attrs: dict[str, Any] | None,
-                 name: str | None = None) -> None:
+                 name: str | None = None, needs: list[bool] | None = None) -> None:
         self.op = op
         self.inputs = inputs
         self.attrs = attrs
         self.seq = next(_seq)
         self.freed = False
         self._name = name
+        self.needs = needs if needs is not None else [
+            getattr(x, "requires_grad", False) for x in inputs]
         self.out: Any = None  # weakref to the output tensor, set by the tensor layer
         saves = op.saves
         if saves == "in" or saves == "both":
-            self.versions: tuple[int, ...] | None = tuple(
-                getattr(x, "_version", 0) for x in inputs)
+            self.versions: list[int | None] | None = [
+                getattr(x, "_version", None) for x in inputs]
         else:
             self.versions = None
 
@@ -211,10 +214,11 @@ def _type_name(t: Tensor) -> str:
 
 
 def _check_versions(node: Node) -> None:
+    """PyTorch's saved-tensor version check: an in-place change since forward is an error."""
     saves = node.op.saves
     if node.versions is not None:
         for x, v in zip(node.inputs, node.versions, strict=True):
-            cur = getattr(x, "_version", 0)
+            cur = getattr(x, "_version", None)
             if cur != v:
                 where = ""
                 if x.grad_fn is not None:
@@ -254,6 +258,9 @@ def _sum_to(g: Any, shape: tuple[int, ...]) -> Any:
     return g
 
 
+_by_seq = operator.attrgetter("seq")
+
+
 def _topo_nodes(roots: Sequence[Node]) -> list[Node]:
     """Every node reachable from the roots, latest first (PyTorch's sequence-number order)."""
     seen: set[int] = set()
@@ -269,7 +276,7 @@ def _topo_nodes(roots: Sequence[Node]) -> list[Node]:
             fn = getattr(x, "grad_fn", None)
             if fn is not None and id(fn) not in seen:
                 stack.append(fn)
-    found.sort(key=lambda n: n.seq, reverse=True)
+    found.sort(key=_by_seq, reverse=True)
     return found
 
 
@@ -281,11 +288,12 @@ def run_backward(
     accumulate: bool = True,
 ) -> dict[int, Any]:
     """The backward loop. Accumulates into leaves' ``.grad`` (or, for ``grad()``, returns the
-    gradients of ``inputs`` keyed by ``id``)."""
+    gradients of ``inputs`` keyed by ``id``). Written flat: it runs once per node."""
     log = _recorder.log
     steps: list[WalkStep] | None = [] if log is not None else None
     buffers: dict[int, Any] = {}  # id(node) -> summed upstream gradient
     leaf_grads: dict[int, Any] = {}  # id(leaf) -> gradient summed in this pass
+    owned: dict[int, bool] = {}  # id(leaf) -> its summed gradient is a fresh array we may keep
     leaves: dict[int, Tensor] = {}
     wanted = {id(t) for t in inputs} if inputs is not None else None
     captured: dict[int, Any] = {}
@@ -294,49 +302,65 @@ def run_backward(
     root_nodes = []
     for t, g in zip(roots, grads, strict=True):
         if t.grad_fn is None:  # a leaf root
-            leaves[id(t)] = t
-            leaf_grads[id(t)] = leaf_grads.get(id(t), 0) + g
+            lk = id(t)
+            leaves[lk] = t
+            leaf_grads[lk] = leaf_grads[lk] + g if lk in leaf_grads else g
+            owned[lk] = False
             continue
         key = id(t.grad_fn)
         buffers[key] = buffers[key] + g if key in buffers else g
         root_nodes.append(t.grad_fn)
 
+    pop = buffers.pop
     for node in _topo_nodes(root_nodes):
-        key = id(node)
-        g = buffers.pop(key, None)
+        g = pop(id(node), None)
         if g is None:
             continue
-        if node.freed and node.op.saves:
+        op = node.op
+        if node.freed and op.saves:
             raise RuntimeError(_FREED_MSG)
-        _check_versions(node)
-        out = node.out() if node.out is not None else None
+        versions = node.versions
+        if versions is not None:
+            for x, v in zip(node.inputs, versions):  # noqa: B905 - same length by construction
+                if v is not None and x._version != v:
+                    _check_versions(node)
+        elif op.saves:
+            _check_versions(node)
+        out = node.out()
         if out is not None:
             if wanted is not None and id(out) in wanted:
                 captured[id(out)] = g
             if out._retains_grad and accumulate:
-                out.grad = _wrap_grad(g if out.grad is None else out.grad._data + g, out)
+                out.grad = _wrap_grad(g.copy() if out.grad is None else out.grad._data + g, out)
             if steps is not None:
                 node_grads[id(out)] = g
         inputs_ = node.inputs
-        needs = tuple(getattr(x, "requires_grad", False) for x in inputs_)
-        xs = tuple(getattr(x, "_data", x) for x in inputs_)
-        attrs = node.attrs or {}
-        xp = array_module(g)
-        grads_in = node.op.vjp(xp, g, out._data if out is not None else None, xs, attrs, needs)
+        needs = node.needs
+        xs = [getattr(x, "_data", x) for x in inputs_]
+        xp = np if g.__class__ is np.ndarray else array_module(g)
+        grads_in = op.vjp(xp, g, out._data if out is not None else None, xs, node.attrs, needs)
         step = WalkStep(node, g) if steps is not None else None
-        for i, (x, gi) in enumerate(zip(inputs_, grads_in, strict=False)):
+        i = -1
+        for gi in grads_in:
+            i += 1
             if gi is None or not needs[i]:
                 continue
-            shape = x._data.shape
-            if gi.shape != shape:
-                gi = _sum_to(gi, shape)
-            if gi.dtype != x._data.dtype:
-                gi = gi.astype(x._data.dtype)
+            x = inputs_[i]
+            xd = x._data
+            if gi.shape != xd.shape:
+                gi = _sum_to(gi, xd.shape)
+            if gi.dtype is not xd.dtype and gi.dtype != xd.dtype:
+                gi = gi.astype(xd.dtype)
             fn = x.grad_fn
             if fn is None:
                 lk = id(x)
-                leaves[lk] = x
-                acc = leaf_grads[lk] + gi if lk in leaf_grads else gi
+                if lk in leaf_grads:
+                    acc = leaf_grads[lk] + gi
+                    owned[lk] = True
+                else:
+                    acc = gi
+                    leaves[lk] = x
+                    owned[lk] = gi is not g and getattr(gi, "base", None) is None
                 leaf_grads[lk] = acc
             else:
                 fk = id(fn)
@@ -346,9 +370,8 @@ def run_backward(
                 total = acc
                 if fn is None and accumulate and x.grad is not None:
                     total = x.grad._data + acc
-                step.contributions.append((i, x, gi.copy(), np.array(total, copy=True)
-                                           if xp is np else total.copy()))
-        if steps is not None and step is not None:
+                step.contributions.append((i, x, gi.copy(), total.copy()))
+        if step is not None and steps is not None:
             steps.append(step)
         if not retain_graph:
             node.freed = True
@@ -362,8 +385,9 @@ def run_backward(
             continue
         if accumulate and leaf.requires_grad:
             if leaf.grad is None:
-                # PyTorch steals the buffer when it can; a copy keeps views of g independent.
-                leaf.grad = _wrap_grad(g.copy() if g is not None else g, leaf)
+                # Keep the array when this pass made it; copy one that is shared or a view.
+                leaf.grad = _wrap_grad(g if owned[lk] and getattr(g.flags, "writeable", True)
+                                      else g.copy(), leaf)
             else:
                 try:
                     leaf.grad._data += g  # in place, as PyTorch's AccumulateGrad
@@ -378,9 +402,7 @@ def run_backward(
 
 
 def _wrap_grad(g: Any, like: Tensor) -> Tensor:
-    from engine.tensor import Tensor
-
-    return Tensor._wrap(g if g.__class__ is not np.generic else np.asarray(g))
+    return like.__class__._wrap(g)
 
 
 def backward(

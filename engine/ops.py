@@ -498,9 +498,9 @@ def _reduce_grad(g: Array, like: Array, reduction: str) -> Array:
 
 def _mse_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
     a, b = xs
-    d = 2 * (a - b) * _reduce_grad(g, xp.broadcast_to(a, out.shape if at["reduction"] == "none"
-                                                      else np.broadcast_shapes(a.shape, b.shape)),
-                                   at["reduction"])
+    diff = a - b
+    scale = 2.0 / diff.size if at["reduction"] == "mean" and diff.size else 2.0
+    d = diff * (g * scale)
     return (d if n[0] else None, -d if n[1] else None)
 
 

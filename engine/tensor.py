@@ -64,8 +64,15 @@ class _ReturnTypes:
 class Tensor:
     """A multi-dimensional array that can record the operations that produced it."""
 
-    __slots__ = ("__weakref__", "_data", "_name", "_param", "_retains_grad", "_untracked",
-                 "_version", "grad", "grad_fn", "requires_grad")
+    # Hot attributes are slots; rare ones (_name, _untracked, _param, _retains_grad) live in the
+    # lazily created instance dict and default to the class attributes below, so creating a
+    # tensor sets five attributes, not nine.
+    __slots__ = ("__dict__", "__weakref__", "_data", "_version", "grad", "grad_fn",
+                 "requires_grad")
+    _name: str | None = None
+    _untracked: str | None = None
+    _param: bool = False
+    _retains_grad: bool = False
     __array_priority__ = 1000  # so numpy scalars defer to our reflected operators
 
     _data: Any
@@ -87,10 +94,6 @@ class Tensor:
         t.grad_fn = None
         t.requires_grad = requires_grad
         t._version = 0
-        t._retains_grad = False
-        t._name = None
-        t._untracked = None
-        t._param = False
         return t
 
     # --- attributes -----------------------------------------------------------------------------
@@ -770,37 +773,49 @@ class _no_record:  # noqa: N801
 # --- the one entry point for recorded ops -------------------------------------------------------
 
 
+_ndarray = np.ndarray
+_generic = np.generic
+_new = object.__new__
+
+
 def apply(op: O.Op, inputs: tuple[Any, ...], attrs: dict[str, Any] | None = None,
           name: str | None = None, out_dtype: Any = None) -> Tensor:
-    """Run ``op`` forward on ``inputs`` and record a graph node if anything requires grad."""
+    """Run ``op`` forward on ``inputs`` and record a graph node if anything requires grad.
+
+    This is the engine's hot path: it is written flat on purpose (no helper calls on the
+    common route), because a small op's cost is mostly this function's Python overhead.
+    """
     arrays = [x._data if x.__class__ is Tensor else x for x in inputs]
-    xp = np if arrays[0].__class__ is np.ndarray else array_module(arrays[0])
-    if limits.active is not None:
-        limits.active.before(op.name, arrays, attrs)
+    a0 = arrays[0]
+    xp = np if a0.__class__ is _ndarray else array_module(a0)
+    lim = limits.active
+    if lim is not None:
+        lim.before(op.name, arrays, attrs)
     try:
         data = op.forward(xp, *arrays, **attrs) if attrs else op.forward(xp, *arrays)
     except (ValueError, IndexError) as exc:
         raise _shape_error(op, arrays, exc) from None
     if out_dtype is not None and data.dtype != out_dtype:
         data = data.astype(out_dtype)
-    out = Tensor._wrap(data)
-    if limits.active is not None:
-        limits.active.after(out._data)
-    track = False
-    for x in inputs:
-        if x.__class__ is Tensor and x.requires_grad:
-            track = True
-            break
-    if track:
+    if data.__class__ is not _ndarray and isinstance(data, _generic):
+        data = np.asarray(data)
+    out = _new(Tensor)
+    out._data = data
+    out.grad = None
+    out._version = 0
+    needs = [x.__class__ is Tensor and x.requires_grad for x in inputs]
+    if True in needs:
         if _mode.enabled:
-            node = Node(op, inputs, attrs, name)
+            node = Node(op, inputs, attrs, name, needs)
             node.out = weakref.ref(out)
             out.grad_fn = node
             out.requires_grad = True
-            if limits.active is not None:
-                limits.active.node()
-        else:
-            out._untracked = "computed under torch.no_grad()"
+            if lim is not None:
+                lim.node()
+            return out
+        out._untracked = "computed under torch.no_grad()"
+    out.grad_fn = None
+    out.requires_grad = False
     return out
 
 
@@ -1220,7 +1235,9 @@ def rpow(base: Any, exponent: Tensor) -> Tensor:
 
 def _unary(op: O.Op) -> Any:
     def fn(a: Tensor) -> Tensor:
-        a = _as_tensor(a)
+        if not isinstance(a, Tensor):
+            raise TypeError(f"{op.name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(a).__name__}")
         if a._data.dtype.kind != "f" and op.name not in ("neg", "abs", "relu"):
             a = _as_float(a)
         return apply(op, (a,))

@@ -1,0 +1,1 @@
+"""Benchmarks (not tests): ratios against PyTorch and hand-written NumPy, medians."""

@@ -1,0 +1,59 @@
+"""Median timing of a callable: warm up, then many short repeats (noisy machines)."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+def median_seconds(fn: Callable[[], Any], min_time: float = 0.4, repeats: int = 15) -> float:
+    """Median seconds per call over ``repeats`` batches sized to about min_time/repeats each."""
+    fn()
+    t0 = time.perf_counter()
+    n = 0
+    while time.perf_counter() - t0 < 0.05:
+        fn()
+        n += 1
+    per = (time.perf_counter() - t0) / n
+    batch = max(1, int(min_time / repeats / per))
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(batch):
+            fn()
+        samples.append((time.perf_counter() - t0) / batch)
+    return statistics.median(samples)
+
+
+def fmt_us(seconds: float) -> str:
+    return f"{seconds * 1e6:,.1f} µs"
+
+
+def interleaved_medians(fns: dict[str, Callable[[], Any]], min_time: float = 0.4,
+                        repeats: int = 15) -> dict[str, float]:
+    """Median seconds per call of several callables, timed in alternation.
+
+    Alternating batches (A, B, C, A, B, C, ...) means a burst of load from elsewhere on a noisy
+    machine hits every contestant alike, so the *ratios* of the medians stay meaningful.
+    """
+    batches: dict[str, int] = {}
+    for key, fn in fns.items():
+        fn()
+        t0 = time.perf_counter()
+        n = 0
+        while time.perf_counter() - t0 < 0.03:
+            fn()
+            n += 1
+        per = (time.perf_counter() - t0) / n
+        batches[key] = max(1, int(min_time / repeats / per))
+    samples: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(repeats):
+        for key, fn in fns.items():
+            b = batches[key]
+            t0 = time.perf_counter()
+            for _ in range(b):
+                fn()
+            samples[key].append((time.perf_counter() - t0) / b)
+    return {k: statistics.median(v) for k, v in samples.items()}
