@@ -263,11 +263,15 @@ def _step(ex: _Exporter, step: WalkStep, root: str) -> dict[str, Any]:
         chain_t = chain_t.replace("{local}", local_t)
         s_txt, n_txt = _fill(chain_t, sym), _fill(chain_t, num)
         res = _scalar(g_sent)
-        line = f"∂{root}/∂{ex._paren(to_label)} = {s_txt}"
+        accumulates = not np.array_equal(np.asarray(to_numpy(acc)), np.asarray(to_numpy(g_sent)))
+        line = f"∂{root}/∂{ex._paren(to_label)} {'+=' if accumulates else '='} {s_txt}"
         if n_txt != s_txt:
             line += f" = {n_txt}"
         if res is not None and (n_txt != s_txt or _scalar(step.grad_output) is not None):
             line += f" = {fmt_number(res)}"
+        total = _scalar(acc)
+        if accumulates and total is not None:
+            line += f"  → {fmt_number(total)}"
         lines.append(line)
         contributions.append({
             "to": to, "arg": i,
@@ -275,7 +279,7 @@ def _step(ex: _Exporter, step: WalkStep, root: str) -> dict[str, Any]:
             else _fill(local_t, sym),
             "local_symbolic": _fill(local_t, sym),
             "grad": summarise(g_sent), "accumulated_grad": summarise(acc),
-            "formula": line,
+            "accumulates": bool(accumulates), "formula": line,
         })
     return {
         "node": gid,

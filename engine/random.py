@@ -5,7 +5,7 @@ must print ``tensor([ 1.5410, -0.2934, -2.1788])`` here too. PyTorch's CPU gener
 standard mt19937 (seeded with ``init_genrand``); its distributions transform the raw 32-bit
 draws as in ATen's ``TransformationHelper.h`` / ``DistributionTemplates.h``:
 
-- uniform float32: ``(u32 & (2**24-1)) / 2**24``; float64: 53 bits of ``hi<<32 | lo``;
+- uniform float32: ``(u32 & (2**24-1)) / 2**24``, mapped to [lo, hi) in double; float64: 53 bits of ``hi<<32 | lo``;
 - normal, fewer than 16 elements: Box-Muller in double from two uniform doubles, returning
   the cosine branch and caching the sine branch for the next call;
 - normal, 16 or more contiguous elements: fill with uniforms, then Box-Muller over blocks of
@@ -54,11 +54,10 @@ class Generator:
         if dtype == np.float64:
             x = (self.random64(n) & np.uint64((1 << 53) - 1)).astype(np.float64) * _F64_DIV
             return x * (high - low) + low
-        x = ((self.random32(n) & np.uint64((1 << 24) - 1)).astype(np.float32)) * np.float32(
-            _F32_DIV
-        )
-        out = x * np.float32(np.float32(high) - np.float32(low)) + np.float32(low)
-        return out.astype(dtype, copy=False)
+        x = (self.random32(n) & np.uint64((1 << 24) - 1)).astype(np.float64) * _F32_DIV
+        # bounds are cast to float32 first; the affine map runs in double, then rounds once
+        lo, hi = float(np.float32(low)), float(np.float32(high))
+        return (x * (hi - lo) + lo).astype(dtype)
 
     def normal(self, n: int, mean: float, std: float, dtype: np.dtype[Any]) -> np.ndarray:
         if n >= 16:

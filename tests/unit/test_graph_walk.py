@@ -1,0 +1,107 @@
+"""The walk recorder and graph export: the lessons' backward walk, node by node."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import engine as torch
+from engine.autograd import record_passes
+from engine.graph import export
+
+
+def _named(t: torch.Tensor, name: str) -> torch.Tensor:
+    t._name = name
+    return t
+
+
+def _tiny_graph() -> dict:
+    w = _named(torch.tensor(0.5, requires_grad=True), "w")
+    b = _named(torch.tensor(0.0, requires_grad=True), "b")
+    x = _named(torch.tensor(2.0), "x")
+    y = _named(torch.tensor(7.0), "y")
+    with record_passes() as log:
+        p = _named(w * x, "p")
+        s = _named(p + b, "s")
+        n = _named(-1.0 * y, "n")
+        err = _named(s + n, "err")
+        loss = _named(err * err, "loss")
+        loss.backward()
+    assert log.count == 1
+    return log.graphs[0]
+
+
+def test_tiny_walk_matches_the_lesson() -> None:
+    g = _tiny_graph()
+    by_name = {n["name"]: n for n in g["nodes"] if n["name"]}
+    assert by_name["w"]["grad"] == -24.0 and by_name["b"]["grad"] == -12.0
+    assert by_name["loss"]["kind"] == "output" and g["root"] == by_name["loss"]["id"]
+    assert by_name["x"]["kind"] == "const" and by_name["x"]["untracked_reason"]
+    # the walk runs loss, err, s, p (reverse topological order); n is untracked, so skipped
+    order = [next(n["name"] for n in g["nodes"] if n["id"] == s["node"]) for s in g["walk"]]
+    assert order == ["loss", "err", "s", "p"]
+    first = g["walk"][0]
+    # err is used twice by loss = err * err: two contributions, the second one accumulates
+    contribs = first["contributions"]
+    assert [c["to"] for c in contribs] == [by_name["err"]["id"]] * 2
+    assert [c["grad"] for c in contribs] == [-6.0, -6.0]
+    assert [c["accumulated_grad"] for c in contribs] == [-6.0, -12.0]
+    assert [c["accumulates"] for c in contribs] == [False, True]
+    assert "+=" in contribs[1]["formula"] and "−12" in contribs[1]["formula"]
+    last = g["walk"][-1]
+    assert last["formula"] == "∂loss/∂w = x · ∂loss/∂p = 2 · (−12) = −24"
+    assert last["contributions"][0]["local"] == "2"
+
+
+def test_graph_is_plain_json_with_stable_ids() -> None:
+    a, b = _tiny_graph(), _tiny_graph()
+    assert json.dumps(a) == json.dumps(b)
+    ids = [n["id"] for n in a["nodes"]]
+    assert ids == [f"n{i}" for i in range(len(ids))]
+    for e in a["edges"]:
+        assert e["src"] in ids and e["dst"] in ids
+
+
+def test_large_values_are_summarised_and_non_finite_become_strings() -> None:
+    x = torch.ones(100, requires_grad=True)
+    y = (x * float("inf")).sum()
+    g = export(y)
+    leaf = next(n for n in g["nodes"] if n["kind"] == "param")
+    assert set(leaf["value"]) == {"shape", "min", "max", "mean", "preview"}
+    assert g["nodes"][-1]["value"] == "Infinity"
+
+
+def test_recording_is_off_by_default_and_passes_are_bounded() -> None:
+    w = torch.tensor(1.0, requires_grad=True)
+    (w * 2).backward()  # no recorder: nothing kept
+    with record_passes(max_passes=3) as log:
+        for _ in range(10):
+            (w * 3).backward()
+    assert log.count == 10
+    assert [g["pass_index"] for g in log.graphs] == [0, 1, 9]
+    # .grad accumulated over the passes, visible as += on the leaf in later passes
+    assert log.graphs[-1]["walk"][0]["contributions"][0]["accumulates"]
+
+
+def test_untracked_branches_carry_their_reason() -> None:
+    w = torch.tensor(2.0, requires_grad=True)
+    with torch.no_grad():
+        frozen = w * 3
+    detached = w.detach() * 4
+    out = w * frozen + detached
+    g = export(out)
+    reasons = {n["untracked_reason"] for n in g["nodes"] if n["kind"] == "const"}
+    assert "computed under torch.no_grad()" in reasons
+
+
+@pytest.mark.parametrize("shape", [(3,), (2, 3)])
+def test_walk_of_tensor_graph_has_summaries_not_numbers(shape: tuple[int, ...]) -> None:
+    x = torch.tensor(np.arange(np.prod(shape), dtype=np.float32).reshape(shape),
+                     requires_grad=True)
+    with record_passes() as log:
+        (x.tanh() * 2).sum().backward()
+    steps = log.graphs[0]["walk"]
+    assert len(steps) == 3
+    assert all(isinstance(s["formula"], str) and s["formula"] for s in steps)
