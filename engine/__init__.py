@@ -58,6 +58,7 @@ from engine.tensor import (
     from_numpy,
     full,
     full_like,
+    get_default_device,
     gather,
     is_tensor,
     isnan,
@@ -94,6 +95,7 @@ from engine.tensor import (
     relu,
     reshape,
     round,  # noqa: A004
+    set_default_device,
     rsqrt,
     sigmoid,
     sign,

@@ -922,6 +922,23 @@ def _nograd_binary(a: Tensor, b: Any, fn: Any) -> Tensor:
 
 # --- factories ----------------------------------------------------------------------------------
 
+_default_device: Device = CPU
+
+
+def set_default_device(device: Any) -> None:
+    """torch.set_default_device: where factories put tensors when no device is given."""
+    global _default_device
+    _default_device = parse_device(device) if device is not None else CPU
+
+
+def get_default_device() -> Device:
+    return _default_device
+
+
+def _device(device: Any) -> Device:
+    return _default_device if device is None else parse_device(device)
+
+
 
 def _infer_dtype(data: Any) -> Any:
     """PyTorch's inference for torch.tensor(list): bool, int64, or the default float32."""
@@ -961,7 +978,7 @@ def _to_nested(data: Any) -> Any:
 def tensor(data: Any, dtype: DType | None = None, device: Any = None,
            requires_grad: bool = False) -> Tensor:
     """torch.tensor: copy data (numbers, nested lists, arrays, tensors) into a new leaf."""
-    dev = parse_device(device)
+    dev = _device(device)
     if isinstance(data, Tensor):
         arr = to_numpy(data._data).copy()
         if dtype is not None:
@@ -986,7 +1003,7 @@ def tensor(data: Any, dtype: DType | None = None, device: Any = None,
         raise TypeError("Could not infer dtype of object")
     if limits.active is not None:
         limits.active.alloc(arr.size)
-    t = Tensor._wrap(move(arr, dev) if dev is not CPU else arr)
+    t = Tensor._wrap(move(arr, dev) if dev.type != "cpu" else arr)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -1022,7 +1039,7 @@ def _factory(shape: Any, dtype: DType | None, device: Any, requires_grad: bool, 
         if d < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {d}: "
                                f"{list(dims)}")
-    dev = parse_device(device)
+    dev = _device(device)
     np_dtype = (dtype or dtypes.float32).np
     n = int(np.prod(dims)) if dims else 1
     if limits.active is not None:
@@ -1089,7 +1106,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: DType | None = Non
     if limits.active is not None:
         limits.active.alloc(n)
     arr = (np.arange(n, dtype=np.float64) * vals[2] + vals[0]).astype(dtype.np)
-    t = Tensor._wrap(move(arr, parse_device(device)))
+    t = Tensor._wrap(move(arr, _device(device)))
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -1108,7 +1125,7 @@ def linspace(start: float, end: float, steps: int, dtype: DType | None = None,
         i = np.arange(steps, dtype=np.float64)
         half = steps // 2
         arr = np.where(i < half, start + step * i, end - step * (steps - 1 - i)).astype(dt)
-    t = Tensor._wrap(move(arr, parse_device(device)))
+    t = Tensor._wrap(move(arr, _device(device)))
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -1118,7 +1135,7 @@ def eye(n: int, m: int | None = None, dtype: DType | None = None, device: Any = 
     if limits.active is not None:
         limits.active.alloc(n * (m or n))
     return Tensor._wrap(move(np.eye(n, m, dtype=(dtype or dtypes.float32).np),
-                             parse_device(device)))
+                             _device(device)))
 
 
 def _random(shape: Any, dtype: DType | None, device: Any, requires_grad: bool,
@@ -1131,7 +1148,7 @@ def _random(shape: Any, dtype: DType | None, device: Any, requires_grad: bool,
         limits.active.alloc(n)
     np_dtype = (dtype or dtypes.float32).np
     arr = draw(default_generator, n, np_dtype).reshape(dims)
-    t = Tensor._wrap(move(arr, parse_device(device)))
+    t = Tensor._wrap(move(arr, _device(device)))
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -1163,7 +1180,7 @@ def randperm(n: int, dtype: DType | None = None, device: Any = None) -> Tensor:
     if limits.active is not None:
         limits.active.alloc(n)
     arr = default_generator.randperm(n).astype((dtype or dtypes.int64).np)
-    return Tensor._wrap(move(arr, parse_device(device)))
+    return Tensor._wrap(move(arr, _device(device)))
 
 
 def rand_like(t: Tensor) -> Tensor:

@@ -11,6 +11,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.staticfiles import StaticFiles
 
+from engine import backend
 from server.middleware import BodyLimitMiddleware, RateLimitMiddleware, SecurityHeadersMiddleware
 from server.routes import api, pages, train
 from server.serialize import OrjsonResponse
@@ -33,6 +34,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         api.sandbox_pool(resolved)  # start the sandbox workers before the first request
+        backend.set_cuda_memory_limit(resolved.cuda_memory_limit_bytes)  # train runs in-process
         yield
 
     app = FastAPI(

@@ -213,13 +213,8 @@ def _prepare_engine(engine: Any, device: str, seed: int) -> None:
     seed_fn = getattr(engine, "manual_seed", None)
     if seed_fn is not None:
         seed_fn(seed)
-    if device != "cpu":
-        setter = getattr(engine, "set_default_device", None)
-        if setter is None:
-            raise UserError(
-                "RuntimeError", f"device '{device}' is not supported by this engine build"
-            )
-        setter(device)
+    # Always set it: workers are reused, and a cuda job must not leak into the next cpu one.
+    engine.set_default_device(device)
 
 
 def _ms(since: float) -> float:

@@ -33,6 +33,11 @@ def main(conn: Connection, memory_limit_bytes: int) -> None:
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_AS, (memory_limit_bytes, memory_limit_bytes))
     sys.setrecursionlimit(20_000)
+    from engine import backend
+    from server.settings import get_settings
+
+    # A no-op without CuPy; with it, one program cannot take the whole card.
+    backend.set_cuda_memory_limit(get_settings().cuda_memory_limit_bytes)
     while True:
         try:
             job = conn.recv()
