@@ -8,12 +8,13 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: run test test-fast bench lint fmt typecheck frontend chromium screenshots clean help
+.PHONY: run test test-fast bench gpu-check lint fmt typecheck frontend chromium screenshots clean help
 
 help:
 	@echo "make run         start the app on http://$(HOST):$(PORT) (CPU device by default)"
 	@echo "make test        the whole test suite, browser tests included"
 	@echo "make bench       engine vs PyTorch vs NumPy, and API latency (ratios, medians)"
+	@echo "make gpu-check   on a GPU machine: CuPy parity and timings (bench/gpu_check.py)"
 	@echo "make lint        ruff, mypy, tsc, hadolint"
 	@echo "make fmt         ruff format + autofix"
 	@echo "make screenshots regenerate the README's screenshots"
@@ -56,7 +57,11 @@ test-fast: venv
 	$(PY) -m pytest -m "not e2e and not slow" $(PYTEST_ARGS)
 
 bench: venv
-	$(PY) -m bench
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) -m bench
+
+# On a machine with a GPU and CuPy: op parity on cuda, the API on cuda, MLP timings.
+gpu-check: venv
+	$(PY) -m bench.gpu_check
 
 lint: venv frontend
 	$(VENV)/bin/ruff check engine server tests bench
