@@ -9,6 +9,7 @@ const options = {
   entryPoints: {
     playground: "static/src/main.ts",
     "layout-worker": "static/src/layout-worker.ts",
+    train: "static/src/train/main.ts",
   },
   outdir: "static/dist",
   bundle: true,
