@@ -189,7 +189,9 @@ def make(
     >>> d.x_train.shape, d.x_test.shape, d.classes
     ((80, 2), (20, 2), 2)
     """
-    extra_x, extra_y = _as_points(points) if len(points) else (np.zeros((0, 2)), np.zeros(0, np.int64))
+    extra_x, extra_y = (
+        _as_points(points) if len(points) else (np.zeros((0, 2)), np.zeros(0, np.int64))
+    )
     if name is None:
         if extra_x.shape[0] < 2:
             raise ValueError("a dataset of user points needs at least 2 points")
@@ -200,8 +202,10 @@ def make(
         x_train, y_train, x_test, y_test = split(x, y, test_fraction, seed)
         if extra_x.shape[0]:
             if int(extra_y.max()) >= classes:
-                raise ValueError(f"a point's label is {int(extra_y.max())} but the dataset has "
-                                 f"{classes} classes (labels 0..{classes - 1})")
+                raise ValueError(
+                    f"a point's label is {int(extra_y.max())} but the dataset has "
+                    f"{classes} classes (labels 0..{classes - 1})"
+                )
             x_train = np.concatenate([x_train, extra_x])
             y_train = np.concatenate([y_train, extra_y])
     return Dataset(
@@ -214,5 +218,14 @@ def make(
     )
 
 
-__all__ = ["ALIASES", "BINARY", "MULTICLASS", "NAMES", "Dataset", "canonical_name", "generate",
-           "make", "split"]
+__all__ = [
+    "ALIASES",
+    "BINARY",
+    "MULTICLASS",
+    "NAMES",
+    "Dataset",
+    "canonical_name",
+    "generate",
+    "make",
+    "split",
+]

@@ -57,9 +57,9 @@ class DatasetSpec(BaseModel):
     def _consistent(self) -> DatasetSpec:
         if self.name is None and len(self.points) < 2:
             raise ValueError("give a dataset `name`, or at least 2 `points` [x, y, label]")
-        if self.name is not None and data.canonical_name(self.name) in data.BINARY:
-            if self.classes != 2:
-                raise ValueError(f"dataset {self.name!r} has exactly 2 classes")
+        binary = self.name is not None and data.canonical_name(self.name) in data.BINARY
+        if binary and self.classes != 2:
+            raise ValueError(f"dataset {self.name!r} has exactly 2 classes")
         limit = self.classes if self.name is not None else data.MAX_CLASSES
         for x, y, label in self.points:
             if not 0 <= label < limit:
@@ -218,5 +218,11 @@ class StreamEvent(BaseModel):
     data: Any
 
 
-__all__ = ["DatasetSpec", "ModelSpec", "OptimizerSpec", "TrainRequest", "TrainResponse",
-           "TrainState"]
+__all__ = [
+    "DatasetSpec",
+    "ModelSpec",
+    "OptimizerSpec",
+    "TrainRequest",
+    "TrainResponse",
+    "TrainState",
+]

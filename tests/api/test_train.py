@@ -52,7 +52,9 @@ def arrays(state: dict[str, Any]) -> list[np.ndarray]:
     [{"name": "sgd", "lr": 0.3}, {"name": "momentum", "lr": 0.1}, {"name": "adam", "lr": 0.03}],
     ids=["sgd", "momentum", "adam"],
 )
-def test_two_calls_of_100_equal_one_call_of_200_exactly(tc: TestClient, optimizer: dict[str, Any]) -> None:
+def test_two_calls_of_100_equal_one_call_of_200_exactly(
+    tc: TestClient, optimizer: dict[str, Any]
+) -> None:
     body = {**MOONS, "optimizer": optimizer}
     one = post(tc, {**body, "steps": 200})
     first = post(tc, {**body, "steps": 100})
@@ -148,8 +150,15 @@ BAD_SPECS: list[tuple[str, Any, str]] = [
     ("over parameter budget", {"model": {"hidden": [256, 256]}}, "max_train_parameters"),
     ("over step budget", {"steps": 50_000}, "steps per call"),
     ("over grid budget", {"grid": 500}, "max_boundary_grid"),
-    ("over step cost", {"dataset": {"name": "moons", "n_samples": 5000},
-                        "model": {"hidden": [64, 64, 64]}, "batch_size": 5000}, "max_train_step_cost"),
+    (
+        "over step cost",
+        {
+            "dataset": {"name": "moons", "n_samples": 5000},
+            "model": {"hidden": [64, 64, 64]},
+            "batch_size": 5000,
+        },
+        "max_train_step_cost",
+    ),
     ("state of another model", "STATE_OTHER_MODEL", "state does not match"),
     ("state with bad base64", "STATE_BAD_B64", "base64"),
     ("state with wrong byte count", "STATE_SHORT", "bytes"),
@@ -176,8 +185,9 @@ def _bad_state(tc: TestClient, kind: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("path", ["/api/v1/train", "/api/v1/train/stream"])
 @pytest.mark.parametrize(("case", "spec", "needle"), BAD_SPECS, ids=[b[0] for b in BAD_SPECS])
-def test_every_bad_spec_is_a_4xx_with_a_json_body(tc: TestClient, path: str, case: str, spec: Any,
-                                                  needle: str) -> None:
+def test_every_bad_spec_is_a_4xx_with_a_json_body(
+    tc: TestClient, path: str, case: str, spec: Any, needle: str
+) -> None:
     if isinstance(spec, str) and spec.startswith("STATE_"):
         spec = _bad_state(tc, spec)
     content = spec if isinstance(spec, str) else json.dumps(spec)
@@ -213,9 +223,10 @@ def test_stream_stops_when_the_client_disconnects() -> None:
 
     with live_server() as url:
         before = streams.steps
-        with httpx.Client(base_url=url, timeout=10) as client, client.stream(
-            "POST", "/api/v1/train/stream", json={**MOONS, "steps": 20_000}
-        ) as r:
+        with (
+            httpx.Client(base_url=url, timeout=10) as client,
+            client.stream("POST", "/api/v1/train/stream", json={**MOONS, "steps": 20_000}) as r,
+        ):
             assert r.status_code == 200
             seen = 0
             for line in r.iter_lines():

@@ -95,7 +95,9 @@ def test_add_a_point_by_clicking_the_plot(page: Page) -> None:
     box = page.get_by_test_id("boundary").bounding_box()
     assert box is not None
     before = updates(page)
-    page.get_by_test_id("boundary").click(position={"x": box["width"] * 0.9, "y": box["height"] * 0.1})
+    page.get_by_test_id("boundary").click(
+        position={"x": box["width"] * 0.9, "y": box["height"] * 0.1}
+    )
     expect(page.get_by_test_id("train-point-count")).to_have_text("1 added")
     page.wait_for_function("n => Number(document.querySelector('[data-testid=boundary]')"
                            ".dataset.updates) > n", arg=before)  # fmt: skip
@@ -142,7 +144,9 @@ def test_open_a_step_in_the_playground(page: Page) -> None:
     )
     expect(page.get_by_test_id("train-step")).to_have_text("2")  # that step was taken here too
     for name in ("W1", "b1", "h1", "logits", "loss"):
-        expect(playground.locator(f'[data-testid=graph] [data-node-name="{name}"]')).to_have_count(1)
+        expect(playground.locator(f'[data-testid=graph] [data-node-name="{name}"]')).to_have_count(
+            1
+        )
     expect(playground.get_by_test_id("stdout")).to_contain_text("loss = ")
     expect(playground.get_by_test_id("error")).to_be_hidden()
     # the backward walk of that step plays in the playground

@@ -35,17 +35,25 @@ def main() -> int:
     README_SHOT.parent.mkdir(parents=True, exist_ok=True)
     shots = [
         ("train-moons", "#spu=10", 300, "light"),
-        ("train-spiral-dark", "#data=spiral&classes=3&n=300&noise=0.05&hidden=16,16,16&spu=25", 800, "dark"),
+        (
+            "train-spiral-dark",
+            "#data=spiral&classes=3&n=300&noise=0.05&hidden=16,16,16&spu=25",
+            800,
+            "dark",
+        ),
         ("train-xor-fresh", "#data=xor&n=400", 0, "light"),
     ]
     with live_server() as url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(**CHROMIUM_LAUNCH_ARGS)
         for name, hash_, steps, theme in shots:
-            context = browser.new_context(viewport={"width": 1280, "height": 800},
-                                          color_scheme=theme)  # type: ignore[arg-type]
+            context = browser.new_context(
+                viewport={"width": 1280, "height": 800}, color_scheme=theme
+            )  # type: ignore[arg-type]
             page = context.new_page()
             page.goto(f"{url}/train{hash_}")
-            page.wait_for_function("document.querySelector('[data-testid=boundary]').dataset.updates")
+            page.wait_for_function(
+                "document.querySelector('[data-testid=boundary]').dataset.updates"
+            )
             if steps:
                 train_until(page, steps)
             path = OUT / f"{name}.png"

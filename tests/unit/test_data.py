@@ -88,11 +88,13 @@ LEARNED = [
 ]
 
 
-@pytest.mark.parametrize(("name", "spec", "hidden", "steps", "accuracy"), LEARNED,
-                         ids=[row[0] for row in LEARNED])
+@pytest.mark.parametrize(
+    ("name", "spec", "hidden", "steps", "accuracy"), LEARNED, ids=[row[0] for row in LEARNED]
+)
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_dataset_is_learned(name: str, spec: dict[str, float], hidden: list[int], steps: int,
-                            accuracy: float, seed: int) -> None:
+def test_dataset_is_learned(
+    name: str, spec: dict[str, float], hidden: list[int], steps: int, accuracy: float, seed: int
+) -> None:
     req = TrainRequest.model_validate({
         "dataset": {"name": name, "seed": seed, **spec},
         "model": {"hidden": hidden, "activation": "tanh"},

@@ -1,0 +1,146 @@
+"""Train steps per second for the 2-16-16-2 model: through /api/v1/train vs the engine directly.
+
+Three contestants, timed in alternation (bench.timing.interleaved_medians), 10 steps a call:
+
+- engine: a plain lesson-style loop on ``engine`` (nn.Sequential, CrossEntropyLoss, Adam);
+- service: server.train.train() called in-process (adds per-step evaluation on the full train
+  and test sets, the boundary grid and the state encoding);
+- api: POST /api/v1/train through FastAPI's TestClient, passing the state back each call
+  (adds JSON parsing and validation, routing, middleware and orjson encoding).
+
+Target (issue 5): the API costs at most 1.5x the engine per step at 10 steps a call.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+STEPS_PER_CALL = 10
+TARGET = 1.5
+SPEC: dict[str, Any] = {
+    "dataset": {"name": "moons", "n_samples": 200, "noise": 0.1, "test_fraction": 0.3, "seed": 0},
+    "model": {"hidden": [16, 16], "activation": "tanh"},
+    "optimizer": {"name": "adam", "lr": 0.03},
+    "batch_size": 32,
+    "seed": 0,
+    "steps": STEPS_PER_CALL,
+    "grid": 40,
+}
+
+
+def _engine_loop() -> Any:
+    import engine as torch
+    from engine import data, nn
+
+    ds = data.make("moons", n_samples=200, noise=0.1, test_fraction=0.3, seed=0)
+    torch.manual_seed(0)
+    model = nn.Sequential(
+        nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 2)
+    )
+    loss_fn = nn.CrossEntropyLoss()
+    opt = torch.optim.Adam(model.parameters(), lr=0.03)
+    rng = np.random.default_rng(0)
+    state = {"step": 0}
+
+    def ten_steps() -> None:
+        for _ in range(STEPS_PER_CALL):
+            rows = rng.choice(ds.n_train, 32, replace=False)
+            x, y = torch.tensor(ds.x_train[rows]), torch.tensor(ds.y_train[rows])
+            loss = loss_fn(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            state["step"] += 1
+
+    return ten_steps
+
+
+def _service_loop() -> Any:
+    from server.settings import Settings
+    from server.train import train
+    from server.train_schemas import TrainRequest
+
+    settings = Settings()
+    carried: dict[str, Any] = {"state": None}
+
+    def ten_steps() -> None:
+        req = TrainRequest.model_validate({**SPEC, "state": carried["state"]})
+        carried["state"] = train(req, settings)["state"]
+
+    return ten_steps
+
+
+def _api_loop() -> tuple[Any, Any]:
+    from fastapi.testclient import TestClient
+
+    from server.app import create_app
+    from server.settings import Settings
+
+    client = TestClient(create_app(Settings(rate_limit_per_minute=0, sandbox_workers=1)))
+    client.__enter__()
+    carried: dict[str, Any] = {"state": None}
+
+    def ten_steps() -> None:
+        r = client.post("/api/v1/train", json={**SPEC, "state": carried["state"]})
+        r.raise_for_status()
+        carried["state"] = r.json()["state"]
+
+    return ten_steps, client
+
+
+def run(quick: bool = False) -> list[dict[str, Any]]:
+    """One row per contestant: seconds per step, steps per second, cost relative to the engine."""
+    from bench.timing import interleaved_medians
+
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    api, client = _api_loop()
+    try:
+        medians = interleaved_medians(
+            {"engine": _engine_loop(), "service": _service_loop(), "api": api},
+            min_time=0.3 if quick else 1.0,
+            repeats=9 if quick else 15,
+        )
+    finally:
+        client.__exit__(None, None, None)
+    base = medians["engine"] / STEPS_PER_CALL
+    titles = {
+        "engine": "engine directly (lesson loop)",
+        "service": "server.train in-process",
+        "api": "POST /api/v1/train (TestClient)",
+    }
+    rows = []
+    for key, seconds in medians.items():
+        per_step = seconds / STEPS_PER_CALL
+        rows.append({
+            "workload": f"2-16-16-2, batch 32, {STEPS_PER_CALL} steps/call: {titles[key]}",
+            "s_per_step": per_step,
+            "steps_per_s": 1.0 / per_step,
+            "vs_engine": per_step / base,
+            "target_vs_engine": TARGET if key == "api" else None,
+        })  # fmt: skip
+    return rows
+
+
+def main(quick: bool = False) -> None:
+    """Print the rows as a markdown table (``python -m bench`` calls this)."""
+    rows = run(quick)
+    print("| workload | µs / step | steps / s | × engine (target) |")
+    print("|---|---|---|---|")
+    for r in rows:
+        target = r["target_vs_engine"]
+        mark = (
+            ""
+            if target is None
+            else (f" (≤ {target}) " + ("✓" if r["vs_engine"] <= target else "✗"))
+        )
+        print(
+            f"| {r['workload']} | {r['s_per_step'] * 1e6:,.0f} | {r['steps_per_s']:,.0f} "
+            f"| {r['vs_engine']:.2f}×{mark} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
