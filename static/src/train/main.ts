@@ -58,6 +58,7 @@ class TrainPage {
   private updates = 0;
   private stamps: number[] = [];
   private program: string | null = null;
+  private parameters = 0;
 
   constructor() {
     setupTheme(byId("theme-toggle", HTMLButtonElement));
@@ -224,8 +225,9 @@ class TrainPage {
     const canvas = byId("boundary", HTMLCanvasElement);
     canvas.dataset.updates = String(this.updates);
     const steps = response.history.length && response.state.step > 0 ? this.stamps.length * this.store.settings.speed : 0;
+    this.parameters = response.parameters;
     byId("train-rate", HTMLElement).textContent = this.playing
-      ? `${this.stamps.length} updates/s · ${steps} steps/s · ${response.parameters} params`
+      ? `${this.stamps.length} updates/s · ${steps} steps/s`
       : `${response.parameters} parameters`;
   }
 
@@ -239,6 +241,7 @@ class TrainPage {
     this.playing = playing;
     this.playButton.textContent = playing ? "❚❚ Pause" : "▶ Play";
     this.playButton.setAttribute("aria-pressed", String(playing));
+    if (!playing && this.parameters) byId("train-rate", HTMLElement).textContent = `${this.parameters} parameters`;
     if (playing) void this.playLoop();
   }
 
