@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import numpy as _np
+
 from engine import autograd, backend, dtypes, limits
 from engine.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from engine.backend import Device as device
@@ -125,6 +127,9 @@ from engine.tensor import (
 from engine import cuda, nn, optim  # noqa: E402  (they import the names above)
 
 FloatTensor = Tensor
+
+# PyTorch semantics: overflow, division by zero and invalid operations silently give inf/nan.
+_np.seterr(all="ignore")
 __version__ = "0.1.0"
 
 

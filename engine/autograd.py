@@ -8,10 +8,10 @@ Recording costs one ``is not None`` test per node when it is off.
 from __future__ import annotations
 
 import itertools
-import operator
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -258,28 +258,6 @@ def _sum_to(g: Any, shape: tuple[int, ...]) -> Any:
     return g
 
 
-_by_seq = operator.attrgetter("seq")
-
-
-def _topo_nodes(roots: Sequence[Node]) -> list[Node]:
-    """Every node reachable from the roots, latest first (PyTorch's sequence-number order)."""
-    seen: set[int] = set()
-    stack = list(roots)
-    found: list[Node] = []
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        found.append(node)
-        for x in node.inputs:
-            fn = getattr(x, "grad_fn", None)
-            if fn is not None and id(fn) not in seen:
-                stack.append(fn)
-    found.sort(key=_by_seq, reverse=True)
-    return found
-
-
 def run_backward(
     roots: Sequence[Tensor],
     grads: Sequence[Any],
@@ -288,34 +266,37 @@ def run_backward(
     accumulate: bool = True,
 ) -> dict[int, Any]:
     """The backward loop. Accumulates into leaves' ``.grad`` (or, for ``grad()``, returns the
-    gradients of ``inputs`` keyed by ``id``). Written flat: it runs once per node."""
+    gradients of ``inputs`` keyed by ``id``).
+
+    Nodes run in decreasing sequence number, as in PyTorch's engine: every consumer of a node
+    was recorded after it, so when a node is popped from the max-heap all of its gradient has
+    arrived. Written flat, because it runs once per node.
+    """
     log = _recorder.log
     steps: list[WalkStep] | None = [] if log is not None else None
-    buffers: dict[int, Any] = {}  # id(node) -> summed upstream gradient
-    leaf_grads: dict[int, Any] = {}  # id(leaf) -> gradient summed in this pass
-    owned: dict[int, bool] = {}  # id(leaf) -> its summed gradient is a fresh array we may keep
-    leaves: dict[int, Tensor] = {}
+    buffers: dict[Node, Any] = {}  # node -> summed upstream gradient
+    leaf_grads: dict[Any, Any] = {}  # leaf tensor -> gradient summed in this pass
+    owned: dict[Any, bool] = {}  # leaf -> its summed gradient is a fresh array we may keep
     wanted = {id(t) for t in inputs} if inputs is not None else None
     captured: dict[int, Any] = {}
     node_grads: dict[int, Any] = {}  # for the recorder: total gradient of each node's output
-
-    root_nodes = []
+    heap: list[tuple[int, Node]] = []
     for t, g in zip(roots, grads, strict=True):
-        if t.grad_fn is None:  # a leaf root
-            lk = id(t)
-            leaves[lk] = t
-            leaf_grads[lk] = leaf_grads[lk] + g if lk in leaf_grads else g
-            owned[lk] = False
+        fn = t.grad_fn
+        if fn is None:  # a leaf root
+            leaf_grads[t] = leaf_grads[t] + g if t in leaf_grads else g
+            owned[t] = False
             continue
-        key = id(t.grad_fn)
-        buffers[key] = buffers[key] + g if key in buffers else g
-        root_nodes.append(t.grad_fn)
+        if fn in buffers:
+            buffers[fn] = buffers[fn] + g
+        else:
+            buffers[fn] = g
+            heappush(heap, (-fn.seq, fn))
 
     pop = buffers.pop
-    for node in _topo_nodes(root_nodes):
-        g = pop(id(node), None)
-        if g is None:
-            continue
+    while heap:
+        node = heappop(heap)[1]
+        g = pop(node)
         op = node.op
         if node.freed and op.saves:
             raise RuntimeError(_FREED_MSG)
@@ -353,19 +334,18 @@ def run_backward(
                 gi = gi.astype(xd.dtype)
             fn = x.grad_fn
             if fn is None:
-                lk = id(x)
-                if lk in leaf_grads:
-                    acc = leaf_grads[lk] + gi
-                    owned[lk] = True
+                if x in leaf_grads:
+                    acc = leaf_grads[x] + gi
+                    owned[x] = True
                 else:
                     acc = gi
-                    leaves[lk] = x
-                    owned[lk] = gi is not g and getattr(gi, "base", None) is None
-                leaf_grads[lk] = acc
+                    owned[x] = gi is not g and getattr(gi, "base", None) is None
+                leaf_grads[x] = acc
+            elif fn in buffers:
+                acc = buffers[fn] = buffers[fn] + gi
             else:
-                fk = id(fn)
-                acc = buffers[fk] + gi if fk in buffers else gi
-                buffers[fk] = acc
+                acc = buffers[fn] = gi
+                heappush(heap, (-fn.seq, fn))
             if step is not None:
                 total = acc
                 if fn is None and accumulate and x.grad is not None:
@@ -377,17 +357,16 @@ def run_backward(
             node.freed = True
 
     result: dict[int, Any] = {}
-    for lk, g in leaf_grads.items():
-        leaf = leaves[lk]
+    for leaf, g in leaf_grads.items():
         if wanted is not None:
-            if lk in wanted:
-                result[lk] = g
+            if id(leaf) in wanted:
+                result[id(leaf)] = g
             continue
         if accumulate and leaf.requires_grad:
             if leaf.grad is None:
                 # Keep the array when this pass made it; copy one that is shared or a view.
-                leaf.grad = _wrap_grad(g if owned[lk] and getattr(g.flags, "writeable", True)
-                                      else g.copy(), leaf)
+                keep = owned[leaf] and getattr(g.flags, "writeable", True)
+                leaf.grad = _wrap_grad(g if keep else g.copy(), leaf)
             else:
                 try:
                     leaf.grad._data += g  # in place, as PyTorch's AccumulateGrad

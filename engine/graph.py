@@ -157,7 +157,10 @@ class _Exporter:
         parts.update({k: fmt_number(float(v)) for k, v in (node.attrs or {}).items()
                       if isinstance(v, int | float) and not isinstance(v, bool)})
         expr = _fill(node.op.symbol, parts)
-        label = name or (expr if len(expr) <= LABEL_MAX else f"{node.op.name}#{gid[1:]}")
+        short = expr if len(expr) <= LABEL_MAX else None
+        if short is None:
+            short = "L" if out is self.root else f"{node.op.name}#{gid[1:]}"
+        label = name or short
         value = out._data if out is not None else None
         grad = self.node_grads.get(id(out)) if out is not None else None
         self.nodes.append({

@@ -164,9 +164,9 @@ TANH = _row(Op("tanh", "TanhBackward0", lambda xp, a: xp.tanh(a),
 
 
 def _sigmoid(xp: ModuleType, a: Array) -> Array:
-    # NOTE: split by sign so exp never overflows (1/(1+e^-a) for a >= 0, e^a/(1+e^a) below).
-    e = xp.exp(-xp.abs(a))
-    return xp.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
+    # NOTE: 1/(1+e^-a) as PyTorch's CPU kernel computes it; e^-a may overflow to inf for very
+    # negative a, giving exactly 0 as PyTorch does (the engine silences NumPy's FP warnings).
+    return 1 / (1 + xp.exp(-a))
 
 
 SIGMOID = _row(Op("sigmoid", "SigmoidBackward0", _sigmoid,
@@ -248,7 +248,9 @@ SUM = _row(Op("sum", "SumBackward0", _sum_fwd, _sum_vjp, ("1",), "Σ {a}", saves
 
 
 def _mean_fwd(xp: ModuleType, a: Array, axis: Any, keepdim: bool) -> Array:
-    return a.mean(axis=axis, keepdims=keepdim)
+    # sum / count rather than ndarray.mean, whose Python-level wrapper costs microseconds
+    total = a.sum(axis=axis, keepdims=keepdim)
+    return total / (a.size // max(total.size, 1) if a.size else 0)
 
 
 def _mean_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -484,7 +486,7 @@ TO_COPY = _row(Op("to", "ToCopyBackward0", lambda xp, a, dtype: a.astype(dtype),
 
 def _reduce(xp: ModuleType, loss: Array, reduction: str) -> Array:
     if reduction == "mean":
-        return loss.mean()
+        return loss.sum() / loss.size
     if reduction == "sum":
         return loss.sum()
     return loss
@@ -504,8 +506,12 @@ def _mse_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> 
     return (d if n[0] else None, -d if n[1] else None)
 
 
-MSE = _row(Op("mse_loss", "MseLossBackward0",
-              lambda xp, a, b, reduction: _reduce(xp, (a - b) ** 2, reduction), _mse_vjp,
+def _mse_fwd(xp: ModuleType, a: Array, b: Array, reduction: str) -> Array:
+    d = a - b
+    return _reduce(xp, d * d, reduction)
+
+
+MSE = _row(Op("mse_loss", "MseLossBackward0", _mse_fwd, _mse_vjp,
               ("2·({a} − {b})/N", "−2·({a} − {b})/N"), "mse({a}, {b})"))
 
 

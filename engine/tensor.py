@@ -222,8 +222,7 @@ class Tensor:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self._data.shape[0]))
 
-    def __hash__(self) -> int:
-        return id(self)
+    __hash__ = object.__hash__  # identity, at C speed (== is elementwise, as in PyTorch)
 
     def __repr__(self) -> str:
         text = self._repr()
@@ -549,43 +548,43 @@ class Tensor:
 
     # --- elementwise ----------------------------------------------------------------------------
     def exp(self) -> Tensor:
-        return apply(O.EXP, (self,))
+        return _apply1(O.EXP, self)
 
     def log(self) -> Tensor:
-        return apply(O.LOG, (self,))
+        return _apply1(O.LOG, self)
 
     def log1p(self) -> Tensor:
-        return apply(O.LOG1P, (self,))
+        return _apply1(O.LOG1P, self)
 
     def sqrt(self) -> Tensor:
-        return apply(O.SQRT, (self,))
+        return _apply1(O.SQRT, self)
 
     def rsqrt(self) -> Tensor:
-        return apply(O.RSQRT, (self,))
+        return _apply1(O.RSQRT, self)
 
     def abs(self) -> Tensor:
-        return apply(O.ABS, (self,))
+        return _apply1(O.ABS, self)
 
     def sin(self) -> Tensor:
-        return apply(O.SIN, (self,))
+        return _apply1(O.SIN, self)
 
     def cos(self) -> Tensor:
-        return apply(O.COS, (self,))
+        return _apply1(O.COS, self)
 
     def tanh(self) -> Tensor:
-        return apply(O.TANH, (self,))
+        return _apply1(O.TANH, self)
 
     def sigmoid(self) -> Tensor:
-        return apply(O.SIGMOID, (self,))
+        return _apply1(O.SIGMOID, self)
 
     def relu(self) -> Tensor:
-        return apply(O.RELU, (self,))
+        return _apply1(O.RELU, self)
 
     def neg(self) -> Tensor:
-        return apply(O.NEG, (self,))
+        return _apply1(O.NEG, self)
 
     def reciprocal(self) -> Tensor:
-        return apply(O.RECIPROCAL, (self,))
+        return _apply1(O.RECIPROCAL, self)
 
     def square(self) -> Tensor:
         return pow(self, 2)
@@ -715,13 +714,13 @@ class Tensor:
         return matmul(_as_tensor(other), self)
 
     def __neg__(self) -> Tensor:
-        return apply(O.NEG, (self,))
+        return _apply1(O.NEG, self)
 
     def __pos__(self) -> Tensor:
         return self
 
     def __abs__(self) -> Tensor:
-        return apply(O.ABS, (self,))
+        return _apply1(O.ABS, self)
 
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
         return _compare(self, other, np.equal)
@@ -819,6 +818,72 @@ def apply(op: O.Op, inputs: tuple[Any, ...], attrs: dict[str, Any] | None = None
     return out
 
 
+def _apply1(op: O.Op, a: Tensor) -> Tensor:
+    """apply() for one tensor input and no attributes: the elementwise fast path."""
+    ad = a._data
+    lim = limits.active
+    if lim is not None or ad.__class__ is not _ndarray:
+        return apply(op, (a,))
+    data = op.forward(np, ad)
+    if data.__class__ is not _ndarray:
+        data = np.asarray(data)
+    out = _new(Tensor)
+    out._data = data
+    out.grad = None
+    out._version = 0
+    if a.requires_grad:
+        if _mode.enabled:
+            node = Node(op, (a,), None, None, _NEEDS_1)
+            node.out = weakref.ref(out)
+            out.grad_fn = node
+            out.requires_grad = True
+            return out
+        out._untracked = "computed under torch.no_grad()"
+    out.grad_fn = None
+    out.requires_grad = False
+    return out
+
+
+_NEEDS_1 = [True]
+_NEEDS_TT = [True, True]
+_NEEDS_TF = [True, False]
+_NEEDS_FT = [False, True]
+
+
+def _apply2(op: O.Op, a: Tensor, b: Any) -> Tensor:
+    """apply() for a tensor and a tensor-or-scalar of matching dtype: the binary fast path."""
+    ad = a._data
+    bt = b.__class__ is Tensor
+    bd = b._data if bt else b
+    lim = limits.active
+    if lim is not None or ad.__class__ is not _ndarray:
+        return apply(op, (a, b))
+    try:
+        data = op.forward(np, ad, bd)
+    except ValueError as exc:
+        raise _shape_error(op, [ad, bd], exc) from None
+    if data.__class__ is not _ndarray:
+        data = np.asarray(data)
+    out = _new(Tensor)
+    out._data = data
+    out.grad = None
+    out._version = 0
+    ra = a.requires_grad
+    rb = bt and b.requires_grad
+    if ra or rb:
+        if _mode.enabled:
+            node = Node(op, (a, b), None, None,
+                        (_NEEDS_TT if rb else _NEEDS_TF) if ra else _NEEDS_FT)
+            node.out = weakref.ref(out)
+            out.grad_fn = node
+            out.requires_grad = True
+            return out
+        out._untracked = "computed under torch.no_grad()"
+    out.grad_fn = None
+    out.requires_grad = False
+    return out
+
+
 def _shape_error(op: O.Op, arrays: list[Any], exc: Exception) -> Exception:
     msg = str(exc)
     shapes = [a.shape for a in arrays if hasattr(a, "shape")]
@@ -859,12 +924,14 @@ def _result_dtype(a: Any, b: Any) -> Any:
 
 def binary(op: O.Op, a: Tensor, b: Any) -> Tensor:
     """A binary elementwise op with PyTorch's promotion (``b`` may be a Python scalar)."""
+    if b.__class__ is float and a._data.dtype.kind == "f":  # the commonest case first
+        return _apply2(op, a, b)
     if b.__class__ is Tensor:
         ad, bd = a._data.dtype, b._data.dtype
         if ad is bd or ad == bd:
             if op is O.DIV and ad.kind != "f":
                 return apply(op, (a, b), out_dtype=np.float32)
-            return apply(op, (a, b))
+            return _apply2(op, a, b)
         target = _result_dtype(a, b)
         if op is O.DIV and target.kind != "f":
             target = np.dtype(np.float32)
@@ -881,7 +948,7 @@ def binary(op: O.Op, a: Tensor, b: Any) -> Tensor:
                            not isinstance(b, bool)):
             if op is O.DIV and kind != "f":
                 return apply(op, (a, b), out_dtype=np.float32)
-            return apply(op, (a, b))
+            return _apply2(op, a, b)
         target = _result_dtype(a, b)
         if op is O.DIV and target.kind != "f":
             target = np.dtype(np.float32)
@@ -1252,12 +1319,12 @@ def rpow(base: Any, exponent: Tensor) -> Tensor:
 
 def _unary(op: O.Op) -> Any:
     def fn(a: Tensor) -> Tensor:
-        if not isinstance(a, Tensor):
+        if a.__class__ is not Tensor:
             raise TypeError(f"{op.name}(): argument 'input' (position 1) must be Tensor, not "
                             f"{type(a).__name__}")
         if a._data.dtype.kind != "f" and op.name not in ("neg", "abs", "relu"):
             a = _as_float(a)
-        return apply(op, (a,))
+        return _apply1(op, a)
 
     fn.__name__ = op.name
     fn.__doc__ = f"torch.{op.name}"

@@ -36,6 +36,8 @@ def _reduction(reduction: str) -> str:
 
 
 def _same_shape_or_broadcast(a: Tensor, b: Tensor) -> None:
+    if a._data.shape == b._data.shape:
+        return
     try:
         np.broadcast_shapes(a._data.shape, b._data.shape)
     except ValueError:

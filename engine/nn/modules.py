@@ -42,6 +42,8 @@ class Module:
         if params is None:
             raise AttributeError(
                 "cannot assign module attributes before Module.__init__() call")
+        # Parameters and sub-modules are registered *and* mirrored in the instance dict, so
+        # reading self.weight in forward() is a plain attribute lookup, not __getattr__.
         if isinstance(value, Tensor) and value._param:
             params[name] = value
             self._modules.pop(name, None)
@@ -53,8 +55,7 @@ class Module:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
                                 "(torch.nn.Parameter or None expected)")
             params[name] = value
-        else:
-            object.__setattr__(self, name, value)
+        object.__setattr__(self, name, value)
 
     def __getattr__(self, name: str) -> Any:
         d = self.__dict__
