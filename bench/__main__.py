@@ -21,15 +21,19 @@ def engine_table(quick: bool) -> None:
 
     rows = engine_bench.run(quick=quick)
     print("\n## Engine vs PyTorch (CPU, 1 thread) vs hand-written NumPy — medians\n")
-    print("| workload | engine | PyTorch | NumPy | engine/PyTorch (target) | engine/NumPy (target) |")
+    print(
+        "| workload | engine | PyTorch | NumPy | engine/PyTorch (target) | engine/NumPy (target) |"
+    )
     print("|---|---|---|---|---|---|")
     for r in rows:
         torch_t = fmt_us(r["torch_s"]) if r["torch_s"] else "n/a"
         tt = f" (≤ {r['target_vs_torch']})" if r["target_vs_torch"] else ""
         tn = f" (≤ {r['target_vs_numpy']})" if r["target_vs_numpy"] else ""
-        print(f"| {r['title']} | {fmt_us(r['engine_s'])} | {torch_t} | {fmt_us(r['numpy_s'])} "
-              f"| {_fmt_ratio(r['vs_torch'], r['target_vs_torch'])}{tt} "
-              f"| {_fmt_ratio(r['vs_numpy'], r['target_vs_numpy'])}{tn} |")
+        print(
+            f"| {r['title']} | {fmt_us(r['engine_s'])} | {torch_t} | {fmt_us(r['numpy_s'])} "
+            f"| {_fmt_ratio(r['vs_torch'], r['target_vs_torch'])}{tt} "
+            f"| {_fmt_ratio(r['vs_numpy'], r['target_vs_numpy'])}{tn} |"
+        )
 
 
 def optional_table(module: str, title: str) -> None:

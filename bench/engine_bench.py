@@ -9,6 +9,7 @@ Workloads (forward + backward + update where there is one):
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable
 from typing import Any
@@ -67,7 +68,7 @@ def chain_lib(lib: Any) -> Callable[[], None]:
 
     def step() -> None:
         h = x
-        for i in range(CHAIN_OPS // 4):
+        for _ in range(CHAIN_OPS // 4):
             h = (h * 1.01).tanh() + 0.5
             h = h.sigmoid()
         x.grad = None
@@ -98,15 +99,19 @@ def chain_numpy() -> Callable[[], None]:
 # --- MLPs ---------------------------------------------------------------------------------------
 def _init(sizes: list[int], seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
     rng = np.random.default_rng(seed)
-    return [((rng.uniform(-1, 1, (o, i)) / np.sqrt(i)).astype(np.float32),
-             (rng.uniform(-1, 1, o) / np.sqrt(i)).astype(np.float32))
-            for i, o in zip(sizes[:-1], sizes[1:], strict=True)]
+    return [
+        (
+            (rng.uniform(-1, 1, (o, i)) / np.sqrt(i)).astype(np.float32),
+            (rng.uniform(-1, 1, o) / np.sqrt(i)).astype(np.float32),
+        )
+        for i, o in itertools.pairwise(sizes)
+    ]
 
 
 def mlp_lib(lib: Any, sizes: list[int], batch: int, act: str, loss: str) -> Callable[[], None]:
     nn = lib.nn
     layers: list[Any] = []
-    for (w, b) in _init(sizes, 0):
+    for w, b in _init(sizes, 0):
         lin = nn.Linear(w.shape[1], w.shape[0])
         with lib.no_grad():
             lin.weight.copy_(lib.tensor(w))
@@ -173,20 +178,34 @@ def mlp_numpy(sizes: list[int], batch: int, act: str, loss: str) -> Callable[[],
     return step
 
 
-WORKLOADS: list[tuple[str, str, Callable[[Any], Callable[[], None]], Callable[[], Callable[[], None]], int]] = [
+WORKLOADS: list[
+    tuple[str, str, Callable[[Any], Callable[[], None]], Callable[[], Callable[[], None]], int]
+] = [
     ("tiny", "lessons' tiny step", tiny_engine, tiny_numpy, 1),
-    ("chain", f"{CHAIN_OPS} small elementwise ops, fwd+bwd (per op)", chain_lib, chain_numpy,
-     CHAIN_OPS),
-    ("mlp2d", "2-16-16-1 tanh MLP step, 200 points",
-     lambda lib: mlp_lib(lib, [2, 16, 16, 1], 200, "tanh", "mse"),
-     lambda: mlp_numpy([2, 16, 16, 1], 200, "tanh", "mse"), 1),
-    ("mnist", "784-256-256-10 ReLU MLP step, CE, batch 128",
-     lambda lib: mlp_lib(lib, [784, 256, 256, 10], 128, "relu", "ce"),
-     lambda: mlp_numpy([784, 256, 256, 10], 128, "relu", "ce"), 1),
+    (
+        "chain",
+        f"{CHAIN_OPS} small elementwise ops, fwd+bwd (per op)",
+        chain_lib,
+        chain_numpy,
+        CHAIN_OPS,
+    ),
+    (
+        "mlp2d",
+        "2-16-16-1 tanh MLP step, 200 points",
+        lambda lib: mlp_lib(lib, [2, 16, 16, 1], 200, "tanh", "mse"),
+        lambda: mlp_numpy([2, 16, 16, 1], 200, "tanh", "mse"),
+        1,
+    ),
+    (
+        "mnist",
+        "784-256-256-10 ReLU MLP step, CE, batch 128",
+        lambda lib: mlp_lib(lib, [784, 256, 256, 10], 128, "relu", "ce"),
+        lambda: mlp_numpy([784, 256, 256, 10], 128, "relu", "ce"),
+        1,
+    ),
 ]
 
-TARGETS = {"tiny": (0.25, None), "chain": (0.5, None), "mlp2d": (0.35, 1.4),
-           "mnist": (0.9, 1.15)}
+TARGETS = {"tiny": (0.25, None), "chain": (0.5, None), "mlp2d": (0.35, 1.4), "mnist": (0.9, 1.15)}
 
 
 def run(quick: bool = False) -> list[dict[str, Any]]:
@@ -200,11 +219,17 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         t_engine, t_numpy = medians["engine"] / per, medians["numpy"] / per
         t_torch = medians["torch"] / per if torch is not None else None
         target_t, target_np = TARGETS[key]
-        rows.append({
-            "workload": key, "title": title, "engine_s": t_engine, "torch_s": t_torch,
-            "numpy_s": t_numpy,
-            "vs_torch": t_engine / t_torch if t_torch else None,
-            "vs_numpy": t_engine / t_numpy,
-            "target_vs_torch": target_t, "target_vs_numpy": target_np,
-        })
+        rows.append(
+            {
+                "workload": key,
+                "title": title,
+                "engine_s": t_engine,
+                "torch_s": t_torch,
+                "numpy_s": t_numpy,
+                "vs_torch": t_engine / t_torch if t_torch else None,
+                "vs_numpy": t_engine / t_numpy,
+                "target_vs_torch": target_t,
+                "target_vs_numpy": target_np,
+            }
+        )
     return rows

@@ -17,6 +17,7 @@ It prints, in order:
 from __future__ import annotations
 
 import argparse
+import itertools
 import statistics
 import sys
 import time
@@ -62,19 +63,33 @@ def op_parity(device: str) -> tuple[int, int]:
                     results = []
                     for dev in ("cpu", device):
                         engine.set_default_device(dev)
-                        ts = [engine.tensor(a, dtype=dtype, device=dev, requires_grad=True)
-                              for a in arrays]
+                        ts = [
+                            engine.tensor(a, dtype=dtype, device=dev, requires_grad=True)
+                            for a in arrays
+                        ]
                         out = fn(engine, *ts)
-                        g = engine.tensor(np.linspace(-1, 1, out.numel()).reshape(out.shape),
-                                          dtype=dtype, device=dev)
+                        g = engine.tensor(
+                            np.linspace(-1, 1, out.numel()).reshape(out.shape),
+                            dtype=dtype,
+                            device=dev,
+                        )
                         out.backward(g)
-                        results.append((out.detach().cpu().numpy(),
-                                        [t.grad.cpu().numpy() if t.grad is not None else None
-                                         for t in ts]))
+                        results.append(
+                            (
+                                out.detach().cpu().numpy(),
+                                [t.grad.cpu().numpy() if t.grad is not None else None for t in ts],
+                            )
+                        )
                     (v0, g0), (v1, g1) = results
                     err_v = float(np.max(np.abs(v0 - v1))) if v0.size else 0.0
-                    err_g = max((float(np.max(np.abs(a - b))) for a, b in zip(g0, g1, strict=True)
-                                 if a is not None and b is not None and a.size), default=0.0)
+                    err_g = max(
+                        (
+                            float(np.max(np.abs(a - b)))
+                            for a, b in zip(g0, g1, strict=True)
+                            if a is not None and b is not None and a.size
+                        ),
+                        default=0.0,
+                    )
                     scale = max(1.0, float(np.max(np.abs(v0))) if v0.size else 1.0)
                     ok = err_v <= tol * scale and err_g <= tol * 10 * scale
                     ok = ok and all((a is None) == (b is None) for a, b in zip(g0, g1, strict=True))
@@ -85,8 +100,10 @@ def op_parity(device: str) -> tuple[int, int]:
                     engine.set_default_device("cpu")
                 passed += ok
                 failed += not ok
-                print(f"| {name} | {i} | {dtype} | {err_v:.2e} | {err_g:.2e} | "
-                      f"{'pass' if ok else 'FAIL'} |")
+                print(
+                    f"| {name} | {i} | {dtype} | {err_v:.2e} | {err_g:.2e} | "
+                    f"{'pass' if ok else 'FAIL'} |"
+                )
     print(f"\nop parity: {passed} passed, {failed} failed")
     return passed, failed
 
@@ -109,26 +126,42 @@ def api_parity(device: str) -> tuple[int, int]:
         a, b = run["cpu"], run[device]
         grads = [(n["name"], n["grad"]) for n in (a.get("graph") or {}).get("nodes", [])]
         grads_dev = [(n["name"], n["grad"]) for n in (b.get("graph") or {}).get("nodes", [])]
-        ok = bool(a.get("ok")) and bool(b.get("ok")) and a["stdout"] == b["stdout"] and \
-            grads == grads_dev and b.get("device") == device
-        print(f"/api/v1/run tiny example on {device}: {'pass' if ok else 'FAIL'} "
-              f"(device field {b.get('device')!r}, error {b.get('error')})")
+        ok = (
+            bool(a.get("ok"))
+            and bool(b.get("ok"))
+            and a["stdout"] == b["stdout"]
+            and grads == grads_dev
+            and b.get("device") == device
+        )
+        print(
+            f"/api/v1/run tiny example on {device}: {'pass' if ok else 'FAIL'} "
+            f"(device field {b.get('device')!r}, error {b.get('error')})"
+        )
         passed += ok
         failed += not ok
-        spec = {"dataset": {"name": "moons", "n_samples": 200, "noise": 0.1, "seed": 0},
-                "model": {"hidden": [16, 16], "activation": "tanh"},
-                "optimizer": {"name": "adam", "lr": 0.02}, "batch_size": 32, "steps": 100,
-                "seed": 0}
+        spec = {
+            "dataset": {"name": "moons", "n_samples": 200, "noise": 0.1, "seed": 0},
+            "model": {"hidden": [16, 16], "activation": "tanh"},
+            "optimizer": {"name": "adam", "lr": 0.02},
+            "batch_size": 32,
+            "steps": 100,
+            "seed": 0,
+        }
         train = {}
         for dev in ("cpu", device):
             r = client.post("/api/v1/train", json={**spec, "device": dev})
-            train[dev] = r.json() if r.status_code == 200 else {"status": r.status_code,
-                                                                 "body": r.text[:300]}
+            train[dev] = (
+                r.json()
+                if r.status_code == 200
+                else {"status": r.status_code, "body": r.text[:300]}
+            )
         ha, hb = train["cpu"].get("history"), train[device].get("history")
         ok = bool(ha) and bool(hb) and abs(ha[-1]["train_loss"] - hb[-1]["train_loss"]) < 1e-3
-        print(f"/api/v1/train moons 100 steps on {device}: {'pass' if ok else 'FAIL'} "
-              f"(final train loss cpu {ha[-1]['train_loss'] if ha else None}, "
-              f"{device} {hb[-1]['train_loss'] if hb else train[device]})")
+        print(
+            f"/api/v1/train moons 100 steps on {device}: {'pass' if ok else 'FAIL'} "
+            f"(final train loss cpu {ha[-1]['train_loss'] if ha else None}, "
+            f"{device} {hb[-1]['train_loss'] if hb else train[device]})"
+        )
         passed += ok
         failed += not ok
     return passed, failed
@@ -150,7 +183,7 @@ def _median_time(fn: Callable[[], Any], device: str, repeats: int = 15) -> float
 def mlp_step(device: str, sizes: list[int], batch: int) -> Callable[[], None]:
     engine.manual_seed(0)
     layers: list[Any] = []
-    for i, o in zip(sizes[:-1], sizes[1:], strict=True):
+    for i, o in itertools.pairwise(sizes):
         layers += [engine.nn.Linear(i, o), engine.nn.ReLU()]
     model = engine.nn.Sequential(*layers[:-1]).to(device)
     rng = np.random.default_rng(1)
@@ -171,22 +204,26 @@ def timings(device: str) -> None:
     from bench.engine_bench import mlp_numpy
 
     print("\n## MLP step, synchronised medians\n")
-    print(f"| model | engine on {device} | engine on cpu | hand-written NumPy | "
-          f"cpu / {device} |")
+    print(f"| model | engine on {device} | engine on cpu | hand-written NumPy | cpu / {device} |")
     print("|---|---|---|---|---|")
     for sizes, batch in (([784, 256, 256, 10], 128), ([784, 4096, 4096, 10], 512)):
         t_dev = _median_time(mlp_step(device, sizes, batch), device)
         t_cpu = _median_time(mlp_step("cpu", sizes, batch), "cpu", repeats=5)
         t_np = _median_time(mlp_numpy(sizes, batch, "relu", "ce"), "cpu", repeats=5)
         label = "-".join(map(str, sizes)) + f", batch {batch}"
-        print(f"| {label} | {t_dev * 1e3:.2f} ms | {t_cpu * 1e3:.2f} ms | {t_np * 1e3:.2f} ms | "
-              f"{t_cpu / t_dev:.1f}× |")
+        print(
+            f"| {label} | {t_dev * 1e3:.2f} ms | {t_cpu * 1e3:.2f} ms | {t_np * 1e3:.2f} ms | "
+            f"{t_cpu / t_dev:.1f}× |"
+        )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.gpu_check")
-    parser.add_argument("--device", default="cuda", help="cuda (default), cuda:N, or cpu to "
-                        "dry-run the script where no GPU exists")
+    parser.add_argument(
+        "--device",
+        default="cuda",
+        help="cuda (default), cuda:N, or cpu to dry-run the script where no GPU exists",
+    )
     parser.add_argument("--skip-timings", action="store_true")
     args = parser.parse_args()
     reason = backend.cuda_unavailable_reason()

@@ -31,8 +31,9 @@ def fmt_us(seconds: float) -> str:
     return f"{seconds * 1e6:,.1f} µs"
 
 
-def interleaved_medians(fns: dict[str, Callable[[], Any]], min_time: float = 0.4,
-                        repeats: int = 15) -> dict[str, float]:
+def interleaved_medians(
+    fns: dict[str, Callable[[], Any]], min_time: float = 0.4, repeats: int = 15
+) -> dict[str, float]:
     """Median seconds per call of several callables, timed in alternation.
 
     Alternating batches (A, B, C, A, B, C, ...) means a burst of load from elsewhere on a noisy

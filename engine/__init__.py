@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import builtins as _builtins
+
 import numpy as _np
 
 from engine import autograd, backend, dtypes, limits
@@ -12,14 +14,14 @@ from engine.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enab
 from engine.backend import Device as device
 from engine.dtypes import (
     DType as dtype,
-    bool_ as bool,  # noqa: A001
+    bool_ as bool,
     double,
-    float,  # noqa: A004
+    float,
     float16,
     float32,
     float64,
     half,
-    int,  # noqa: A004
+    int,
     int8,
     int16,
     int32,
@@ -32,7 +34,7 @@ from engine.random import initial_seed, manual_seed, seed
 from engine.tensor import (
     Size,
     Tensor,
-    abs,  # noqa: A004
+    abs,
     add,
     allclose,
     amax,
@@ -69,10 +71,10 @@ from engine.tensor import (
     log1p,
     log_softmax,
     matmul,
-    max,  # noqa: A004
+    max,
     maximum,
     mean,
-    min,  # noqa: A004
+    min,
     minimum,
     mm,
     mul,
@@ -86,7 +88,7 @@ from engine.tensor import (
     ones_like,
     outer,
     permute,
-    pow,  # noqa: A004
+    pow,
     rand,
     rand_like,
     randint,
@@ -96,7 +98,7 @@ from engine.tensor import (
     reciprocal,
     relu,
     reshape,
-    round,  # noqa: A004
+    round,
     set_default_device,
     rsqrt,
     sigmoid,
@@ -110,7 +112,7 @@ from engine.tensor import (
     std,
     sub,
     subtract,
-    sum,  # noqa: A004
+    sum,
     swapaxes,
     t,
     tanh,
@@ -124,9 +126,10 @@ from engine.tensor import (
     zeros_like,
 )
 
-from engine import cuda, nn, optim  # noqa: E402  (they import the names above)
+from engine import cuda, nn, optim
 
 FloatTensor = Tensor
+_builtin_bool = _builtins.bool
 
 # PyTorch semantics: overflow, division by zero and invalid operations silently give inf/nan.
 _np.seterr(all="ignore")
@@ -137,8 +140,5 @@ def get_default_dtype() -> dtype:
     return float32
 
 
-def is_floating_point(t: Tensor) -> builtins_bool:
-    return t.is_floating_point()
-
-
-builtins_bool = type(True)
+def is_floating_point(input: Tensor) -> _builtin_bool:
+    return input.is_floating_point()

@@ -83,11 +83,14 @@ def _vector_str(a: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) ->
     element_length = fmt.max_width + 2
     per_line = max(1, math.floor((LINEWIDTH - indent) / element_length))
     if summarize and a.shape[0] > 2 * EDGEITEMS:
-        data = ([fmt.format(v) for v in a[:EDGEITEMS].tolist()] + [" ..."]
-                + [fmt.format(v) for v in a[-EDGEITEMS:].tolist()])
+        data = (
+            [fmt.format(v) for v in a[:EDGEITEMS].tolist()]
+            + [" ..."]
+            + [fmt.format(v) for v in a[-EDGEITEMS:].tolist()]
+        )
     else:
         data = [fmt.format(v) for v in a.tolist()]
-    lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
+    lines = [", ".join(data[i : i + per_line]) for i in range(0, len(data), per_line)]
     return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
 
 
@@ -97,10 +100,14 @@ def _tensor_str_with(a: np.ndarray, indent: int, summarize: bool, fmt: _Formatte
     if a.ndim == 1:
         return _vector_str(a, indent, summarize, fmt)
     if summarize and a.shape[0] > 2 * EDGEITEMS:
-        slices = ([_tensor_str_with(a[i], indent + 1, summarize, fmt) for i in range(EDGEITEMS)]
-                  + ["..."]
-                  + [_tensor_str_with(a[i], indent + 1, summarize, fmt)
-                     for i in range(len(a) - EDGEITEMS, len(a))])
+        slices = (
+            [_tensor_str_with(a[i], indent + 1, summarize, fmt) for i in range(EDGEITEMS)]
+            + ["..."]
+            + [
+                _tensor_str_with(a[i], indent + 1, summarize, fmt)
+                for i in range(len(a) - EDGEITEMS, len(a))
+            ]
+        )
     else:
         slices = [_tensor_str_with(a[i], indent + 1, summarize, fmt) for i in range(a.shape[0])]
     return "[" + ("," + "\n" * (a.ndim - 1) + " " * (indent + 1)).join(slices) + "]"
@@ -134,8 +141,15 @@ def add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
 _DEFAULT_DTYPES = {"float32", "int64", "bool"}
 
 
-def tensor_repr(a: np.ndarray, *, dtype_name: str, device: str, grad_fn: str | None,
-                requires_grad: bool, prefix: str = "tensor(") -> str:
+def tensor_repr(
+    a: np.ndarray,
+    *,
+    dtype_name: str,
+    device: str,
+    grad_fn: str | None,
+    requires_grad: bool,
+    prefix: str = "tensor(",
+) -> str:
     """PyTorch's ``repr(tensor)``."""
     indent = len(prefix)
     suffixes = []

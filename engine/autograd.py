@@ -60,13 +60,13 @@ class _GradContext:
         return wrapper
 
 
-class no_grad(_GradContext):  # noqa: N801 - PyTorch's name
+class no_grad(_GradContext):
     """Operations inside record no graph (``with torch.no_grad():``)."""
 
     _target = False
 
 
-class enable_grad(_GradContext):  # noqa: N801
+class enable_grad(_GradContext):
     _target = True
 
 
@@ -82,24 +82,40 @@ class Node:
     drawn with its constants; only tensors that require grad receive gradients.
     """
 
-    __slots__ = ("__weakref__", "_name", "attrs", "freed", "inputs", "needs", "op", "out",
-                 "seq", "versions")
+    __slots__ = (
+        "__weakref__",
+        "_name",
+        "attrs",
+        "freed",
+        "inputs",
+        "needs",
+        "op",
+        "out",
+        "seq",
+        "versions",
+    )
 
-    def __init__(self, op: Op, inputs: tuple[Any, ...], attrs: dict[str, Any] | None,
-                 name: str | None = None, needs: list[bool] | None = None) -> None:
+    def __init__(
+        self,
+        op: Op,
+        inputs: tuple[Any, ...],
+        attrs: dict[str, Any] | None,
+        name: str | None = None,
+        needs: list[bool] | None = None,
+    ) -> None:
         self.op = op
         self.inputs = inputs
         self.attrs = attrs
         self.seq = next(_seq)
         self.freed = False
         self._name = name
-        self.needs = needs if needs is not None else [
-            getattr(x, "requires_grad", False) for x in inputs]
+        self.needs = (
+            needs if needs is not None else [getattr(x, "requires_grad", False) for x in inputs]
+        )
         self.out: Any = None  # weakref to the output tensor, set by the tensor layer
         saves = op.saves
         if saves == "in" or saves == "both":
-            self.versions: list[int | None] | None = [
-                getattr(x, "_version", None) for x in inputs]
+            self.versions: list[int | None] | None = [getattr(x, "_version", None) for x in inputs]
         else:
             self.versions = None
 
@@ -207,8 +223,14 @@ _HINT = (
 
 
 def _type_name(t: Tensor) -> str:
-    kind = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-            "int32": "Int", "bool": "Bool"}.get(t._data.dtype.name, "Float")
+    kind = {
+        "float32": "Float",
+        "float64": "Double",
+        "float16": "Half",
+        "int64": "Long",
+        "int32": "Int",
+        "bool": "Bool",
+    }.get(t._data.dtype.name, "Float")
     prefix = "torch." if t._data.__class__ is np.ndarray else "torch.cuda."
     return f"[{prefix}{kind}Tensor [{', '.join(str(s) for s in t._data.shape)}]]"
 
@@ -226,7 +248,8 @@ def _check_versions(node: Node) -> None:
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified "
                     f"by an inplace operation: {_type_name(x)}{where} is at version {cur}; "
-                    f"expected version {v} instead. {_HINT}")
+                    f"expected version {v} instead. {_HINT}"
+                )
     if saves == "out" or saves == "both":
         out = node.out() if node.out is not None else None
         if out is not None and out._version != 0:
@@ -234,7 +257,8 @@ def _check_versions(node: Node) -> None:
                 "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: {_type_name(out)}, which is output 0 of "
                 f"{_forward_name(node)}, is at "
-                f"version {out._version}; expected version 0 instead. {_HINT}")
+                f"version {out._version}; expected version 0 instead. {_HINT}"
+            )
 
 
 def _forward_name(node: Node) -> str:
@@ -249,8 +273,9 @@ def _sum_to(g: Any, shape: tuple[int, ...]) -> Any:
     lead = g.ndim - len(shape)
     if lead > 0:
         g = g.sum(axis=tuple(range(lead)))
-    axes = tuple(i for i, (gs, s) in enumerate(zip(g.shape, shape, strict=True))
-                 if s == 1 and gs != 1)
+    axes = tuple(
+        i for i, (gs, s) in enumerate(zip(g.shape, shape, strict=True)) if s == 1 and gs != 1
+    )
     if axes:
         g = g.sum(axis=axes, keepdims=True)
     if g.shape != shape:
@@ -410,14 +435,15 @@ def _seed_grads(roots: list[Tensor], grad_tensors: list[Any]) -> list[Any]:
     for i, (t, g) in enumerate(zip(roots, grad_tensors, strict=True)):
         if not t.requires_grad:
             raise RuntimeError(
-                f"element {i} of tensors does not require grad and does not have a grad_fn")
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
         if g is None:
             if t._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if not t._data.dtype.kind == "f":
                 raise RuntimeError(
-                    "grad can be implicitly created only for real scalar outputs but got "
-                    f"{t.dtype}")
+                    f"grad can be implicitly created only for real scalar outputs but got {t.dtype}"
+                )
             xp = array_module(t._data)
             grads.append(xp.ones(t._data.shape, dtype=t._data.dtype))
         else:
@@ -426,7 +452,8 @@ def _seed_grads(roots: list[Tensor], grad_tensors: list[Any]) -> list[Any]:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of "
                     f"torch.Size({list(g_arr.shape)}) and output[{i}] has a shape of "
-                    f"torch.Size({list(t._data.shape)}).")
+                    f"torch.Size({list(t._data.shape)})."
+                )
             grads.append(g_arr.astype(t._data.dtype, copy=False))
     return grads
 
@@ -447,9 +474,9 @@ def grad(
     ins = [inputs] if isinstance(inputs, Tensor) else list(inputs)
     if create_graph:
         raise RuntimeError("create_graph=True (higher-order gradients) is not supported here")
-    for i, t in enumerate(ins):
+    for t in ins:
         if not t.requires_grad:
-            raise RuntimeError(f"One of the differentiated Tensors does not require grad")
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
     if grad_outputs is None or isinstance(grad_outputs, Tensor):
         grad_outputs = [grad_outputs] * len(outs)
     seeds = _seed_grads(outs, list(grad_outputs))
@@ -464,11 +491,15 @@ def grad(
             if not allow_unused:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in "
-                    "the graph. Set allow_unused=True if this is the desired behavior.")
+                    "the graph. Set allow_unused=True if this is the desired behavior."
+                )
             result.append(None)
         else:
-            result.append(Tensor._wrap(np.asarray(g) if g.__class__ is not np.ndarray and
-                                       array_module(g) is np else g))
+            result.append(
+                Tensor._wrap(
+                    np.asarray(g) if g.__class__ is not np.ndarray and array_module(g) is np else g
+                )
+            )
     return tuple(result)
 
 
@@ -476,7 +507,7 @@ def set_detect_anomaly(mode: bool, check_nan: bool = True) -> None:
     """Accepted for compatibility; the engine always names the failing node."""
 
 
-class detect_anomaly:  # noqa: N801
+class detect_anomaly:
     def __init__(self, check_nan: bool = True) -> None:
         pass
 

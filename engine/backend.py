@@ -68,9 +68,7 @@ def parse_device(spec: str | Device | None) -> Device:
                 f"CUDA error: invalid device ordinal (cuda:{index} requested, {count} present)"
             )
         return Device("cuda", index)
-    raise RuntimeError(
-        f"Expected one of cpu, cuda device type at start of device string: {spec}"
-    )
+    raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {spec}")
 
 
 @functools.lru_cache(maxsize=1)

@@ -39,8 +39,8 @@ int64 = DType("int64", np.int64)
 bool_ = DType("bool", np.bool_)
 
 # aliases PyTorch accepts
-half, float, double = float16, float32, float64  # noqa: A001
-short, int, long = int16, int32, int64  # noqa: A001
+half, float, double = float16, float32, float64
+short, int, long = int16, int32, int64
 
 ALL = (float16, float32, float64, int8, uint8, int16, int32, int64, bool_)
 _BY_NP: dict[np.dtype[Any], DType] = {d.np: d for d in ALL}

@@ -120,25 +120,44 @@ class _Exporter:
             value = x._data
             name = x._name
             label = name or self._const_label(value) or gid
-            self.nodes.append({
-                "id": gid, "name": name, "label": label, "op": "leaf",
-                "grad_fn": None, "is_leaf": True, "requires_grad": requires,
-                "kind": "param" if requires else "const", "untracked_reason": reason,
-                "shape": list(value.shape), "dtype": str(x.dtype),
-                "value": summarise(value),
-                "grad": summarise(x.grad._data) if requires and x.grad is not None else None,
-            })
+            self.nodes.append(
+                {
+                    "id": gid,
+                    "name": name,
+                    "label": label,
+                    "op": "leaf",
+                    "grad_fn": None,
+                    "is_leaf": True,
+                    "requires_grad": requires,
+                    "kind": "param" if requires else "const",
+                    "untracked_reason": reason,
+                    "shape": list(value.shape),
+                    "dtype": str(x.dtype),
+                    "value": summarise(value),
+                    "grad": summarise(x.grad._data) if requires and x.grad is not None else None,
+                }
+            )
             self.tensors[gid] = x
         else:  # a Python number used as an operand
             gid = self._new_id()
             label = fmt_number(float(x)) if isinstance(x, int | float | np.number) else str(x)
-            self.nodes.append({
-                "id": gid, "name": None, "label": label, "op": "constant", "grad_fn": None,
-                "is_leaf": True, "requires_grad": False, "kind": "const",
-                "untracked_reason": "a Python number (constants are not tracked)",
-                "shape": [], "dtype": "float32" if isinstance(x, float) else "int64",
-                "value": _num(float(x)) if isinstance(x, int | float) else None, "grad": None,
-            })
+            self.nodes.append(
+                {
+                    "id": gid,
+                    "name": None,
+                    "label": label,
+                    "op": "constant",
+                    "grad_fn": None,
+                    "is_leaf": True,
+                    "requires_grad": False,
+                    "kind": "const",
+                    "untracked_reason": "a Python number (constants are not tracked)",
+                    "shape": [],
+                    "dtype": "float32" if isinstance(x, float) else "int64",
+                    "value": _num(float(x)) if isinstance(x, int | float) else None,
+                    "grad": None,
+                }
+            )
         self.labels[gid] = label
         return gid
 
@@ -154,8 +173,13 @@ class _Exporter:
         out = node.out() if node.out is not None else None
         name = out._name if out is not None else None
         parts = {k: self._paren(self.labels[g]) for k, g in zip("abc", gid_inputs, strict=False)}
-        parts.update({k: fmt_number(float(v)) for k, v in (node.attrs or {}).items()
-                      if isinstance(v, int | float) and not isinstance(v, bool)})
+        parts.update(
+            {
+                k: fmt_number(float(v))
+                for k, v in (node.attrs or {}).items()
+                if isinstance(v, int | float) and not isinstance(v, bool)
+            }
+        )
         expr = _fill(node.op.symbol, parts)
         short = expr if len(expr) <= LABEL_MAX else None
         if short is None:
@@ -163,15 +187,25 @@ class _Exporter:
         label = name or short
         value = out._data if out is not None else None
         grad = self.node_grads.get(id(out)) if out is not None else None
-        self.nodes.append({
-            "id": gid, "name": name, "label": label, "op": node.op.name,
-            "grad_fn": node.name(), "is_leaf": False, "requires_grad": True,
-            "kind": "op", "untracked_reason": None, "expression": expr,
-            "shape": list(value.shape) if value is not None else None,
-            "dtype": str(out.dtype) if out is not None else None,
-            "value": summarise(value), "grad": summarise(grad),
-            "retains_grad": bool(out._retains_grad) if out is not None else False,
-        })
+        self.nodes.append(
+            {
+                "id": gid,
+                "name": name,
+                "label": label,
+                "op": node.op.name,
+                "grad_fn": node.name(),
+                "is_leaf": False,
+                "requires_grad": True,
+                "kind": "op",
+                "untracked_reason": None,
+                "expression": expr,
+                "shape": list(value.shape) if value is not None else None,
+                "dtype": str(out.dtype) if out is not None else None,
+                "value": summarise(value),
+                "grad": summarise(grad),
+                "retains_grad": bool(out._retains_grad) if out is not None else False,
+            }
+        )
         self.labels[gid] = label
         for i, src in enumerate(gid_inputs):
             self.edges.append({"src": src, "dst": gid, "arg": i})
@@ -208,8 +242,9 @@ def _topo_ascending(root_fn: Node | None) -> list[Node]:
     return found
 
 
-def export(root: Any, steps: list[WalkStep] | None = None,
-           node_grads: dict[int, Any] | None = None) -> dict[str, Any]:
+def export(
+    root: Any, steps: list[WalkStep] | None = None, node_grads: dict[int, Any] | None = None
+) -> dict[str, Any]:
     """The graph that produced ``root``, with the recorded walk if one is given."""
     ex = _Exporter(root, node_grads or {})
     for node in _topo_ascending(root.grad_fn):
@@ -221,10 +256,14 @@ def export(root: Any, steps: list[WalkStep] | None = None,
             if n["grad"] is None and steps:
                 n["grad"] = summarise(steps[0].grad_output)
     root_label = ex.labels[root_id] if root._name else "L"
-    walk = [_step(ex, s, root_label) for s in steps or []
-            if id(s.node) in ex.ids]
-    return {"nodes": ex.nodes, "edges": ex.edges, "walk": walk, "root": root_id,
-            "root_label": root_label}
+    walk = [_step(ex, s, root_label) for s in steps or [] if id(s.node) in ex.ids]
+    return {
+        "nodes": ex.nodes,
+        "edges": ex.edges,
+        "walk": walk,
+        "root": root_id,
+        "root_label": root_label,
+    }
 
 
 def _step(ex: _Exporter, step: WalkStep, root: str) -> dict[str, Any]:
@@ -257,12 +296,11 @@ def _step(ex: _Exporter, step: WalkStep, root: str) -> dict[str, Any]:
     num["g"] = _show(step.grad_output, d_out)
     contributions = []
     lines = []
-    for i, x, g_sent, acc in step.contributions:
+    for i, _x, g_sent, acc in step.contributions:
         to = input_ids[i]
         to_label = ex.labels[to]
         local_t = node.op.local[i] if i < len(node.op.local) else "?"
-        chain_t = (node.op.chain[i] if node.op.chain and i < len(node.op.chain)
-                   else "{local} · {g}")
+        chain_t = node.op.chain[i] if node.op.chain and i < len(node.op.chain) else "{local} · {g}"
         chain_t = chain_t.replace("{local}", local_t)
         s_txt, n_txt = _fill(chain_t, sym), _fill(chain_t, num)
         res = _scalar(g_sent)
@@ -276,14 +314,20 @@ def _step(ex: _Exporter, step: WalkStep, root: str) -> dict[str, Any]:
         if accumulates and total is not None:
             line += f"  → {fmt_number(total)}"
         lines.append(line)
-        contributions.append({
-            "to": to, "arg": i,
-            "local": _fill(local_t, num) if _fill(local_t, num) != _fill(local_t, sym)
-            else _fill(local_t, sym),
-            "local_symbolic": _fill(local_t, sym),
-            "grad": summarise(g_sent), "accumulated_grad": summarise(acc),
-            "accumulates": bool(accumulates), "formula": line,
-        })
+        contributions.append(
+            {
+                "to": to,
+                "arg": i,
+                "local": _fill(local_t, num)
+                if _fill(local_t, num) != _fill(local_t, sym)
+                else _fill(local_t, sym),
+                "local_symbolic": _fill(local_t, sym),
+                "grad": summarise(g_sent),
+                "accumulated_grad": summarise(acc),
+                "accumulates": bool(accumulates),
+                "formula": line,
+            }
+        )
     return {
         "node": gid,
         "grad_output": summarise(step.grad_output),

@@ -33,27 +33,29 @@ class Limits:
         if n > self.max_tensor_elements:
             raise BudgetExceeded(
                 f"tensor budget exceeded: a tensor of {n:,} elements is over the limit of "
-                f"{self.max_tensor_elements:,} elements per tensor")
+                f"{self.max_tensor_elements:,} elements per tensor"
+            )
         self.total_elements += n
         if self.total_elements > self.max_total_elements:
             raise BudgetExceeded(
                 f"memory budget exceeded: the program allocated more than "
-                f"{self.max_total_elements:,} tensor elements in total")
+                f"{self.max_total_elements:,} tensor elements in total"
+            )
 
     def charge(self, flops: int) -> None:
         self.flops += flops
         if self.flops > self.max_flops:
             raise BudgetExceeded(
-                f"compute budget exceeded: more than {self.max_flops:,} floating-point "
-                "operations")
+                f"compute budget exceeded: more than {self.max_flops:,} floating-point operations"
+            )
 
     def before(self, op: str, arrays: list[Any], attrs: dict[str, Any] | None) -> None:
         """Estimate an op's output size and FLOPs from shapes alone, and refuse it if over."""
         shapes = [a.shape for a in arrays if hasattr(a, "shape")]
         if op == "matmul" and len(shapes) == 2:
             a, b = shapes
-            a2 = a if len(a) > 1 else (1,) + a
-            b2 = b if len(b) > 1 else b + (1,)
+            a2 = a if len(a) > 1 else (1, *a)
+            b2 = b if len(b) > 1 else (*b, 1)
             batch = np.broadcast_shapes(a2[:-2], b2[:-2]) if len(a2) > 2 or len(b2) > 2 else ()
             nb = int(np.prod(batch)) if batch else 1
             out = nb * a2[-2] * b2[-1]
@@ -86,7 +88,8 @@ class Limits:
         self.graph_nodes += 1
         if self.graph_nodes > self.max_graph_nodes:
             raise BudgetExceeded(
-                f"graph budget exceeded: more than {self.max_graph_nodes:,} recorded operations")
+                f"graph budget exceeded: more than {self.max_graph_nodes:,} recorded operations"
+            )
 
     def check_nested(self, data: Any) -> None:
         """Bound the size of a nested list before NumPy walks it."""

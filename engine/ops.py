@@ -61,7 +61,7 @@ def _row(op: Op) -> Op:
 def _keep(g: Array, axis: Any, keepdim: bool, ndim: int) -> Array:
     """Re-insert reduced axes into g so it broadcasts against the reduction's input."""
     if keepdim or axis is None or ndim == 0:
-        return g if axis is not None or keepdim else g
+        return g
     axes = (axis,) if isinstance(axis, int) else axis
     axes = tuple(a % ndim for a in axes)
     shape = list(g.shape)
@@ -77,29 +77,85 @@ def _expand_reduced(g: Array, x: Array, axis: Any, keepdim: bool) -> Array:
 
 
 # --- elementwise arithmetic ---------------------------------------------------------------------
-ADD = _row(Op("add", "AddBackward0", lambda xp, a, b: a + b,
-              lambda xp, g, out, xs, at, n: (g if n[0] else None, g if n[1] else None),
-              ("1", "1"), "{a} + {b}", saves=""))
-SUB = _row(Op("sub", "SubBackward0", lambda xp, a, b: a - b,
-              lambda xp, g, out, xs, at, n: (g if n[0] else None, -g if n[1] else None),
-              ("1", "−1"), "{a} − {b}", saves=""))
+ADD = _row(
+    Op(
+        "add",
+        "AddBackward0",
+        lambda xp, a, b: a + b,
+        lambda xp, g, out, xs, at, n: (g if n[0] else None, g if n[1] else None),
+        ("1", "1"),
+        "{a} + {b}",
+        saves="",
+    )
+)
+SUB = _row(
+    Op(
+        "sub",
+        "SubBackward0",
+        lambda xp, a, b: a - b,
+        lambda xp, g, out, xs, at, n: (g if n[0] else None, -g if n[1] else None),
+        ("1", "−1"),
+        "{a} − {b}",
+        saves="",
+    )
+)
 # scalar - tensor: PyTorch records RsubBackward1 (inputs: the tensor, then the scalar).
-RSUB = _row(Op("rsub", "RsubBackward1", lambda xp, a, b: b - a,
-               lambda xp, g, out, xs, at, n: (-g if n[0] else None, g if n[1] else None),
-               ("−1", "1"), "{b} − {a}", saves=""))
-MUL = _row(Op("mul", "MulBackward0", lambda xp, a, b: a * b,
-              lambda xp, g, out, xs, at, n: (g * xs[1] if n[0] else None,
-                                             g * xs[0] if n[1] else None),
-              ("{b}", "{a}"), "{a} · {b}"))
-DIV = _row(Op("div", "DivBackward0", lambda xp, a, b: a / b,
-              lambda xp, g, out, xs, at, n: (g / xs[1] if n[0] else None,
-                                             -g * xs[0] / (xs[1] * xs[1]) if n[1] else None),
-              ("1/{b}", "−{a}/{b}²"), "{a} / {b}"))
-NEG = _row(Op("neg", "NegBackward0", lambda xp, a: -a,
-              lambda xp, g, out, xs, at, n: (-g,), ("−1",), "−{a}", saves=""))
-RECIPROCAL = _row(Op("reciprocal", "ReciprocalBackward0", lambda xp, a: 1 / a,
-                     lambda xp, g, out, xs, at, n: (-g * out * out,),
-                     ("−1/{a}²",), "1/{a}", saves="out"))
+RSUB = _row(
+    Op(
+        "rsub",
+        "RsubBackward1",
+        lambda xp, a, b: b - a,
+        lambda xp, g, out, xs, at, n: (-g if n[0] else None, g if n[1] else None),
+        ("−1", "1"),
+        "{b} − {a}",
+        saves="",
+    )
+)
+MUL = _row(
+    Op(
+        "mul",
+        "MulBackward0",
+        lambda xp, a, b: a * b,
+        lambda xp, g, out, xs, at, n: (g * xs[1] if n[0] else None, g * xs[0] if n[1] else None),
+        ("{b}", "{a}"),
+        "{a} · {b}",
+    )
+)
+DIV = _row(
+    Op(
+        "div",
+        "DivBackward0",
+        lambda xp, a, b: a / b,
+        lambda xp, g, out, xs, at, n: (
+            g / xs[1] if n[0] else None,
+            -g * xs[0] / (xs[1] * xs[1]) if n[1] else None,
+        ),
+        ("1/{b}", "−{a}/{b}²"),
+        "{a} / {b}",
+    )
+)
+NEG = _row(
+    Op(
+        "neg",
+        "NegBackward0",
+        lambda xp, a: -a,
+        lambda xp, g, out, xs, at, n: (-g,),
+        ("−1",),
+        "−{a}",
+        saves="",
+    )
+)
+RECIPROCAL = _row(
+    Op(
+        "reciprocal",
+        "ReciprocalBackward0",
+        lambda xp, a: 1 / a,
+        lambda xp, g, out, xs, at, n: (-g * out * out,),
+        ("−1/{a}²",),
+        "1/{a}",
+        saves="out",
+    )
+)
 
 
 def _pow_scalar_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -109,8 +165,9 @@ def _pow_scalar_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: A
     return (g * (p * xs[0] ** (p - 1)),)
 
 
-POW = _row(Op("pow", "PowBackward0", lambda xp, a, p: a ** p, _pow_scalar_vjp,
-              ("{p}·{a}^{pm1}",), "{a}^{p}"))
+POW = _row(
+    Op("pow", "PowBackward0", lambda xp, a, p: a**p, _pow_scalar_vjp, ("{p}·{a}^{pm1}",), "{a}^{p}")
+)
 
 
 def _pow_tensor_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -123,8 +180,17 @@ def _pow_tensor_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: A
     return ga, gb
 
 
-POW_T = _row(Op("pow_tensor", "PowBackward1", lambda xp, a, b: a ** b, _pow_tensor_vjp,
-                ("{b}·{a}^({b}−1)", "{out}·ln {a}"), "{a}^{b}", saves="both"))
+POW_T = _row(
+    Op(
+        "pow_tensor",
+        "PowBackward1",
+        lambda xp, a, b: a**b,
+        _pow_tensor_vjp,
+        ("{b}·{a}^({b}−1)", "{out}·ln {a}"),
+        "{a}^{b}",
+        saves="both",
+    )
+)
 
 
 def _rpow_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -134,33 +200,113 @@ def _rpow_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) ->
     return (g * out * np.log(base),)
 
 
-RPOW = _row(Op("rpow", "PowBackward2", lambda xp, a, base: base ** a, _rpow_vjp,
-               ("{out}·ln {base}",), "{base}^{a}", saves="both"))
+RPOW = _row(
+    Op(
+        "rpow",
+        "PowBackward2",
+        lambda xp, a, base: base**a,
+        _rpow_vjp,
+        ("{out}·ln {base}",),
+        "{base}^{a}",
+        saves="both",
+    )
+)
 
 # --- elementwise functions ----------------------------------------------------------------------
-EXP = _row(Op("exp", "ExpBackward0", lambda xp, a: xp.exp(a),
-              lambda xp, g, out, xs, at, n: (g * out,), ("e^{a} = {out}",), "exp({a})",
-              saves="out"))
-LOG = _row(Op("log", "LogBackward0", lambda xp, a: xp.log(a),
-              lambda xp, g, out, xs, at, n: (g / xs[0],), ("1/{a}",), "ln({a})"))
-LOG1P = _row(Op("log1p", "Log1PBackward0", lambda xp, a: xp.log1p(a),
-                lambda xp, g, out, xs, at, n: (g / (1 + xs[0]),), ("1/(1 + {a})",),
-                "ln(1 + {a})"))
-SQRT = _row(Op("sqrt", "SqrtBackward0", lambda xp, a: xp.sqrt(a),
-               lambda xp, g, out, xs, at, n: (g / (2 * out),), ("1/(2·√{a})",), "√{a}",
-               saves="out"))
-RSQRT = _row(Op("rsqrt", "RsqrtBackward0", lambda xp, a: 1 / xp.sqrt(a),
-                lambda xp, g, out, xs, at, n: (-0.5 * g * out * out * out,),
-                ("−1/(2·{a}^1.5)",), "1/√{a}", saves="out"))
-ABS = _row(Op("abs", "AbsBackward0", lambda xp, a: xp.abs(a),
-              lambda xp, g, out, xs, at, n: (g * xp.sign(xs[0]),), ("sign({a})",), "|{a}|"))
-SIN = _row(Op("sin", "SinBackward0", lambda xp, a: xp.sin(a),
-              lambda xp, g, out, xs, at, n: (g * xp.cos(xs[0]),), ("cos({a})",), "sin({a})"))
-COS = _row(Op("cos", "CosBackward0", lambda xp, a: xp.cos(a),
-              lambda xp, g, out, xs, at, n: (-g * xp.sin(xs[0]),), ("−sin({a})",), "cos({a})"))
-TANH = _row(Op("tanh", "TanhBackward0", lambda xp, a: xp.tanh(a),
-               lambda xp, g, out, xs, at, n: (g * (1 - out * out),), ("1 − {out}²",),
-               "tanh({a})", saves="out"))
+EXP = _row(
+    Op(
+        "exp",
+        "ExpBackward0",
+        lambda xp, a: xp.exp(a),
+        lambda xp, g, out, xs, at, n: (g * out,),
+        ("e^{a} = {out}",),
+        "exp({a})",
+        saves="out",
+    )
+)
+LOG = _row(
+    Op(
+        "log",
+        "LogBackward0",
+        lambda xp, a: xp.log(a),
+        lambda xp, g, out, xs, at, n: (g / xs[0],),
+        ("1/{a}",),
+        "ln({a})",
+    )
+)
+LOG1P = _row(
+    Op(
+        "log1p",
+        "Log1PBackward0",
+        lambda xp, a: xp.log1p(a),
+        lambda xp, g, out, xs, at, n: (g / (1 + xs[0]),),
+        ("1/(1 + {a})",),
+        "ln(1 + {a})",
+    )
+)
+SQRT = _row(
+    Op(
+        "sqrt",
+        "SqrtBackward0",
+        lambda xp, a: xp.sqrt(a),
+        lambda xp, g, out, xs, at, n: (g / (2 * out),),
+        ("1/(2·√{a})",),
+        "√{a}",
+        saves="out",
+    )
+)
+RSQRT = _row(
+    Op(
+        "rsqrt",
+        "RsqrtBackward0",
+        lambda xp, a: 1 / xp.sqrt(a),
+        lambda xp, g, out, xs, at, n: (-0.5 * g * out * out * out,),
+        ("−1/(2·{a}^1.5)",),
+        "1/√{a}",
+        saves="out",
+    )
+)
+ABS = _row(
+    Op(
+        "abs",
+        "AbsBackward0",
+        lambda xp, a: xp.abs(a),
+        lambda xp, g, out, xs, at, n: (g * xp.sign(xs[0]),),
+        ("sign({a})",),
+        "|{a}|",
+    )
+)
+SIN = _row(
+    Op(
+        "sin",
+        "SinBackward0",
+        lambda xp, a: xp.sin(a),
+        lambda xp, g, out, xs, at, n: (g * xp.cos(xs[0]),),
+        ("cos({a})",),
+        "sin({a})",
+    )
+)
+COS = _row(
+    Op(
+        "cos",
+        "CosBackward0",
+        lambda xp, a: xp.cos(a),
+        lambda xp, g, out, xs, at, n: (-g * xp.sin(xs[0]),),
+        ("−sin({a})",),
+        "cos({a})",
+    )
+)
+TANH = _row(
+    Op(
+        "tanh",
+        "TanhBackward0",
+        lambda xp, a: xp.tanh(a),
+        lambda xp, g, out, xs, at, n: (g * (1 - out * out),),
+        ("1 − {out}²",),
+        "tanh({a})",
+        saves="out",
+    )
+)
 
 
 def _sigmoid(xp: ModuleType, a: Array) -> Array:
@@ -169,12 +315,28 @@ def _sigmoid(xp: ModuleType, a: Array) -> Array:
     return 1 / (1 + xp.exp(-a))
 
 
-SIGMOID = _row(Op("sigmoid", "SigmoidBackward0", _sigmoid,
-                  lambda xp, g, out, xs, at, n: (g * out * (1 - out),),
-                  ("{out}·(1 − {out})",), "σ({a})", saves="out"))
-RELU = _row(Op("relu", "ReluBackward0", lambda xp, a: xp.maximum(a, 0),
-               lambda xp, g, out, xs, at, n: (g * (out > 0),), ("[{a} > 0]",), "relu({a})",
-               saves="out"))
+SIGMOID = _row(
+    Op(
+        "sigmoid",
+        "SigmoidBackward0",
+        _sigmoid,
+        lambda xp, g, out, xs, at, n: (g * out * (1 - out),),
+        ("{out}·(1 − {out})",),
+        "σ({a})",
+        saves="out",
+    )
+)
+RELU = _row(
+    Op(
+        "relu",
+        "ReluBackward0",
+        lambda xp, a: xp.maximum(a, 0),
+        lambda xp, g, out, xs, at, n: (g * (out > 0),),
+        ("[{a} > 0]",),
+        "relu({a})",
+        saves="out",
+    )
+)
 
 
 def _clamp_fwd(xp: ModuleType, a: Array, lo: Any, hi: Any) -> Array:
@@ -196,8 +358,9 @@ def _clamp_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -
     return (g * mask,)
 
 
-CLAMP = _row(Op("clamp", "ClampBackward1", _clamp_fwd, _clamp_vjp,
-                ("[{lo} ≤ {a} ≤ {hi}]",), "clamp({a})"))
+CLAMP = _row(
+    Op("clamp", "ClampBackward1", _clamp_fwd, _clamp_vjp, ("[{lo} ≤ {a} ≤ {hi}]",), "clamp({a})")
+)
 
 
 def _max_min_vjp(pick_a: Callable[[Array, Array], Array]) -> Callable[..., Grads]:
@@ -205,31 +368,65 @@ def _max_min_vjp(pick_a: Callable[[Array, Array], Array]) -> Callable[..., Grads
         a, b = xs
         tie = a == b
         half = xp.where(tie, g / 2, g)
-        return (xp.where(pick_a(a, b) | tie, half, 0) if n[0] else None,
-                xp.where(~pick_a(a, b) | tie, half, 0) if n[1] else None)
+        return (
+            xp.where(pick_a(a, b) | tie, half, 0) if n[0] else None,
+            xp.where(~pick_a(a, b) | tie, half, 0) if n[1] else None,
+        )
+
     return vjp
 
 
-MAXIMUM = _row(Op("maximum", "MaximumBackward0", lambda xp, a, b: xp.maximum(a, b),
-                  _max_min_vjp(lambda a, b: a > b), ("[{a} ≥ {b}]", "[{b} ≥ {a}]"),
-                  "max({a}, {b})"))
-MINIMUM = _row(Op("minimum", "MinimumBackward0", lambda xp, a, b: xp.minimum(a, b),
-                  _max_min_vjp(lambda a, b: a < b), ("[{a} ≤ {b}]", "[{b} ≤ {a}]"),
-                  "min({a}, {b})"))
-WHERE = _row(Op("where", "WhereBackward0", lambda xp, c, a, b: xp.where(c, a, b),
-                lambda xp, g, out, xs, at, n: (None,
-                                               xp.where(xs[0], g, 0) if n[1] else None,
-                                               xp.where(xs[0], 0, g) if n[2] else None),
-                ("", "[{a}]", "[not {a}]"), "where({a}, {b}, {c})"))
+MAXIMUM = _row(
+    Op(
+        "maximum",
+        "MaximumBackward0",
+        lambda xp, a, b: xp.maximum(a, b),
+        _max_min_vjp(lambda a, b: a > b),
+        ("[{a} ≥ {b}]", "[{b} ≥ {a}]"),
+        "max({a}, {b})",
+    )
+)
+MINIMUM = _row(
+    Op(
+        "minimum",
+        "MinimumBackward0",
+        lambda xp, a, b: xp.minimum(a, b),
+        _max_min_vjp(lambda a, b: a < b),
+        ("[{a} ≤ {b}]", "[{b} ≤ {a}]"),
+        "min({a}, {b})",
+    )
+)
+WHERE = _row(
+    Op(
+        "where",
+        "WhereBackward0",
+        lambda xp, c, a, b: xp.where(c, a, b),
+        lambda xp, g, out, xs, at, n: (
+            None,
+            xp.where(xs[0], g, 0) if n[1] else None,
+            xp.where(xs[0], 0, g) if n[2] else None,
+        ),
+        ("", "[{a}]", "[not {a}]"),
+        "where({a}, {b}, {c})",
+    )
+)
 
 
 def _round_fwd(xp: ModuleType, a: Array, decimals: int) -> Array:
     return xp.round(a, decimals)
 
 
-ROUND = _row(Op("round", "RoundBackward0", _round_fwd,
-                lambda xp, g, out, xs, at, n: (xp.zeros_like(g),), ("0",), "round({a})",
-                saves=""))
+ROUND = _row(
+    Op(
+        "round",
+        "RoundBackward0",
+        _round_fwd,
+        lambda xp, g, out, xs, at, n: (xp.zeros_like(g),),
+        ("0",),
+        "round({a})",
+        saves="",
+    )
+)
 
 # --- reductions ---------------------------------------------------------------------------------
 
@@ -243,8 +440,18 @@ def _sum_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> 
     return (xp.broadcast_to(_expand_reduced(g, a, at["axis"], at["keepdim"]), a.shape),)
 
 
-SUM = _row(Op("sum", "SumBackward0", _sum_fwd, _sum_vjp, ("1",), "Σ {a}", saves="",
-              chain=("{g} copied to every element of {a}",)))
+SUM = _row(
+    Op(
+        "sum",
+        "SumBackward0",
+        _sum_fwd,
+        _sum_vjp,
+        ("1",),
+        "Σ {a}",
+        saves="",
+        chain=("{g} copied to every element of {a}",),
+    )
+)
 
 
 def _mean_fwd(xp: ModuleType, a: Array, axis: Any, keepdim: bool) -> Array:
@@ -260,13 +467,24 @@ def _mean_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) ->
     return (xp.broadcast_to(g, a.shape),)
 
 
-MEAN = _row(Op("mean", "MeanBackward0", _mean_fwd, _mean_vjp, ("1/N",), "mean({a})", saves="",
-               chain=("{g} / N to every element of {a}",)))
+MEAN = _row(
+    Op(
+        "mean",
+        "MeanBackward0",
+        _mean_fwd,
+        _mean_vjp,
+        ("1/N",),
+        "mean({a})",
+        saves="",
+        chain=("{g} / N to every element of {a}",),
+    )
+)
 
 
 def _amax_fwd(xp: ModuleType, a: Array, axis: Any, keepdim: bool, mode: str) -> Array:
-    return a.max(axis=axis, keepdims=keepdim) if mode == "max" else a.min(axis=axis,
-                                                                          keepdims=keepdim)
+    return (
+        a.max(axis=axis, keepdims=keepdim) if mode == "max" else a.min(axis=axis, keepdims=keepdim)
+    )
 
 
 def _amax_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -279,13 +497,24 @@ def _amax_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) ->
     return (xp.where(mask, g / count, 0).astype(a.dtype, copy=False),)
 
 
-AMAX = _row(Op("amax", "AmaxBackward0", _amax_fwd, _amax_vjp, ("[{a} is the max]",),
-               "max({a})", saves="both", chain=("{g} to the maximal element(s) of {a}",)))
+AMAX = _row(
+    Op(
+        "amax",
+        "AmaxBackward0",
+        _amax_fwd,
+        _amax_vjp,
+        ("[{a} is the max]",),
+        "max({a})",
+        saves="both",
+        chain=("{g} to the maximal element(s) of {a}",),
+    )
+)
 
 
 def _max_dim_fwd(xp: ModuleType, a: Array, axis: int, keepdim: bool, indices: Array) -> Array:
     return xp.take_along_axis(a, xp.expand_dims(indices, axis), axis).reshape(
-        indices.shape if not keepdim else xp.expand_dims(indices, axis).shape)
+        indices.shape if not keepdim else xp.expand_dims(indices, axis).shape
+    )
 
 
 def _max_dim_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -297,9 +526,18 @@ def _max_dim_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any)
     return (grad,)
 
 
-MAX_DIM = _row(Op("max_dim", "MaxBackward0", _max_dim_fwd, _max_dim_vjp,
-                  ("[{a} is the max]",), "max({a}, dim)", saves="",
-                  chain=("{g} to the arg-max of {a}",)))
+MAX_DIM = _row(
+    Op(
+        "max_dim",
+        "MaxBackward0",
+        _max_dim_fwd,
+        _max_dim_vjp,
+        ("[{a} is the max]",),
+        "max({a}, dim)",
+        saves="",
+        chain=("{g} to the arg-max of {a}",),
+    )
+)
 
 
 def _softmax_fwd(xp: ModuleType, a: Array, dim: int) -> Array:
@@ -313,16 +551,30 @@ def _log_softmax_fwd(xp: ModuleType, a: Array, dim: int) -> Array:
 
 
 # NOTE: softmax and log_softmax get fused rules (not exp/sum/div) for numerical stability.
-SOFTMAX = _row(Op("softmax", "SoftmaxBackward0", _softmax_fwd,
-                  lambda xp, g, out, xs, at, n: (
-                      out * (g - (g * out).sum(axis=at["dim"], keepdims=True)),),
-                  ("s·(δ − s)",), "softmax({a})", saves="out",
-                  chain=("{out} · ({g} − Σ {g}·{out})",)))
-LOG_SOFTMAX = _row(Op("log_softmax", "LogSoftmaxBackward0", _log_softmax_fwd,
-                      lambda xp, g, out, xs, at, n: (
-                          g - xp.exp(out) * g.sum(axis=at["dim"], keepdims=True),),
-                      ("δ − softmax",), "log_softmax({a})", saves="out",
-                      chain=("{g} − softmax({a}) · Σ {g}",)))
+SOFTMAX = _row(
+    Op(
+        "softmax",
+        "SoftmaxBackward0",
+        _softmax_fwd,
+        lambda xp, g, out, xs, at, n: (out * (g - (g * out).sum(axis=at["dim"], keepdims=True)),),
+        ("s·(δ − s)",),
+        "softmax({a})",
+        saves="out",
+        chain=("{out} · ({g} − Σ {g}·{out})",),
+    )
+)
+LOG_SOFTMAX = _row(
+    Op(
+        "log_softmax",
+        "LogSoftmaxBackward0",
+        _log_softmax_fwd,
+        lambda xp, g, out, xs, at, n: (g - xp.exp(out) * g.sum(axis=at["dim"], keepdims=True),),
+        ("δ − softmax",),
+        "log_softmax({a})",
+        saves="out",
+        chain=("{g} − softmax({a}) · Σ {g}",),
+    )
+)
 
 # --- linear algebra -----------------------------------------------------------------------------
 
@@ -359,8 +611,17 @@ def _sum_leading(g: Array, shape: tuple[int, ...]) -> Array:
     return g
 
 
-MATMUL = _row(Op("matmul", "MmBackward0", lambda xp, a, b: a @ b, _matmul_vjp,
-                 ("{b}ᵀ", "{a}ᵀ"), "{a} @ {b}", chain=("{g} @ {b}ᵀ", "{a}ᵀ @ {g}")))
+MATMUL = _row(
+    Op(
+        "matmul",
+        "MmBackward0",
+        lambda xp, a, b: a @ b,
+        _matmul_vjp,
+        ("{b}ᵀ", "{a}ᵀ"),
+        "{a} @ {b}",
+        chain=("{g} @ {b}ᵀ", "{a}ᵀ @ {g}"),
+    )
+)
 
 
 def _linear_fwd(xp: ModuleType, x: Array, w: Array, b: Array | None = None) -> Array:
@@ -386,9 +647,17 @@ def _linear_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) 
 
 # One row for nn.Linear / F.linear: PyTorch records AddmmBackward0 (2-D input with bias),
 # MmBackward0 (no bias) or ViewBackward0 (other ranks); tensor.py picks the name per call.
-LINEAR = _row(Op("linear", "AddmmBackward0", _linear_fwd, _linear_vjp,
-                 ("{b}", "{a}", "1"), "{a} @ {b}ᵀ + {c}",
-                 chain=("{g} @ {b}", "{g}ᵀ @ {a}", "Σ_rows {g}")))
+LINEAR = _row(
+    Op(
+        "linear",
+        "AddmmBackward0",
+        _linear_fwd,
+        _linear_vjp,
+        ("{b}", "{a}", "1"),
+        "{a} @ {b}ᵀ + {c}",
+        chain=("{g} @ {b}", "{g}ᵀ @ {a}", "Σ_rows {g}"),
+    )
+)
 
 # --- shape and indexing -------------------------------------------------------------------------
 
@@ -397,25 +666,54 @@ def _view_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) ->
     return (g.reshape(xs[0].shape),)
 
 
-VIEW = _row(Op("view", "ViewBackward0", lambda xp, a, shape: a.reshape(shape), _view_vjp,
-               ("1",), "{a}.view", saves="", chain=("{g} reshaped to {a}'s shape",)))
+VIEW = _row(
+    Op(
+        "view",
+        "ViewBackward0",
+        lambda xp, a, shape: a.reshape(shape),
+        _view_vjp,
+        ("1",),
+        "{a}.view",
+        saves="",
+        chain=("{g} reshaped to {a}'s shape",),
+    )
+)
 
 
 def _permute_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
     return (xp.transpose(g, np.argsort(at["dims"])),)
 
 
-PERMUTE = _row(Op("permute", "PermuteBackward0", lambda xp, a, dims: xp.transpose(a, dims),
-                  _permute_vjp, ("1",), "{a}ᵀ", saves="", chain=("{g} permuted back",)))
+PERMUTE = _row(
+    Op(
+        "permute",
+        "PermuteBackward0",
+        lambda xp, a, dims: xp.transpose(a, dims),
+        _permute_vjp,
+        ("1",),
+        "{a}ᵀ",
+        saves="",
+        chain=("{g} permuted back",),
+    )
+)
 
 
 def _expand_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
     return (g,)  # the backward loop sums the broadcast dimensions away
 
 
-EXPAND = _row(Op("expand", "ExpandBackward0", lambda xp, a, shape: xp.broadcast_to(a, shape),
-                 _expand_vjp, ("1",), "{a}.expand", saves="",
-                 chain=("{g} summed over the expanded dims",)))
+EXPAND = _row(
+    Op(
+        "expand",
+        "ExpandBackward0",
+        lambda xp, a, shape: xp.broadcast_to(a, shape),
+        _expand_vjp,
+        ("1",),
+        "{a}.expand",
+        saves="",
+        chain=("{g} summed over the expanded dims",),
+    )
+)
 
 
 def _getitem_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -428,9 +726,18 @@ def _getitem_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any)
     return (grad,)
 
 
-GETITEM = _row(Op("getitem", "SelectBackward0", lambda xp, a, index, advanced: a[index],
-                  _getitem_vjp, ("1 at the indexed place",), "{a}[…]", saves="",
-                  chain=("{g} placed back at the indexed positions of {a}",)))
+GETITEM = _row(
+    Op(
+        "getitem",
+        "SelectBackward0",
+        lambda xp, a, index, advanced: a[index],
+        _getitem_vjp,
+        ("1 at the indexed place",),
+        "{a}[…]",
+        saves="",
+        chain=("{g} placed back at the indexed positions of {a}",),
+    )
+)
 
 
 def _gather_index(xp: ModuleType, index: Array, dim: int) -> tuple[Array, ...]:
@@ -445,10 +752,18 @@ def _gather_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) 
     return (grad,)
 
 
-GATHER = _row(Op("gather", "GatherBackward0",
-                 lambda xp, a, dim, index: a[_gather_index(xp, index, dim)], _gather_vjp,
-                 ("1 at the gathered places",), "gather({a})", saves="",
-                 chain=("{g} scattered back into {a}",)))
+GATHER = _row(
+    Op(
+        "gather",
+        "GatherBackward0",
+        lambda xp, a, dim, index: a[_gather_index(xp, index, dim)],
+        _gather_vjp,
+        ("1 at the gathered places",),
+        "gather({a})",
+        saves="",
+        chain=("{g} scattered back into {a}",),
+    )
+)
 
 
 def _cat_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -458,8 +773,18 @@ def _cat_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> 
     return tuple(p if need else None for p, need in zip(parts, n, strict=True))
 
 
-CAT = _row(Op("cat", "CatBackward0", lambda xp, *arrays, dim: xp.concatenate(arrays, axis=dim),
-              _cat_vjp, ("1",), "cat(…)", saves="", chain=("the slice of {g} for this input",)))
+CAT = _row(
+    Op(
+        "cat",
+        "CatBackward0",
+        lambda xp, *arrays, dim: xp.concatenate(arrays, axis=dim),
+        _cat_vjp,
+        ("1",),
+        "cat(…)",
+        saves="",
+        chain=("the slice of {g} for this input",),
+    )
+)
 
 
 def _stack_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -467,19 +792,46 @@ def _stack_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -
     return tuple(xp.take(g, i, axis=dim) if need else None for i, need in enumerate(n))
 
 
-STACK = _row(Op("stack", "StackBackward0", lambda xp, *arrays, dim: xp.stack(arrays, axis=dim),
-                _stack_vjp, ("1",), "stack(…)", saves="",
-                chain=("the slice of {g} for this input",)))
-CLONE = _row(Op("clone", "CloneBackward0", lambda xp, a: a.copy(),
-                lambda xp, g, out, xs, at, n: (g,), ("1",), "{a}.clone()", saves=""))
+STACK = _row(
+    Op(
+        "stack",
+        "StackBackward0",
+        lambda xp, *arrays, dim: xp.stack(arrays, axis=dim),
+        _stack_vjp,
+        ("1",),
+        "stack(…)",
+        saves="",
+        chain=("the slice of {g} for this input",),
+    )
+)
+CLONE = _row(
+    Op(
+        "clone",
+        "CloneBackward0",
+        lambda xp, a: a.copy(),
+        lambda xp, g, out, xs, at, n: (g,),
+        ("1",),
+        "{a}.clone()",
+        saves="",
+    )
+)
 
 
 def _to_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
     return (move(g, device_of(xs[0])).astype(xs[0].dtype, copy=False),)
 
 
-TO_COPY = _row(Op("to", "ToCopyBackward0", lambda xp, a, dtype: a.astype(dtype), _to_vjp,
-                  ("1",), "{a}.to(…)", saves=""))
+TO_COPY = _row(
+    Op(
+        "to",
+        "ToCopyBackward0",
+        lambda xp, a, dtype: a.astype(dtype),
+        _to_vjp,
+        ("1",),
+        "{a}.to(…)",
+        saves="",
+    )
+)
 
 # --- losses (fused: one node each, as PyTorch records them) -------------------------------------
 
@@ -511,8 +863,16 @@ def _mse_fwd(xp: ModuleType, a: Array, b: Array, reduction: str) -> Array:
     return _reduce(xp, d * d, reduction)
 
 
-MSE = _row(Op("mse_loss", "MseLossBackward0", _mse_fwd, _mse_vjp,
-              ("2·({a} − {b})/N", "−2·({a} − {b})/N"), "mse({a}, {b})"))
+MSE = _row(
+    Op(
+        "mse_loss",
+        "MseLossBackward0",
+        _mse_fwd,
+        _mse_vjp,
+        ("2·({a} − {b})/N", "−2·({a} − {b})/N"),
+        "mse({a}, {b})",
+    )
+)
 
 
 def _bce_fwd(xp: ModuleType, p: Array, t: Array, reduction: str) -> Array:
@@ -534,8 +894,16 @@ def _bce_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> 
     return gp, gt
 
 
-BCE = _row(Op("binary_cross_entropy", "BinaryCrossEntropyBackward0", _bce_fwd, _bce_vjp,
-              ("({a} − {b}) / ({a}·(1 − {a}))/N", "ln((1−{a})/{a})/N"), "bce({a}, {b})"))
+BCE = _row(
+    Op(
+        "binary_cross_entropy",
+        "BinaryCrossEntropyBackward0",
+        _bce_fwd,
+        _bce_vjp,
+        ("({a} − {b}) / ({a}·(1 − {a}))/N", "ln((1−{a})/{a})/N"),
+        "bce({a}, {b})",
+    )
+)
 
 
 def _bce_logits_fwd(xp: ModuleType, x: Array, t: Array, reduction: str) -> Array:
@@ -550,12 +918,21 @@ def _bce_logits_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: A
     return (g * (_sigmoid(xp, x) - t) if n[0] else None, -g * x if n[1] else None)
 
 
-BCE_LOGITS = _row(Op("binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0",
-                     _bce_logits_fwd, _bce_logits_vjp, ("(σ({a}) − {b})/N", "−{a}/N"),
-                     "bce_logits({a}, {b})"))
+BCE_LOGITS = _row(
+    Op(
+        "binary_cross_entropy_with_logits",
+        "BinaryCrossEntropyWithLogitsBackward0",
+        _bce_logits_fwd,
+        _bce_logits_vjp,
+        ("(σ({a}) − {b})/N", "−{a}/N"),
+        "bce_logits({a}, {b})",
+    )
+)
 
 
-def _nll_fwd(xp: ModuleType, logp: Array, target: Array, reduction: str, ignore_index: int) -> Array:
+def _nll_fwd(
+    xp: ModuleType, logp: Array, target: Array, reduction: str, ignore_index: int
+) -> Array:
     if logp.ndim == 1:
         picked = -logp[target]
         keep = target != ignore_index
@@ -580,9 +957,7 @@ def _nll_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> 
     rows = xp.arange(logp.shape[0])
     keep = target != at["ignore_index"]
     safe = xp.where(keep, target, 0)
-    if at["reduction"] == "none":
-        scale = -g * keep
-    elif at["reduction"] == "sum":
+    if at["reduction"] == "none" or at["reduction"] == "sum":
         scale = -g * keep
     else:
         scale = (-g * keep / keep.sum()).astype(logp.dtype)
@@ -590,6 +965,15 @@ def _nll_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> 
     return grad, None
 
 
-NLL = _row(Op("nll_loss", "NllLossBackward0", _nll_fwd, _nll_vjp,
-              ("−1/N at the target class", ""), "nll({a}, {b})", saves="",
-              chain=("−{g}/N at each row's target class", "")))
+NLL = _row(
+    Op(
+        "nll_loss",
+        "NllLossBackward0",
+        _nll_fwd,
+        _nll_vjp,
+        ("−1/N at the target class", ""),
+        "nll({a}, {b})",
+        saves="",
+        chain=("−{g}/N at each row's target class", ""),
+    )
+)

@@ -26,8 +26,10 @@ class Optimizer:
             group = {**defaults, **g, "params": list(g["params"])}
             for p in group["params"]:
                 if not isinstance(p, Tensor):
-                    raise TypeError("optimizer can only optimize Tensors, but one of the params "
-                                    f"is {type(p).__name__}")
+                    raise TypeError(
+                        "optimizer can only optimize Tensors, but one of the params "
+                        f"is {type(p).__name__}"
+                    )
                 if not p.is_leaf:
                     raise ValueError("can't optimize a non-leaf Tensor")
             self.param_groups.append(group)
@@ -60,18 +62,33 @@ class Optimizer:
 
 
 class SGD(Optimizer):
-    def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0,
-                 dampening: float = 0, weight_decay: float = 0, nesterov: bool = False,
-                 maximize: bool = False) -> None:
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        momentum: float = 0,
+        dampening: float = 0,
+        weight_decay: float = 0,
+        nesterov: bool = False,
+        maximize: bool = False,
+    ) -> None:
         if lr < 0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0:
             raise ValueError(f"Invalid momentum value: {momentum}")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
-                                  "weight_decay": weight_decay, "nesterov": nesterov,
-                                  "maximize": maximize})
+        super().__init__(
+            params,
+            {
+                "lr": lr,
+                "momentum": momentum,
+                "dampening": dampening,
+                "weight_decay": weight_decay,
+                "nesterov": nesterov,
+                "maximize": maximize,
+            },
+        )
 
     def step(self) -> None:
         for group in self.param_groups:
@@ -100,16 +117,31 @@ class SGD(Optimizer):
 
 
 class Adam(Optimizer):
-    def __init__(self, params: Iterable[Any], lr: float = 1e-3,
-                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0, amsgrad: bool = False, maximize: bool = False) -> None:
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
+        maximize: bool = False,
+    ) -> None:
         if lr < 0:
             raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
+        if not eps >= 0.0:
             raise ValueError(f"Invalid epsilon value: {eps}")
-        super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps,
-                                  "weight_decay": weight_decay, "amsgrad": amsgrad,
-                                  "maximize": maximize})
+        super().__init__(
+            params,
+            {
+                "lr": lr,
+                "betas": tuple(betas),
+                "eps": eps,
+                "weight_decay": weight_decay,
+                "amsgrad": amsgrad,
+                "maximize": maximize,
+            },
+        )
 
     def step(self) -> None:
         for group in self.param_groups:
@@ -142,10 +174,12 @@ class Adam(Optimizer):
                 bias_correction2_sqrt = math.sqrt(bias_correction2)
                 if amsgrad:
                     xp_max = state["max_exp_avg_sq"]
-                    xp_max[...] = (xp_max > exp_avg_sq) * xp_max + (xp_max <= exp_avg_sq) * exp_avg_sq
-                    denom = (xp_max ** 0.5) / bias_correction2_sqrt + eps
+                    xp_max[...] = (xp_max > exp_avg_sq) * xp_max + (
+                        xp_max <= exp_avg_sq
+                    ) * exp_avg_sq
+                    denom = (xp_max**0.5) / bias_correction2_sqrt + eps
                 else:
-                    denom = (exp_avg_sq ** 0.5) / bias_correction2_sqrt + eps
+                    denom = (exp_avg_sq**0.5) / bias_correction2_sqrt + eps
                 p._data -= step_size * (exp_avg / denom)
                 p._version += 1
 

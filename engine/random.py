@@ -79,7 +79,9 @@ class Generator:
         return r * math.cos(theta)
 
     def _normal_fill(self, n: int, mean: float, std: float, dtype: np.dtype[Any]) -> np.ndarray:
-        data = self.uniform(n, 0.0, 1.0, np.dtype(np.float64) if dtype == np.float64 else np.dtype(np.float32))
+        data = self.uniform(
+            n, 0.0, 1.0, np.dtype(np.float64) if dtype == np.float64 else np.dtype(np.float32)
+        )
         work = data.astype(np.float64)
         full = (n // 16) * 16
         if full:
@@ -93,7 +95,9 @@ class Generator:
     def randint(self, low: int, high: int, n: int) -> np.ndarray:
         span = high - low
         if span <= 0:
-            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+            raise RuntimeError(
+                f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+            )
         if span >= 1 << 32:
             return (self.random64(n) % np.uint64(span)).astype(np.int64) + low
         return (self.random32(n) % np.uint64(span)).astype(np.int64) + low

@@ -16,7 +16,8 @@ import numpy as np
 
 from engine import _format, dtypes, limits
 from engine import ops as O
-from engine.autograd import Node, _mode, backward as _backward
+from engine.autograd import Node, _mode
+from engine.autograd import backward as _backward
 from engine.backend import CPU, Device, array_module, device_of, move, parse_device, to_numpy
 from engine.dtypes import DType
 
@@ -57,8 +58,9 @@ class _ReturnTypes:
         return 2
 
     def __repr__(self) -> str:
-        return (f"torch.return_types.{self.kind}(\nvalues={self.values!r},\n"
-                f"indices={self.indices!r})")
+        return (
+            f"torch.return_types.{self.kind}(\nvalues={self.values!r},\nindices={self.indices!r})"
+        )
 
 
 class Tensor:
@@ -67,8 +69,7 @@ class Tensor:
     # Hot attributes are slots; rare ones (_name, _untracked, _param, _retains_grad) live in the
     # lazily created instance dict and default to the class attributes below, so creating a
     # tensor sets five attributes, not nine.
-    __slots__ = ("__dict__", "__weakref__", "_data", "_version", "grad", "grad_fn",
-                 "requires_grad")
+    __slots__ = ("__dict__", "__weakref__", "_data", "_version", "grad", "grad_fn", "requires_grad")
     _name: str | None = None
     _untracked: str | None = None
     _param: bool = False
@@ -157,11 +158,11 @@ class Tensor:
         return self._retains_grad
 
     @property
-    def T(self) -> Tensor:  # noqa: N802
+    def T(self) -> Tensor:
         return permute(self, tuple(range(self._data.ndim - 1, -1, -1)))
 
     @property
-    def mT(self) -> Tensor:  # noqa: N802
+    def mT(self) -> Tensor:
         return transpose(self, -2, -1)
 
     def _dim(self, dim: int) -> int:
@@ -171,7 +172,8 @@ class Tensor:
     def item(self) -> Any:
         if self._data.size != 1:
             raise RuntimeError(
-                f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
         return to_numpy(self._data).reshape(()).item()
 
     def tolist(self) -> Any:
@@ -181,11 +183,13 @@ class Tensor:
         if self.requires_grad:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
-                "instead.")
+                "instead."
+            )
         if self.device.type != "cpu":
             raise TypeError(
                 f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to "
-                "copy the tensor to host memory first.")
+                "copy the tensor to host memory first."
+            )
         return self._data  # type: ignore[no-any-return]
 
     def __float__(self) -> float:
@@ -196,20 +200,19 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
-            raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
-            raise TypeError(
-                "only integer tensors of a single element can be converted to an index")
+            raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
     def _scalar(self, what: str) -> Any:
         if self._data.size != 1:
             raise RuntimeError(
-                f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
         return self.item()
 
     def __len__(self) -> int:
@@ -233,8 +236,12 @@ class Tensor:
     def _repr(self) -> str:
         grad_fn = self.grad_fn.name() if self.grad_fn is not None else None
         return _format.tensor_repr(
-            to_numpy(self._data), dtype_name=self._data.dtype.name, device=str(self.device),
-            grad_fn=grad_fn, requires_grad=self.requires_grad)
+            to_numpy(self._data),
+            dtype_name=self._data.dtype.name,
+            device=str(self.device),
+            grad_fn=grad_fn,
+            requires_grad=self.requires_grad,
+        )
 
     def __format__(self, spec: str) -> str:
         if self._data.ndim == 0:
@@ -244,8 +251,13 @@ class Tensor:
         return repr(self)
 
     # --- autograd -------------------------------------------------------------------------------
-    def backward(self, gradient: Any = None, retain_graph: bool | None = None,
-                 create_graph: bool = False, inputs: Any = None) -> None:
+    def backward(
+        self,
+        gradient: Any = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Any = None,
+    ) -> None:
         """Accumulate d(self)/d(leaf) into every leaf's ``.grad``."""
         _backward(self, gradient, retain_graph, create_graph, inputs)
 
@@ -265,10 +277,12 @@ class Tensor:
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use "
                 "a computed variable in a subgraph that doesn't require differentiation use "
-                "var_no_grad = var.detach().")
+                "var_no_grad = var.detach()."
+            )
         if requires_grad and self._data.dtype.kind != "f":
             raise RuntimeError(
-                "only Tensors of floating point and complex dtype can require gradients")
+                "only Tensors of floating point and complex dtype can require gradients"
+            )
         if self.grad_fn is None:
             self.requires_grad = bool(requires_grad)
         return self
@@ -288,7 +302,8 @@ class Tensor:
         if _mode.enabled and self.requires_grad:
             if self.grad_fn is None:
                 raise RuntimeError(
-                    "a leaf Variable that requires grad is being used in an in-place operation.")
+                    "a leaf Variable that requires grad is being used in an in-place operation."
+                )
             return True
         return False
 
@@ -300,12 +315,14 @@ class Tensor:
                 raise RuntimeError(
                     f"result type {dtypes.from_numpy(new.dtype).name.capitalize()} can't be "
                     f"cast to the desired output type "
-                    f"{_type_word(self._data.dtype)}")
+                    f"{_type_word(self._data.dtype)}"
+                )
             new = new.astype(self._data.dtype)
         if new.shape != self._data.shape:
             raise RuntimeError(
                 f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
-                f"{list(new.shape)}")
+                f"{list(new.shape)}"
+            )
         self._data[...] = new
         self._version += 1
         if result.grad_fn is not None:
@@ -342,7 +359,7 @@ class Tensor:
     def pow_(self, other: Any) -> Tensor:
         return self._inplace_binary(pow, other)
 
-    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
         return self._inplace_binary(lambda a, _: clamp(a, min, max), None)
 
     def __iadd__(self, other: Any) -> Tensor:
@@ -398,7 +415,8 @@ class Tensor:
         if self._check_inplace():
             raise RuntimeError(
                 "indexed assignment to a tensor that is part of a graph is not supported in the "
-                "playground; build the new tensor with torch.where or torch.cat instead")
+                "playground; build the new tensor with torch.where or torch.cat instead"
+            )
         index, _ = _index(key, self._data.ndim)
         val = value._data if isinstance(value, Tensor) else value
         try:
@@ -485,8 +503,9 @@ class Tensor:
 
     def t(self) -> Tensor:
         if self._data.ndim > 2:
-            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
-                               f"{self._data.ndim}D")
+            raise RuntimeError(
+                f"t() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D"
+            )
         return permute(self, tuple(range(self._data.ndim - 1, -1, -1)), name="TBackward0")
 
     def unsqueeze(self, dim: int) -> Tensor:
@@ -529,12 +548,14 @@ class Tensor:
     def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
         return argmin(self, dim, keepdim)
 
-    def var(self, dim: Any = None, unbiased: bool = True, keepdim: bool = False,
-            correction: Any = None) -> Tensor:
+    def var(
+        self, dim: Any = None, unbiased: bool = True, keepdim: bool = False, correction: Any = None
+    ) -> Tensor:
         return var(self, dim, unbiased=unbiased, keepdim=keepdim, correction=correction)
 
-    def std(self, dim: Any = None, unbiased: bool = True, keepdim: bool = False,
-            correction: Any = None) -> Tensor:
+    def std(
+        self, dim: Any = None, unbiased: bool = True, keepdim: bool = False, correction: Any = None
+    ) -> Tensor:
         return std(self, dim, unbiased=unbiased, keepdim=keepdim, correction=correction)
 
     def norm(self, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
@@ -595,7 +616,7 @@ class Tensor:
     def pow(self, exponent: Any) -> Tensor:
         return pow(self, exponent)
 
-    def clamp(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    def clamp(self, min: Any = None, max: Any = None) -> Tensor:
         return clamp(self, min, max)
 
     clip = clamp
@@ -658,8 +679,7 @@ class Tensor:
         return _nograd_unary(self, np.isnan)
 
     def allclose(self, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8) -> bool:
-        return bool(np.allclose(to_numpy(self._data), to_numpy(other._data), rtol=rtol,
-                                atol=atol))
+        return bool(np.allclose(to_numpy(self._data), to_numpy(other._data), rtol=rtol, atol=atol))
 
     def equal(self, other: Tensor) -> bool:
         return self.shape == other.shape and bool((self._data == other._data).all())
@@ -741,24 +761,31 @@ class Tensor:
         return _compare(self, other, np.greater_equal)
 
     def __and__(self, other: Any) -> Tensor:
-        return _nograd_binary(self, other, np.logical_and if self._data.dtype.kind == "b"
-                              else np.bitwise_and)
+        return _nograd_binary(
+            self, other, np.logical_and if self._data.dtype.kind == "b" else np.bitwise_and
+        )
 
     def __or__(self, other: Any) -> Tensor:
-        return _nograd_binary(self, other, np.logical_or if self._data.dtype.kind == "b"
-                              else np.bitwise_or)
+        return _nograd_binary(
+            self, other, np.logical_or if self._data.dtype.kind == "b" else np.bitwise_or
+        )
 
     def __invert__(self) -> Tensor:
-        return _nograd_unary(self, np.logical_not if self._data.dtype.kind == "b"
-                             else np.invert)
+        return _nograd_unary(self, np.logical_not if self._data.dtype.kind == "b" else np.invert)
 
 
 def _type_word(np_dtype: Any) -> str:
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-            "bool": "Bool", "float16": "Half"}.get(np.dtype(np_dtype).name, "Float")
+    return {
+        "float32": "Float",
+        "float64": "Double",
+        "int64": "Long",
+        "int32": "Int",
+        "bool": "Bool",
+        "float16": "Half",
+    }.get(np.dtype(np_dtype).name, "Float")
 
 
-class _no_record:  # noqa: N801
+class _no_record:
     """Grad mode off for engine-internal work (in-place updates outside the graph)."""
 
     def __enter__(self) -> None:
@@ -777,8 +804,13 @@ _generic = np.generic
 _new = object.__new__
 
 
-def apply(op: O.Op, inputs: tuple[Any, ...], attrs: dict[str, Any] | None = None,
-          name: str | None = None, out_dtype: Any = None) -> Tensor:
+def apply(
+    op: O.Op,
+    inputs: tuple[Any, ...],
+    attrs: dict[str, Any] | None = None,
+    name: str | None = None,
+    out_dtype: Any = None,
+) -> Tensor:
     """Run ``op`` forward on ``inputs`` and record a graph node if anything requires grad.
 
     This is the engine's hot path: it is written flat on purpose (no helper calls on the
@@ -872,8 +904,9 @@ def _apply2(op: O.Op, a: Tensor, b: Any) -> Tensor:
     rb = bt and b.requires_grad
     if ra or rb:
         if _mode.enabled:
-            node = Node(op, (a, b), None, None,
-                        (_NEEDS_TT if rb else _NEEDS_TF) if ra else _NEEDS_FT)
+            node = Node(
+                op, (a, b), None, None, (_NEEDS_TT if rb else _NEEDS_TF) if ra else _NEEDS_FT
+            )
             node.out = weakref.ref(out)
             out.grad_fn = node
             out.requires_grad = True
@@ -895,7 +928,8 @@ def _shape_error(op: O.Op, arrays: list[Any], exc: Exception) -> Exception:
             if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
                 return RuntimeError(
                     f"The size of tensor a ({pa[i]}) must match the size of tensor b ({pb[i]}) "
-                    f"at non-singleton dimension {i}")
+                    f"at non-singleton dimension {i}"
+                )
     if isinstance(exc, IndexError):
         return IndexError(msg.replace("axis", "dimension"))
     return RuntimeError(msg)
@@ -938,14 +972,16 @@ def binary(op: O.Op, a: Tensor, b: Any) -> Tensor:
         if a.device != b.device:
             raise RuntimeError(
                 "Expected all tensors to be on the same device, but found at least two devices, "
-                f"{b.device} and {a.device}!")
+                f"{b.device} and {a.device}!"
+            )
         a2 = a if ad == target else _cast_keep_graph(a, target)
         b2 = b if bd == target else _cast_keep_graph(b, target)
         return apply(op, (a2, b2))
     if isinstance(b, _Scalar):
         kind = a._data.dtype.kind
-        if kind == "f" or (kind in "iu" and isinstance(b, int | np.integer) and
-                           not isinstance(b, bool)):
+        if kind == "f" or (
+            kind in "iu" and isinstance(b, int | np.integer) and not isinstance(b, bool)
+        ):
             if op is O.DIV and kind != "f":
                 return apply(op, (a, b), out_dtype=np.float32)
             return _apply2(op, a, b)
@@ -954,8 +990,9 @@ def binary(op: O.Op, a: Tensor, b: Any) -> Tensor:
             target = np.dtype(np.float32)
         return apply(op, (a, b), out_dtype=target)
     if isinstance(b, list | tuple):
-        raise TypeError(f"unsupported operand type(s) for {op.name}: 'Tensor' and "
-                        f"'{type(b).__name__}'")
+        raise TypeError(
+            f"unsupported operand type(s) for {op.name}: 'Tensor' and '{type(b).__name__}'"
+        )
     return NotImplemented  # type: ignore[no-any-return]
 
 
@@ -1006,7 +1043,6 @@ def _device(device: Any) -> Device:
     return _default_device if device is None else parse_device(device)
 
 
-
 def _infer_dtype(data: Any) -> Any:
     """PyTorch's inference for torch.tensor(list): bool, int64, or the default float32."""
     kinds: set[str] = set()
@@ -1042,8 +1078,9 @@ def _to_nested(data: Any) -> Any:
     return data
 
 
-def tensor(data: Any, dtype: DType | None = None, device: Any = None,
-           requires_grad: bool = False) -> Tensor:
+def tensor(
+    data: Any, dtype: DType | None = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
     """torch.tensor: copy data (numbers, nested lists, arrays, tensors) into a new leaf."""
     dev = _device(device)
     if isinstance(data, Tensor):
@@ -1064,7 +1101,8 @@ def tensor(data: Any, dtype: DType | None = None, device: Any = None,
             if "inhomogeneous" in str(exc) or "sequence" in str(exc):
                 raise ValueError(
                     "expected sequence of equal length lists (ragged nested lists cannot form "
-                    "a tensor)") from None
+                    "a tensor)"
+                ) from None
             raise
     if arr.dtype == object:
         raise TypeError("Could not infer dtype of object")
@@ -1094,18 +1132,18 @@ def _shape_arg(shape: Sequence[Any]) -> tuple[int, ...]:
         if isinstance(s, Tensor):
             s = s.item()
         if not isinstance(s, int | np.integer) or isinstance(s, bool):
-            raise TypeError(f"expected a sequence of integers as the shape, got "
-                            f"{type(s).__name__}")
+            raise TypeError(f"expected a sequence of integers as the shape, got {type(s).__name__}")
         out.append(int(s))
     return tuple(out)
 
 
-def _factory(shape: Any, dtype: DType | None, device: Any, requires_grad: bool, fill: Any) -> Tensor:
+def _factory(
+    shape: Any, dtype: DType | None, device: Any, requires_grad: bool, fill: Any
+) -> Tensor:
     dims = _shape_arg(shape)
     for d in dims:
         if d < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {d}: "
-                               f"{list(dims)}")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {d}: {list(dims)}")
     dev = _device(device)
     np_dtype = (dtype or dtypes.float32).np
     n = int(np.prod(dims)) if dims else 1
@@ -1118,27 +1156,36 @@ def _factory(shape: Any, dtype: DType | None, device: Any, requires_grad: bool, 
     return t
 
 
-def zeros(*shape: Any, dtype: DType | None = None, device: Any = None,
-          requires_grad: bool = False) -> Tensor:
+def zeros(
+    *shape: Any, dtype: DType | None = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
     return _factory(shape, dtype, device, requires_grad, lambda xp, s, d: xp.zeros(s, d))
 
 
-def ones(*shape: Any, dtype: DType | None = None, device: Any = None,
-         requires_grad: bool = False) -> Tensor:
+def ones(
+    *shape: Any, dtype: DType | None = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
     return _factory(shape, dtype, device, requires_grad, lambda xp, s, d: xp.ones(s, d))
 
 
-def empty(*shape: Any, dtype: DType | None = None, device: Any = None,
-          requires_grad: bool = False) -> Tensor:
+def empty(
+    *shape: Any, dtype: DType | None = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
     return zeros(*shape, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def full(size: Any, fill_value: Any, dtype: DType | None = None, device: Any = None,
-         requires_grad: bool = False) -> Tensor:
+def full(
+    size: Any,
+    fill_value: Any,
+    dtype: DType | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     if dtype is None:
         dtype = dtypes.from_numpy(_infer_dtype(fill_value))
-    return _factory((size,), dtype, device, requires_grad,
-                    lambda xp, s, d: xp.full(s, fill_value, d))
+    return _factory(
+        (size,), dtype, device, requires_grad, lambda xp, s, d: xp.full(s, fill_value, d)
+    )
 
 
 def _like(t: Tensor, dtype: DType | None) -> tuple[Any, DType]:
@@ -1160,8 +1207,14 @@ def full_like(t: Tensor, fill_value: Any, dtype: DType | None = None) -> Tensor:
     return full(shape, fill_value, dtype=dt, device=t.device)
 
 
-def arange(start: Any, end: Any = None, step: Any = 1, dtype: DType | None = None,
-           device: Any = None, requires_grad: bool = False) -> Tensor:
+def arange(
+    start: Any,
+    end: Any = None,
+    step: Any = 1,
+    dtype: DType | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -1179,8 +1232,14 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: DType | None = Non
     return t
 
 
-def linspace(start: float, end: float, steps: int, dtype: DType | None = None,
-             device: Any = None, requires_grad: bool = False) -> Tensor:
+def linspace(
+    start: float,
+    end: float,
+    steps: int,
+    dtype: DType | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     if limits.active is not None:
         limits.active.alloc(int(steps))
     dt = (dtype or dtypes.float32).np
@@ -1201,12 +1260,10 @@ def linspace(start: float, end: float, steps: int, dtype: DType | None = None,
 def eye(n: int, m: int | None = None, dtype: DType | None = None, device: Any = None) -> Tensor:
     if limits.active is not None:
         limits.active.alloc(n * (m or n))
-    return Tensor._wrap(move(np.eye(n, m, dtype=(dtype or dtypes.float32).np),
-                             _device(device)))
+    return Tensor._wrap(move(np.eye(n, m, dtype=(dtype or dtypes.float32).np), _device(device)))
 
 
-def _random(shape: Any, dtype: DType | None, device: Any, requires_grad: bool,
-            draw: Any) -> Tensor:
+def _random(shape: Any, dtype: DType | None, device: Any, requires_grad: bool, draw: Any) -> Tensor:
     from engine.random import default_generator
 
     dims = _shape_arg(shape)
@@ -1221,24 +1278,38 @@ def _random(shape: Any, dtype: DType | None, device: Any, requires_grad: bool,
     return t
 
 
-def rand(*shape: Any, dtype: DType | None = None, device: Any = None,
-         requires_grad: bool = False, generator: Any = None) -> Tensor:
-    return _random(shape, dtype, device, requires_grad,
-                   lambda g, n, d: g.uniform(n, 0.0, 1.0, d))
+def rand(
+    *shape: Any,
+    dtype: DType | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    generator: Any = None,
+) -> Tensor:
+    return _random(shape, dtype, device, requires_grad, lambda g, n, d: g.uniform(n, 0.0, 1.0, d))
 
 
-def randn(*shape: Any, dtype: DType | None = None, device: Any = None,
-          requires_grad: bool = False, generator: Any = None) -> Tensor:
-    return _random(shape, dtype, device, requires_grad,
-                   lambda g, n, d: g.normal(n, 0.0, 1.0, d))
+def randn(
+    *shape: Any,
+    dtype: DType | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    generator: Any = None,
+) -> Tensor:
+    return _random(shape, dtype, device, requires_grad, lambda g, n, d: g.normal(n, 0.0, 1.0, d))
 
 
-def randint(low: int, high: Any = None, size: Any = None, dtype: DType | None = None,
-            device: Any = None) -> Tensor:
+def randint(
+    low: int, high: Any = None, size: Any = None, dtype: DType | None = None, device: Any = None
+) -> Tensor:
     if size is None:
         low, high, size = 0, low, high
-    return _random(size, dtype or dtypes.int64, device, False,
-                   lambda g, n, d: g.randint(low, high, n).astype(d))
+    return _random(
+        size,
+        dtype or dtypes.int64,
+        device,
+        False,
+        lambda g, n, d: g.randint(low, high, n).astype(d),
+    )
 
 
 def randperm(n: int, dtype: DType | None = None, device: Any = None) -> Tensor:
@@ -1290,18 +1361,22 @@ multiply = mul
 subtract = sub
 
 
-def pow(a: Any, exponent: Any) -> Tensor:  # noqa: A001
+def pow(a: Any, exponent: Any) -> Tensor:
     if not isinstance(a, Tensor):
         return rpow(a, exponent)
     if isinstance(exponent, Tensor):
         if exponent._data.ndim == 0 and not exponent.requires_grad:
             return pow(a, exponent.item())
         target = _result_dtype(a, exponent)
-        return apply(O.POW_T, (_cast_keep_graph(a, target) if a._data.dtype != target else a,
-                               exponent), out_dtype=target)
+        return apply(
+            O.POW_T,
+            (_cast_keep_graph(a, target) if a._data.dtype != target else a, exponent),
+            out_dtype=target,
+        )
     if not isinstance(exponent, _Scalar):
-        raise TypeError(f"unsupported operand type(s) for ** or pow(): 'Tensor' and "
-                        f"'{type(exponent).__name__}'")
+        raise TypeError(
+            f"unsupported operand type(s) for ** or pow(): 'Tensor' and '{type(exponent).__name__}'"
+        )
     if a._data.dtype.kind in "iub" and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     target = _result_dtype(a, exponent)
@@ -1320,8 +1395,9 @@ def rpow(base: Any, exponent: Tensor) -> Tensor:
 def _unary(op: O.Op) -> Any:
     def fn(a: Tensor) -> Tensor:
         if a.__class__ is not Tensor:
-            raise TypeError(f"{op.name}(): argument 'input' (position 1) must be Tensor, not "
-                            f"{type(a).__name__}")
+            raise TypeError(
+                f"{op.name}(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}"
+            )
         if a._data.dtype.kind != "f" and op.name not in ("neg", "abs", "relu"):
             a = _as_float(a)
         return _apply1(op, a)
@@ -1345,7 +1421,7 @@ neg = negative = _unary(O.NEG)
 reciprocal = _unary(O.RECIPROCAL)
 
 
-def abs(a: Tensor) -> Tensor:  # noqa: A001
+def abs(a: Tensor) -> Tensor:
     return apply(O.ABS, (_as_tensor(a),))
 
 
@@ -1353,7 +1429,7 @@ def square(a: Tensor) -> Tensor:
     return pow(a, 2)
 
 
-def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     lo = min.item() if isinstance(min, Tensor) else min
@@ -1364,9 +1440,8 @@ def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
 clip = clamp
 
 
-def round(a: Tensor, decimals: int = 0) -> Tensor:  # noqa: A001
-    return apply(O.ROUND, (a,), {"decimals": decimals},
-                 name="RoundBackward1" if decimals else None)
+def round(a: Tensor, decimals: int = 0) -> Tensor:
+    return apply(O.ROUND, (a,), {"decimals": decimals}, name="RoundBackward1" if decimals else None)
 
 
 def maximum(a: Tensor, b: Tensor) -> Tensor:
@@ -1401,7 +1476,8 @@ def _norm_dim(dim: int, ndim: int) -> int:
     lo, hi = -builtins.max(ndim, 1), builtins.max(ndim, 1) - 1
     if not lo <= dim <= hi:
         raise IndexError(
-            f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+            f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})"
+        )
     return dim % builtins.max(ndim, 1)
 
 
@@ -1415,12 +1491,15 @@ def _norm_dims(dim: Any, ndim: int) -> Any:
     return _norm_dim(int(dim), ndim) if ndim else None
 
 
-def sum(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:  # noqa: A001
+def sum(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
     if isinstance(a, list | tuple):
         raise TypeError("sum(): argument 'input' must be Tensor, not list")
     axis = _norm_dims(dim, a._data.ndim)
-    target = dtype.np if dtype is not None else (
-        np.dtype(np.int64) if a._data.dtype.kind in "iub" else None)
+    target = (
+        dtype.np
+        if dtype is not None
+        else (np.dtype(np.int64) if a._data.dtype.kind in "iub" else None)
+    )
     name = "SumBackward1" if dim is not None else None
     return apply(O.SUM, (a,), {"axis": axis, "keepdim": keepdim}, name=name, out_dtype=target)
 
@@ -1429,11 +1508,17 @@ def mean(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: DType | None 
     if a._data.dtype.kind != "f" and dtype is None:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {_type_word(a._data.dtype)}")
+            f"or complex dtype. Got: {_type_word(a._data.dtype)}"
+        )
     axis = _norm_dims(dim, a._data.ndim)
     name = "MeanBackward1" if dim is not None else None
-    return apply(O.MEAN, (a,), {"axis": axis, "keepdim": keepdim}, name=name,
-                 out_dtype=dtype.np if dtype is not None else a._data.dtype)
+    return apply(
+        O.MEAN,
+        (a,),
+        {"axis": axis, "keepdim": keepdim},
+        name=name,
+        out_dtype=dtype.np if dtype is not None else a._data.dtype,
+    )
 
 
 def _max_min(a: Tensor, dim: Any, keepdim: bool, mode: str) -> Any:
@@ -1443,25 +1528,34 @@ def _max_min(a: Tensor, dim: Any, keepdim: bool, mode: str) -> Any:
         if a._data.size == 0:
             raise RuntimeError(
                 f"{mode}(): Expected reduction dim to be specified for input.numel() == 0. "
-                "Specify the reduction dim with the 'dim' argument.")
-        return apply(O.AMAX, (a,), {"axis": None, "keepdim": False, "mode": mode},
-                     name="MaxBackward1" if mode == "max" else "MinBackward1")
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        return apply(
+            O.AMAX,
+            (a,),
+            {"axis": None, "keepdim": False, "mode": mode},
+            name="MaxBackward1" if mode == "max" else "MinBackward1",
+        )
     axis = _norm_dim(dim, a._data.ndim)
     data = a._data
     indices = data.argmax(axis=axis) if mode == "max" else data.argmin(axis=axis)
     if data.ndim == 0:
         indices = np.asarray(0)
-    values = apply(O.MAX_DIM, (a,), {"axis": axis, "keepdim": keepdim, "indices": indices},
-                   name="MaxBackward0" if mode == "max" else "MinBackward0")
+    values = apply(
+        O.MAX_DIM,
+        (a,),
+        {"axis": axis, "keepdim": keepdim, "indices": indices},
+        name="MaxBackward0" if mode == "max" else "MinBackward0",
+    )
     idx = Tensor._wrap((np.expand_dims(indices, axis) if keepdim else indices).astype(np.int64))
     return _ReturnTypes(mode, values, idx)
 
 
-def max(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+def max(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _max_min(a, dim, keepdim, "max")
 
 
-def min(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+def min(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _max_min(a, dim, keepdim, "min")
 
 
@@ -1472,8 +1566,9 @@ def amax(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
 
 def amin(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     axis = _norm_dims(dim, a._data.ndim)
-    return apply(O.AMAX, (a,), {"axis": axis, "keepdim": keepdim, "mode": "min"},
-                 name="AminBackward0")
+    return apply(
+        O.AMAX, (a,), {"axis": axis, "keepdim": keepdim, "mode": "min"}, name="AminBackward0"
+    )
 
 
 def argmax(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
@@ -1490,21 +1585,36 @@ def argmin(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     return Tensor._wrap(out.astype(np.int64))
 
 
-def var(a: Tensor, dim: Any = None, unbiased: bool = True, keepdim: bool = False,
-        correction: Any = None) -> Tensor:
+def var(
+    a: Tensor, dim: Any = None, unbiased: bool = True, keepdim: bool = False, correction: Any = None
+) -> Tensor:
     # NOTE: a composite (mean of squared deviations), so the graph shows its parts rather than
     # PyTorch's single VarBackward0 node.
     corr = (1 if unbiased else 0) if correction is None else correction
     m = mean(a, dim, keepdim=True)
     d = a - m
-    n = a._data.size if dim is None else int(np.prod([a._data.shape[d_] for d_ in (
-        _norm_dims(dim, a._data.ndim) if isinstance(dim, list | tuple) else
-        (_norm_dim(dim, a._data.ndim),))]))
+    n = (
+        a._data.size
+        if dim is None
+        else int(
+            np.prod(
+                [
+                    a._data.shape[d_]
+                    for d_ in (
+                        _norm_dims(dim, a._data.ndim)
+                        if isinstance(dim, list | tuple)
+                        else (_norm_dim(dim, a._data.ndim),)
+                    )
+                ]
+            )
+        )
+    )
     return sum(d * d, dim, keepdim) / builtins.max(n - corr, 0)
 
 
-def std(a: Tensor, dim: Any = None, unbiased: bool = True, keepdim: bool = False,
-        correction: Any = None) -> Tensor:
+def std(
+    a: Tensor, dim: Any = None, unbiased: bool = True, keepdim: bool = False, correction: Any = None
+) -> Tensor:
     return sqrt(var(a, dim, unbiased=unbiased, keepdim=keepdim, correction=correction))
 
 
@@ -1528,31 +1638,38 @@ def log_softmax(a: Tensor, dim: int, dtype: DType | None = None) -> Tensor:
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
-        raise TypeError(f"matmul(): argument 'other' (position 1) must be Tensor, not "
-                        f"{type(b).__name__ if isinstance(a, Tensor) else type(a).__name__}")
+        raise TypeError(
+            f"matmul(): argument 'other' (position 1) must be Tensor, not "
+            f"{type(b).__name__ if isinstance(a, Tensor) else type(a).__name__}"
+        )
     ad, bd = a._data, b._data
     if ad.ndim == 0 or bd.ndim == 0:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {ad.ndim}D and "
-            f"{bd.ndim}D")
+            f"{bd.ndim}D"
+        )
     if ad.dtype != bd.dtype:
         raise RuntimeError(
             f"expected m1 and m2 to have the same dtype, but got: {_dtype_word(ad.dtype)} != "
-            f"{_dtype_word(bd.dtype)}")
+            f"{_dtype_word(bd.dtype)}"
+        )
     k_a = ad.shape[-1]
     k_b = bd.shape[0] if bd.ndim == 1 else bd.shape[-2]
     if k_a != k_b:
         if ad.ndim == 1 and bd.ndim == 1:
             raise RuntimeError(
-                "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same "
-                "number of elements, but got {} and {} elements respectively".format(
-                    ad.shape[0], bd.shape[0], ad.shape[0], bd.shape[0]))
+                f"inconsistent tensor size, expected tensor [{ad.shape[0]}] and src [{bd.shape[0]}] to have the same "
+                f"number of elements, but got {ad.shape[0]} and {bd.shape[0]} elements respectively"
+            )
         if ad.ndim == 2 and bd.ndim == 1:
             raise RuntimeError(
                 f"size mismatch, got input ({ad.shape[0]}), mat ({ad.shape[0]}x{ad.shape[1]}), "
-                f"vec ({bd.shape[0]})")
-        sa = "x".join(str(s) for s in (ad.shape if ad.ndim == 2 else
-                                         (int(np.prod(ad.shape[:-1])), ad.shape[-1])))
+                f"vec ({bd.shape[0]})"
+            )
+        sa = "x".join(
+            str(s)
+            for s in (ad.shape if ad.ndim == 2 else (int(np.prod(ad.shape[:-1])), ad.shape[-1]))
+        )
         sb = "x".join(str(s) for s in (bd.shape if bd.ndim == 2 else (bd.shape[0], 1)))
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
     if ad.ndim == 1 and bd.ndim == 1:
@@ -1574,7 +1691,8 @@ dot = matmul
 
 def _dtype_word(np_dtype: Any) -> str:
     return {"float32": "float", "float64": "double", "int64": "long int"}.get(
-        np.dtype(np_dtype).name, np.dtype(np_dtype).name)
+        np.dtype(np_dtype).name, np.dtype(np_dtype).name
+    )
 
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -1584,11 +1702,13 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         rows = int(np.prod(xd.shape[:-1])) if xd.ndim > 1 else 1
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({rows}x{xd.shape[-1]} and "
-            f"{wd.shape[1]}x{wd.shape[0]})")
+            f"{wd.shape[1]}x{wd.shape[0]})"
+        )
     if xd.dtype != wd.dtype:
         raise RuntimeError(
             f"mat1 and mat2 must have the same dtype, but got {_type_word(xd.dtype)} and "
-            f"{_type_word(wd.dtype)}")
+            f"{_type_word(wd.dtype)}"
+        )
     if xd.ndim == 2:
         name = None if bias is not None else "MmBackward0"
     elif bias is None:
@@ -1619,13 +1739,13 @@ def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         return reshape(a, (1,))
     s, e = _norm_dim(start_dim, nd), _norm_dim(end_dim, nd)
     shape = a._data.shape
-    new = shape[:s] + (int(np.prod(shape[s:e + 1])),) + shape[e + 1:]
+    new = (*shape[:s], int(np.prod(shape[s : e + 1])), *shape[e + 1 :])
     return reshape(a, new)
 
 
 def unsqueeze(a: Tensor, dim: int) -> Tensor:
     d = _norm_dim(dim, a._data.ndim + 1)
-    shape = a._data.shape[:d] + (1,) + a._data.shape[d:]
+    shape = (*a._data.shape[:d], 1, *a._data.shape[d:])
     return apply(O.VIEW, (a,), {"shape": shape}, name="UnsqueezeBackward0")
 
 
@@ -1635,8 +1755,9 @@ def squeeze(a: Tensor, dim: Any = None) -> Tensor:
         new = tuple(s for s in shape if s != 1)
         name = "SqueezeBackward0"
     else:
-        dims = {_norm_dim(d, a._data.ndim) for d in (dim if isinstance(dim, list | tuple)
-                                                     else (dim,))}
+        dims = {
+            _norm_dim(d, a._data.ndim) for d in (dim if isinstance(dim, list | tuple) else (dim,))
+        }
         new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
         name = "SqueezeBackward1" if not isinstance(dim, list | tuple) else "SqueezeBackward2"
     return apply(O.VIEW, (a,), {"shape": new}, name=name)
@@ -1648,7 +1769,8 @@ def permute(a: Tensor, dims: tuple[int, ...], name: str | None = None) -> Tensor
         raise RuntimeError(
             f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
             f"length of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal "
-            f"to len(dims) = {len(dims)}")
+            f"to len(dims) = {len(dims)}"
+        )
     norm = tuple(_norm_dim(d, nd) for d in dims)
     return apply(O.PERMUTE, (a,), {"dims": norm}, name=name)
 
@@ -1675,7 +1797,8 @@ def expand(a: Tensor, shape: tuple[int, ...]) -> Tensor:
         raise RuntimeError(
             f"expand(torch.FloatTensor{{{list(cur)}}}, size=[{', '.join(map(str, shape))}]): the "
             "number of sizes provided ({}) must be greater or equal to the number of dimensions "
-            "in the tensor ({})".format(len(shape), len(cur)))
+            "in the tensor ({})".format(len(shape), len(cur))
+        )
     pad = (1,) * (len(shape) - len(cur)) + cur
     new = tuple(p if s == -1 else s for s, p in zip(shape, pad, strict=True))
     for i, (s, p) in enumerate(zip(new, pad, strict=True)):
@@ -1683,7 +1806,8 @@ def expand(a: Tensor, shape: tuple[int, ...]) -> Tensor:
             raise RuntimeError(
                 f"The expanded size of the tensor ({s}) must match the existing size ({p}) at "
                 f"non-singleton dimension {i}.  Target sizes: {list(shape)}.  Tensor sizes: "
-                f"{list(cur)}")
+                f"{list(cur)}"
+            )
     return apply(O.EXPAND, (a,), {"shape": new})
 
 
@@ -1700,8 +1824,7 @@ def _index(key: Any, ndim: int) -> tuple[Any, bool]:
         if isinstance(k, Tensor):
             arr = to_numpy(k._data) if k.device.type == "cpu" else k._data
             if arr.dtype.kind == "f":
-                raise IndexError(
-                    "tensors used as indices must be long, int, byte or bool tensors")
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             if arr.ndim == 0 and arr.dtype.kind in "iu":
                 out.append(int(arr))
                 continue
@@ -1710,8 +1833,7 @@ def _index(key: Any, ndim: int) -> tuple[Any, bool]:
         elif isinstance(k, list):
             arr = np.asarray(_to_nested(k))
             if arr.dtype.kind == "f":
-                raise IndexError(
-                    "tensors used as indices must be long, int, byte or bool tensors")
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             out.append(arr)
             advanced = True
         elif isinstance(k, bool):
@@ -1724,7 +1846,8 @@ def _index(key: Any, ndim: int) -> tuple[Any, bool]:
         else:
             raise IndexError(
                 "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
-                "are valid indices (got {})".format(type(k).__name__))
+                f"are valid indices (got {type(k).__name__})"
+            )
     return (tuple(out) if isinstance(key, tuple) else out[0]), advanced
 
 
@@ -1756,8 +1879,10 @@ def gather(a: Tensor, dim: int, index: Tensor) -> Tensor:
     if idx.dtype != np.int64:
         raise RuntimeError("gather(): Expected dtype int64 for index")
     if idx.size and (idx.max() >= a._data.shape[d] or idx.min() < -a._data.shape[d]):
-        raise RuntimeError(f"index {int(idx.max())} is out of bounds for dimension {d} with "
-                           f"size {a._data.shape[d]}")
+        raise RuntimeError(
+            f"index {int(idx.max())} is out of bounds for dimension {d} with "
+            f"size {a._data.shape[d]}"
+        )
     return apply(O.GATHER, (a,), {"dim": d, "index": idx})
 
 
@@ -1767,8 +1892,10 @@ def _seq_tensors(tensors: Iterable[Tensor], fname: str) -> list[Tensor]:
         raise RuntimeError(f"{fname}(): expected a non-empty list of Tensors")
     for x in ts:
         if not isinstance(x, Tensor):
-            raise TypeError(f"expected Tensor as element {ts.index(x)} in argument 0, but got "
-                            f"{type(x).__name__}")
+            raise TypeError(
+                f"expected Tensor as element {ts.index(x)} in argument 0, but got "
+                f"{type(x).__name__}"
+            )
     return ts
 
 
@@ -1781,15 +1908,18 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     for i, x in enumerate(ts[1:], 1):
         xs = x._data.shape
         if len(xs) != nd or builtins.any(
-                xs[j] != ts[0]._data.shape[j] for j in range(nd) if j != d):
+            xs[j] != ts[0]._data.shape[j] for j in range(nd) if j != d
+        ):
             for j in range(builtins.min(nd, len(xs))):
                 if j != d and xs[j] != ts[0]._data.shape[j]:
                     raise RuntimeError(
                         f"Sizes of tensors must match except in dimension {d}. Expected size "
                         f"{ts[0]._data.shape[j]} but got size {xs[j]} for tensor number {i} in "
-                        "the list.")
-            raise RuntimeError(f"Tensors must have same number of dimensions: got {nd} and "
-                               f"{len(xs)}")
+                        "the list."
+                    )
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {nd} and {len(xs)}"
+            )
     ts = _promote_all(ts)
     return apply(O.CAT, tuple(ts), {"dim": d})
 
@@ -1804,7 +1934,8 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         if x._data.shape != shape:
             raise RuntimeError(
                 f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 "
-                f"and {list(x._data.shape)} at entry {i}")
+                f"and {list(x._data.shape)} at entry {i}"
+            )
     d = _norm_dim(dim, len(shape) + 1)
     ts = _promote_all(ts)
     return apply(O.STACK, tuple(ts), {"dim": d})

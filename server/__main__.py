@@ -16,7 +16,9 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=settings.port)
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args()
-    print(f"Autograd Playground on http://{args.host}:{args.port}  (device: {settings.default_device})")
+    print(
+        f"Autograd Playground on http://{args.host}:{args.port}  (device: {settings.default_device})"
+    )
     uvicorn.run(
         "server.app:create_app",
         factory=True,

@@ -9,8 +9,29 @@ from starlette.responses import JSONResponse, Response
 
 
 def dumps(content: Any) -> bytes:
-    """orjson with NumPy support; unknown objects become their str()."""
-    return orjson.dumps(content, option=orjson.OPT_SERIALIZE_NUMPY, default=str)
+    """orjson with NumPy support; unknown objects become their str().
+
+    orjson refuses integers beyond 64 bits (a request may echo one back in a 422's ``input``):
+    those are sent as strings rather than turning the response into a 500.
+    """
+    try:
+        return orjson.dumps(content, option=orjson.OPT_SERIALIZE_NUMPY, default=str)
+    except TypeError:
+        return orjson.dumps(
+            _big_ints_as_strings(content), option=orjson.OPT_SERIALIZE_NUMPY, default=str
+        )
+
+
+def _big_ints_as_strings(value: Any) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value if -(2**63) <= value < 2**64 else str(value)
+    if isinstance(value, dict):
+        return {k: _big_ints_as_strings(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_big_ints_as_strings(v) for v in value]
+    return value
 
 
 class OrjsonResponse(JSONResponse):

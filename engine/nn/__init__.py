@@ -24,7 +24,25 @@ from engine.nn.modules import (
 )
 
 __all__ = [
-    "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "Flatten", "Identity", "L1Loss",
-    "LeakyReLU", "Linear", "LogSoftmax", "MSELoss", "Module", "ModuleList", "NLLLoss",
-    "Parameter", "ReLU", "Sequential", "Sigmoid", "Softmax", "Tanh", "functional", "init",
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "CrossEntropyLoss",
+    "Flatten",
+    "Identity",
+    "L1Loss",
+    "LeakyReLU",
+    "Linear",
+    "LogSoftmax",
+    "MSELoss",
+    "Module",
+    "ModuleList",
+    "NLLLoss",
+    "Parameter",
+    "ReLU",
+    "Sequential",
+    "Sigmoid",
+    "Softmax",
+    "Tanh",
+    "functional",
+    "init",
 ]

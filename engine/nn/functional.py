@@ -21,9 +21,20 @@ from engine.tensor import (
 )
 
 __all__ = [
-    "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "gelu",
-    "leaky_relu", "linear", "log_softmax", "mse_loss", "nll_loss", "relu", "sigmoid", "softmax",
-    "tanh", "l1_loss",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "cross_entropy",
+    "gelu",
+    "leaky_relu",
+    "linear",
+    "log_softmax",
+    "mse_loss",
+    "nll_loss",
+    "relu",
+    "sigmoid",
+    "softmax",
+    "tanh",
+    "l1_loss",
 ]
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -48,26 +59,29 @@ def _same_shape_or_broadcast(a: Tensor, b: Tensor) -> None:
             if pa[i] != pb[i] and 1 not in (pa[i], pb[i]):
                 raise RuntimeError(
                     f"The size of tensor a ({pa[i]}) must match the size of tensor b ({pb[i]}) "
-                    f"at non-singleton dimension {i}") from None
+                    f"at non-singleton dimension {i}"
+                ) from None
 
 
-def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:  # noqa: A002
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     _same_shape_or_broadcast(input, target)
     return apply(O.MSE, (input, target), {"reduction": _reduction(reduction)})
 
 
-def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:  # noqa: A002
+def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     loss = (input - target).abs()
     r = _reduction(reduction)
     return loss.mean() if r == "mean" else loss.sum() if r == "sum" else loss
 
 
-def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
-                         reduction: str = "mean") -> Tensor:
+def binary_cross_entropy(
+    input: Tensor, target: Tensor, weight: Tensor | None = None, reduction: str = "mean"
+) -> Tensor:
     if input._data.shape != target._data.shape:
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size "
-            f"({input.shape}) is deprecated. Please ensure they have the same size.")
+            f"({input.shape}) is deprecated. Please ensure they have the same size."
+        )
     d = input._data
     if d.size and (float(d.min()) < 0 or float(d.max()) > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
@@ -76,12 +90,17 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return apply(O.BCE, (input, target), {"reduction": _reduction(reduction)})
 
 
-def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002
-                                     weight: Tensor | None = None, reduction: str = "mean",
-                                     pos_weight: Tensor | None = None) -> Tensor:
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
     if input._data.shape != target._data.shape:
         raise ValueError(
-            f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+            f"Target size ({target.shape}) must be the same as input size ({input.shape})"
+        )
     if pos_weight is not None:
         raise RuntimeError("pos_weight is not supported in the playground")
     if weight is not None:
@@ -96,20 +115,25 @@ def _weighted(loss: Tensor, weight: Tensor, reduction: str) -> Tensor:
     return loss.mean() if r == "mean" else loss.sum() if r == "sum" else loss
 
 
-def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
-             ignore_index: int = -100, reduction: str = "mean") -> Tensor:
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+) -> Tensor:
     if weight is not None:
         raise RuntimeError("class weights are not supported in the playground")
     t = target._data
     if t.dtype.kind not in "iu":
-        raise RuntimeError(
-            f"expected scalar type Long but found {_type_word(t.dtype)}")
+        raise RuntimeError(f"expected scalar type Long but found {_type_word(t.dtype)}")
     d = input._data
     if d.ndim == 2:
         if t.ndim != 1 or t.shape[0] != d.shape[0]:
             raise ValueError(
                 f"Expected input batch_size ({d.shape[0]}) to match target batch_size "
-                f"({t.shape[0] if t.ndim else 0}).")
+                f"({t.shape[0] if t.ndim else 0})."
+            )
         n_classes = d.shape[1]
     elif d.ndim == 1:
         if t.ndim != 0:
@@ -120,13 +144,19 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
     bad = t[(t != ignore_index) & ((t < 0) | (t >= n_classes))]
     if bad.size:
         raise IndexError(f"Target {int(bad.reshape(-1)[0])} is out of bounds.")
-    return apply(O.NLL, (input, target),
-                 {"reduction": _reduction(reduction), "ignore_index": ignore_index})
+    return apply(
+        O.NLL, (input, target), {"reduction": _reduction(reduction), "ignore_index": ignore_index}
+    )
 
 
-def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
-                  ignore_index: int = -100, reduction: str = "mean",
-                  label_smoothing: float = 0.0) -> Tensor:
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
     """log_softmax then nll_loss, as PyTorch records it (class indices), or soft targets."""
     if label_smoothing:
         raise RuntimeError("label_smoothing is not supported in the playground")
@@ -141,20 +171,25 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  
     return nll_loss(logp, target, weight, ignore_index, reduction)
 
 
-def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:  # noqa: A002
+def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     # NOTE: a composite (where), so the graph shows WhereBackward0 instead of LeakyReluBackward0.
     return where(input > 0, input, input * negative_slope)
 
 
-def gelu(input: Tensor) -> Tensor:  # noqa: A002
+def gelu(input: Tensor) -> Tensor:
     # NOTE: the tanh approximation built from primitives (PyTorch's default is the erf form).
     c = math.sqrt(2.0 / math.pi)
-    return 0.5 * input * (1 + tanh(c * (input + 0.044715 * input ** 3)))
+    return 0.5 * input * (1 + tanh(c * (input + 0.044715 * input**3)))
 
 
 def _type_word(np_dtype: Any) -> str:
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-            "bool": "Bool"}.get(np.dtype(np_dtype).name, "Float")
+    return {
+        "float32": "Float",
+        "float64": "Double",
+        "int64": "Long",
+        "int32": "Int",
+        "bool": "Bool",
+    }.get(np.dtype(np_dtype).name, "Float")
 
 
 __all__ += ["softmax", "log_softmax"]

@@ -23,7 +23,8 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
 def _fans(t: Tensor) -> tuple[int, int]:
     if t.dim() < 2:
         raise ValueError(
-            "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
+            "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions"
+        )
     receptive = 1
     for s in t.shape[2:]:
         receptive *= s
@@ -55,8 +56,9 @@ def constant_(t: Tensor, val: float) -> Tensor:
         return t.fill_(val)
 
 
-def kaiming_uniform_(t: Tensor, a: float = 0, mode: str = "fan_in",
-                     nonlinearity: str = "leaky_relu") -> Tensor:
+def kaiming_uniform_(
+    t: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
+) -> Tensor:
     fan_in, fan_out = _fans(t)
     fan = fan_in if mode == "fan_in" else fan_out
     gain = calculate_gain(nonlinearity, a)

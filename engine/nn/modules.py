@@ -40,8 +40,7 @@ class Module:
     def __setattr__(self, name: str, value: Any) -> None:
         params = self.__dict__.get("_parameters")
         if params is None:
-            raise AttributeError(
-                "cannot assign module attributes before Module.__init__() call")
+            raise AttributeError("cannot assign module attributes before Module.__init__() call")
         # Parameters and sub-modules are registered *and* mirrored in the instance dict, so
         # reading self.weight in forward() is a plain attribute lookup, not __getattr__.
         if isinstance(value, Tensor) and value._param:
@@ -52,8 +51,10 @@ class Module:
             params.pop(name, None)
         elif name in params:
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
-                                "(torch.nn.Parameter or None expected)")
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                    "(torch.nn.Parameter or None expected)"
+                )
             params[name] = value
         object.__setattr__(self, name, value)
 
@@ -67,13 +68,16 @@ class Module:
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(
-            f'Module [{type(self).__name__}] is missing the required "forward" function')
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.forward(*args, **kwargs)
 
     # --- traversal -------------------------------------------------------------------------------
-    def named_parameters(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Tensor]]:
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True
+    ) -> Iterator[tuple[str, Tensor]]:
         seen: set[int] = set()
         for mod_prefix, mod in self.named_modules(prefix) if recurse else [(prefix, self)]:
             for name, p in mod._parameters.items():
@@ -134,7 +138,7 @@ class Module:
             else:
                 device = a
         for m in self.modules():
-            for name, p in list(m._parameters.items()):
+            for p in list(m._parameters.values()):
                 if p is None:
                     continue
                 moved = to_copy(p.detach(), dtype, device)
@@ -190,14 +194,19 @@ class Module:
 class Linear(Module):
     """y = x Wᵀ + b, initialised as PyTorch does (Kaiming-uniform weight, uniform bias)."""
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True,
-                 device: Any = None, dtype: Any = None) -> None:
+    def __init__(
+        self,
+        in_features: int,
+        out_features: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(empty(out_features, in_features, dtype=dtype, device=device))
-        self.bias = (Parameter(empty(out_features, dtype=dtype, device=device)) if bias
-                     else None)
+        self.bias = Parameter(empty(out_features, dtype=dtype, device=device)) if bias else None
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -211,8 +220,10 @@ class Linear(Module):
         return F.linear(x, self.weight, self.bias)
 
     def extra_repr(self) -> str:
-        return (f"in_features={self.in_features}, out_features={self.out_features}, "
-                f"bias={self.bias is not None}")
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}"
+        )
 
 
 class Sequential(Module):
@@ -343,12 +354,12 @@ class _Loss(Module):
 
 
 class MSELoss(_Loss):
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.mse_loss(input, target, reduction=self.reduction)
 
 
 class L1Loss(_Loss):
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
@@ -357,38 +368,49 @@ class BCELoss(_Loss):
         super().__init__(reduction)
         self.weight = weight
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
 
 
 class BCEWithLogitsLoss(_Loss):
-    def __init__(self, weight: Tensor | None = None, reduction: str = "mean",
-                 pos_weight: Tensor | None = None) -> None:
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        reduction: str = "mean",
+        pos_weight: Tensor | None = None,
+    ) -> None:
         super().__init__(reduction)
         self.weight, self.pos_weight = weight, pos_weight
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
-        return F.binary_cross_entropy_with_logits(input, target, self.weight,
-                                                  reduction=self.reduction,
-                                                  pos_weight=self.pos_weight)
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.binary_cross_entropy_with_logits(
+            input, target, self.weight, reduction=self.reduction, pos_weight=self.pos_weight
+        )
 
 
 class CrossEntropyLoss(_Loss):
-    def __init__(self, weight: Tensor | None = None, ignore_index: int = -100,
-                 reduction: str = "mean", label_smoothing: float = 0.0) -> None:
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        ignore_index: int = -100,
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
+    ) -> None:
         super().__init__(reduction)
         self.weight, self.ignore_index, self.label_smoothing = weight, ignore_index, label_smoothing
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
-        return F.cross_entropy(input, target, self.weight, self.ignore_index, self.reduction,
-                               self.label_smoothing)
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.cross_entropy(
+            input, target, self.weight, self.ignore_index, self.reduction, self.label_smoothing
+        )
 
 
 class NLLLoss(_Loss):
-    def __init__(self, weight: Tensor | None = None, ignore_index: int = -100,
-                 reduction: str = "mean") -> None:
+    def __init__(
+        self, weight: Tensor | None = None, ignore_index: int = -100, reduction: str = "mean"
+    ) -> None:
         super().__init__(reduction)
         self.weight, self.ignore_index = weight, ignore_index
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)

@@ -108,3 +108,19 @@ def test_openapi_documents_every_model_with_examples(client: TestClient) -> None
     run = schema["paths"]["/api/v1/run"]["post"]
     assert {"200", "413", "415", "422", "429"} <= set(run["responses"])
     assert client.get("/docs").status_code == 200
+
+
+def test_huge_integer_body_is_a_422_not_a_500() -> None:
+    """A 65-bit integer echoed back in a validation error must not break the JSON encoder."""
+    from fastapi.testclient import TestClient
+
+    from server.app import create_app
+    from server.settings import Settings
+
+    with TestClient(create_app(Settings(rate_limit_per_minute=0))) as client:
+        for path in ("/api/v1/run", "/api/v1/train"):
+            r = client.post(
+                path, content=b"-9223372036854775809", headers={"content-type": "application/json"}
+            )
+            assert r.status_code == 422, (path, r.status_code)
+            assert r.json()["detail"]

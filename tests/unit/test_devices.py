@@ -8,8 +8,9 @@ import pytest
 import engine
 from engine import backend
 
-needs_gpu = pytest.mark.skipif(not backend.cuda_is_available(),
-                               reason=f"no CUDA here: {backend.cuda_unavailable_reason()}")
+needs_gpu = pytest.mark.skipif(
+    not backend.cuda_is_available(), reason=f"no CUDA here: {backend.cuda_unavailable_reason()}"
+)
 
 
 def test_cpu_is_numpy() -> None:
@@ -60,11 +61,13 @@ def test_training_step_on_cuda_matches_cpu() -> None:
     results = []
     for dev in ("cpu", "cuda"):
         engine.manual_seed(0)
-        model = engine.nn.Sequential(engine.nn.Linear(2, 8), engine.nn.Tanh(),
-                                     engine.nn.Linear(8, 2)).to(dev)
+        model = engine.nn.Sequential(
+            engine.nn.Linear(2, 8), engine.nn.Tanh(), engine.nn.Linear(8, 2)
+        ).to(dev)
         opt = engine.optim.Adam(model.parameters(), lr=0.01)
-        x = engine.tensor(np.random.default_rng(0).normal(size=(32, 2)), dtype=engine.float32,
-                          device=dev)
+        x = engine.tensor(
+            np.random.default_rng(0).normal(size=(32, 2)), dtype=engine.float32, device=dev
+        )
         y = engine.tensor(np.arange(32) % 2, device=dev)
         for _ in range(5):
             opt.zero_grad()

@@ -98,8 +98,7 @@ def test_untracked_branches_carry_their_reason() -> None:
 
 @pytest.mark.parametrize("shape", [(3,), (2, 3)])
 def test_walk_of_tensor_graph_has_summaries_not_numbers(shape: tuple[int, ...]) -> None:
-    x = torch.tensor(np.arange(np.prod(shape), dtype=np.float32).reshape(shape),
-                     requires_grad=True)
+    x = torch.tensor(np.arange(np.prod(shape), dtype=np.float32).reshape(shape), requires_grad=True)
     with record_passes() as log:
         (x.tanh() * 2).sum().backward()
     steps = log.graphs[0]["walk"]

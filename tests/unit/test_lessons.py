@@ -75,7 +75,7 @@ def test_gradient_accumulation_practice() -> None:
     full = (round(w.grad.item(), 4), round(b.grad.item(), 4))
     opt.zero_grad()
     for i in range(0, 64, 16):
-        (((w * x[i:i + 16] + b - y[i:i + 16]) ** 2).mean() / 4).backward()
+        (((w * x[i : i + 16] + b - y[i : i + 16]) ** 2).mean() / 4).backward()
     accumulated = (round(w.grad.item(), 4), round(b.grad.item(), 4))
     opt.step()
     assert full == accumulated == (-39.5945, -13.4047)

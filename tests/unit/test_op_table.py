@@ -37,14 +37,17 @@ def _inputs(name: str, i: int, seed: int = 0) -> tuple[Any, list[np.ndarray]]:
     return fn, [_draw(rng, shape, dom) for shape, dom in specs]
 
 
-def _engine_value_and_grads(fn: Any, arrays: list[np.ndarray], g: np.ndarray | None
-                            ) -> tuple[np.ndarray, list[np.ndarray]]:
+def _engine_value_and_grads(
+    fn: Any, arrays: list[np.ndarray], g: np.ndarray | None
+) -> tuple[np.ndarray, list[np.ndarray]]:
     ts = [engine.tensor(a, dtype=engine.float64, requires_grad=True) for a in arrays]
     out = fn(engine, *ts)
     upstream = g if g is not None else np.ones(out.shape)
     out.backward(engine.tensor(upstream, dtype=engine.float64))
-    grads = [t.grad.numpy() if t.grad is not None else np.zeros_like(a)
-             for t, a in zip(ts, arrays, strict=True)]
+    grads = [
+        t.grad.numpy() if t.grad is not None else np.zeros_like(a)
+        for t, a in zip(ts, arrays, strict=True)
+    ]
     return out.detach().numpy(), grads
 
 
@@ -74,8 +77,9 @@ def test_gradient_matches_central_differences(name: str, i: int) -> None:
             plus[k][idx] += eps
             minus[k][idx] -= eps
             numeric[idx] = (objective(plus) - objective(minus)) / (2 * eps)
-        np.testing.assert_allclose(grads[k], numeric, rtol=rtol, atol=atol,
-                                   err_msg=f"{name} case {i}, input {k}")
+        np.testing.assert_allclose(
+            grads[k], numeric, rtol=rtol, atol=atol, err_msg=f"{name} case {i}, input {k}"
+        )
 
 
 @pytest.mark.torch
@@ -84,15 +88,16 @@ def test_gradient_matches_central_differences(name: str, i: int) -> None:
 def test_matches_pytorch(name: str, i: int, seed: int) -> None:
     torch = pytest.importorskip("torch")
     fn, arrays = _inputs(name, i, seed)
-    for dtype, tdtype, tol in ((engine.float64, torch.float64, 1e-10),
-                               (engine.float32, torch.float32, 2e-5)):
+    for dtype, tdtype, tol in (
+        (engine.float64, torch.float64, 1e-10),
+        (engine.float32, torch.float32, 2e-5),
+    ):
         ts = [engine.tensor(a, dtype=dtype, requires_grad=True) for a in arrays]
         tt = [torch.tensor(a, dtype=tdtype, requires_grad=True) for a in arrays]
         out, tout = fn(engine, *ts), fn(torch, *tt)
         assert out.dtype.name == str(tout.dtype).removeprefix("torch.")
         assert tuple(out.shape) == tuple(tout.shape)
-        np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=tol,
-                                   atol=tol)
+        np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=tol, atol=tol)
         assert out.grad_fn.name() == tout.grad_fn.name()
         g = np.random.default_rng(seed).normal(size=tuple(out.shape))
         out.backward(engine.tensor(g, dtype=dtype))
@@ -103,8 +108,13 @@ def test_matches_pytorch(name: str, i: int, seed: int) -> None:
                 continue
             assert t.grad is not None
             assert t.grad.dtype.name == str(tt_.grad.dtype).removeprefix("torch.")
-            np.testing.assert_allclose(t.grad.numpy(), tt_.grad.numpy(), rtol=tol * 10,
-                                       atol=tol * 10, err_msg=f"{name} case {i}")
+            np.testing.assert_allclose(
+                t.grad.numpy(),
+                tt_.grad.numpy(),
+                rtol=tol * 10,
+                atol=tol * 10,
+                err_msg=f"{name} case {i}",
+            )
 
 
 @pytest.mark.torch
@@ -117,7 +127,7 @@ def test_random_broadcast_shapes_match_pytorch() -> None:
         nd = int(rng.integers(1, 4))
         full = tuple(int(s) for s in rng.integers(1, 4, nd))
         sa = tuple(1 if rng.random() < 0.3 else s for s in full)
-        sb = tuple(1 if rng.random() < 0.3 else s for s in full)[int(rng.integers(0, nd)):]
+        sb = tuple(1 if rng.random() < 0.3 else s for s in full)[int(rng.integers(0, nd)) :]
         a, b = rng.normal(size=sa), rng.uniform(0.5, 2, size=sb)
         op = binaries[trial % len(binaries)]
         ea = engine.tensor(a, requires_grad=True)

@@ -14,16 +14,24 @@ from pathlib import Path
 
 import pytest
 
-PROGRAMS = sorted(p for p in (Path(__file__).parents[1] / "programs").glob("*.py")
-                  if p.name != "run_with_engine.py")
+PROGRAMS = sorted(
+    p
+    for p in (Path(__file__).parents[1] / "programs").glob("*.py")
+    if p.name != "run_with_engine.py"
+)
 RUNNER = Path(__file__).parents[1] / "programs" / "run_with_engine.py"
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:e[-+]?\d+)?")
 ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 
 
 def _run(args: list[str]) -> str:
-    done = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=120,
-                          cwd=Path(__file__).parents[2])
+    done = subprocess.run(
+        [sys.executable, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).parents[2],
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return ADDRESS.sub("", done.stdout)
 
