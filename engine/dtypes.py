@@ -66,16 +66,20 @@ def to_numpy_dtype(dtype: DType | Any) -> np.dtype[Any]:
     raise TypeError(f"dtype must be a torch.dtype, got {type(dtype).__name__}")
 
 
-def category(np_dtype: np.dtype[Any]) -> int:
+def category(np_dtype: np.dtype[Any]) -> builtins.int:
     """0 for bool, 1 for integers, 2 for floating point (PyTorch's promotion categories)."""
     kind = np_dtype.kind
     return 2 if kind == "f" else 0 if kind == "b" else 1
 
 
-_DEFAULT_FOR_CATEGORY = {0: np.dtype(np.bool_), 1: np.dtype(np.int64), 2: np.dtype(np.float32)}
+_DEFAULT_FOR_CATEGORY: dict[builtins.int, np.dtype[Any]] = {
+    0: np.dtype(np.bool_),
+    1: np.dtype(np.int64),
+    2: np.dtype(np.float32),
+}
 
 
-def scalar_category(value: Any) -> int:
+def scalar_category(value: Any) -> builtins.int:
     if isinstance(value, builtins.bool | np.bool_):
         return 0
     if isinstance(value, builtins.int | np.integer):
@@ -83,7 +87,9 @@ def scalar_category(value: Any) -> int:
     return 2
 
 
-def promote(operands: list[tuple[np.dtype[Any], int]], scalars: list[Any]) -> np.dtype[Any]:
+def promote(
+    operands: list[tuple[np.dtype[Any], builtins.int]], scalars: list[Any]
+) -> np.dtype[Any]:
     """PyTorch's result type: operands are (dtype, ndim) of tensors, scalars are Python numbers.
 
     Dimensioned tensors outrank zero-dim tensors, which outrank Python scalars, unless a

@@ -77,6 +77,7 @@ class Tensor:
     __array_priority__ = 1000  # so numpy scalars defer to our reflected operators
 
     _data: Any
+    _version: builtins.int
     grad: Tensor | None
     grad_fn: Node | None
     requires_grad: bool
@@ -85,7 +86,7 @@ class Tensor:
         raise TypeError("use torch.tensor(data) to create a tensor")
 
     @classmethod
-    def _wrap(cls, data: Any, requires_grad: bool = False) -> Tensor:
+    def _wrap(cls, data: Any, requires_grad: builtins.bool = False) -> Tensor:
         """Wrap an array without copying (0-d results become 0-d arrays, not scalars)."""
         t = object.__new__(cls)
         if data.__class__ is not np.ndarray and isinstance(data, np.generic):
@@ -115,17 +116,17 @@ class Tensor:
     def shape(self) -> Size:
         return Size(self._data.shape)
 
-    def size(self, dim: int | None = None) -> Any:
+    def size(self, dim: builtins.int | None = None) -> Any:
         if dim is None:
             return Size(self._data.shape)
         return self._data.shape[self._dim(dim)]
 
-    def dim(self) -> int:
+    def dim(self) -> builtins.int:
         return int(self._data.ndim)
 
     ndim = property(dim)
 
-    def numel(self) -> int:
+    def numel(self) -> builtins.int:
         return int(self._data.size)
 
     nelement = numel
@@ -139,22 +140,22 @@ class Tensor:
         return device_of(self._data)
 
     @property
-    def is_cuda(self) -> bool:
+    def is_cuda(self) -> builtins.bool:
         return self.device.type == "cuda"
 
     @property
-    def is_leaf(self) -> bool:
+    def is_leaf(self) -> builtins.bool:
         return self.grad_fn is None
 
     @property
-    def is_floating_point_(self) -> bool:
+    def is_floating_point_(self) -> builtins.bool:
         return self._data.dtype.kind == "f"
 
-    def is_floating_point(self) -> bool:
+    def is_floating_point(self) -> builtins.bool:
         return self._data.dtype.kind == "f"
 
     @property
-    def retains_grad(self) -> bool:
+    def retains_grad(self) -> builtins.bool:
         return self._retains_grad
 
     @property
@@ -165,7 +166,7 @@ class Tensor:
     def mT(self) -> Tensor:
         return transpose(self, -2, -1)
 
-    def _dim(self, dim: int) -> int:
+    def _dim(self, dim: builtins.int) -> builtins.int:
         return _norm_dim(dim, self._data.ndim)
 
     # --- conversion -----------------------------------------------------------------------------
@@ -192,18 +193,18 @@ class Tensor:
             )
         return self._data  # type: ignore[no-any-return]
 
-    def __float__(self) -> float:
+    def __float__(self) -> builtins.float:
         return float(self._scalar("float"))
 
-    def __int__(self) -> int:
+    def __int__(self) -> builtins.int:
         return int(self._scalar("int"))
 
-    def __bool__(self) -> bool:
+    def __bool__(self) -> builtins.bool:
         if self._data.size != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
-    def __index__(self) -> int:
+    def __index__(self) -> builtins.int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
@@ -215,7 +216,7 @@ class Tensor:
             )
         return self.item()
 
-    def __len__(self) -> int:
+    def __len__(self) -> builtins.int:
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
         return int(self._data.shape[0])
@@ -254,8 +255,8 @@ class Tensor:
     def backward(
         self,
         gradient: Any = None,
-        retain_graph: bool | None = None,
-        create_graph: bool = False,
+        retain_graph: builtins.bool | None = None,
+        create_graph: builtins.bool = False,
         inputs: Any = None,
     ) -> None:
         """Accumulate d(self)/d(leaf) into every leaf's ``.grad``."""
@@ -272,7 +273,7 @@ class Tensor:
         self.requires_grad = False
         return self
 
-    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+    def requires_grad_(self, requires_grad: builtins.bool = True) -> Tensor:
         if self.grad_fn is not None and not requires_grad:
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use "
@@ -297,7 +298,7 @@ class Tensor:
         raise RuntimeError("register_hook is not supported in the playground")
 
     # --- in-place ops ---------------------------------------------------------------------------
-    def _check_inplace(self) -> bool:
+    def _check_inplace(self) -> builtins.bool:
         """True when the in-place op must be recorded in the graph."""
         if _mode.enabled and self.requires_grad:
             if self.grad_fn is None:
@@ -392,7 +393,7 @@ class Tensor:
         self._version += 1
         return self
 
-    def normal_(self, mean: float = 0.0, std: float = 1.0) -> Tensor:
+    def normal_(self, mean: builtins.float = 0.0, std: builtins.float = 1.0) -> Tensor:
         from engine.random import default_generator
 
         with _no_record():
@@ -402,7 +403,7 @@ class Tensor:
         self._version += 1
         return self
 
-    def uniform_(self, a: float = 0.0, b: float = 1.0) -> Tensor:
+    def uniform_(self, a: builtins.float = 0.0, b: builtins.float = 1.0) -> Tensor:
         from engine.random import default_generator
 
         self._check_inplace()
@@ -498,7 +499,7 @@ class Tensor:
     def permute(self, *dims: Any) -> Tensor:
         return permute(self, _shape_arg(dims))
 
-    def transpose(self, dim0: int, dim1: int) -> Tensor:
+    def transpose(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:
         return transpose(self, dim0, dim1)
 
     def t(self) -> Tensor:
@@ -508,63 +509,75 @@ class Tensor:
             )
         return permute(self, tuple(range(self._data.ndim - 1, -1, -1)), name="TBackward0")
 
-    def unsqueeze(self, dim: int) -> Tensor:
+    def unsqueeze(self, dim: builtins.int) -> Tensor:
         return unsqueeze(self, dim)
 
-    def squeeze(self, dim: int | None = None) -> Tensor:
+    def squeeze(self, dim: builtins.int | None = None) -> Tensor:
         return squeeze(self, dim)
 
-    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    def flatten(self, start_dim: builtins.int = 0, end_dim: builtins.int = -1) -> Tensor:
         return flatten(self, start_dim, end_dim)
 
     def __getitem__(self, key: Any) -> Tensor:
         return getitem(self, key)
 
-    def gather(self, dim: int, index: Tensor) -> Tensor:
+    def gather(self, dim: builtins.int, index: Tensor) -> Tensor:
         return gather(self, dim, index)
 
     # --- reductions -----------------------------------------------------------------------------
-    def sum(self, dim: Any = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
+    def sum(
+        self, dim: Any = None, keepdim: builtins.bool = False, dtype: DType | None = None
+    ) -> Tensor:
         return sum(self, dim, keepdim, dtype=dtype)
 
-    def mean(self, dim: Any = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
+    def mean(
+        self, dim: Any = None, keepdim: builtins.bool = False, dtype: DType | None = None
+    ) -> Tensor:
         return mean(self, dim, keepdim, dtype=dtype)
 
-    def max(self, dim: Any = None, keepdim: bool = False) -> Any:
+    def max(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
         return max(self, dim, keepdim)
 
-    def min(self, dim: Any = None, keepdim: bool = False) -> Any:
+    def min(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
         return min(self, dim, keepdim)
 
-    def amax(self, dim: Any = (), keepdim: bool = False) -> Tensor:
+    def amax(self, dim: Any = (), keepdim: builtins.bool = False) -> Tensor:
         return amax(self, dim, keepdim)
 
-    def amin(self, dim: Any = (), keepdim: bool = False) -> Tensor:
+    def amin(self, dim: Any = (), keepdim: builtins.bool = False) -> Tensor:
         return amin(self, dim, keepdim)
 
-    def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    def argmax(self, dim: builtins.int | None = None, keepdim: builtins.bool = False) -> Tensor:
         return argmax(self, dim, keepdim)
 
-    def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    def argmin(self, dim: builtins.int | None = None, keepdim: builtins.bool = False) -> Tensor:
         return argmin(self, dim, keepdim)
 
     def var(
-        self, dim: Any = None, unbiased: bool = True, keepdim: bool = False, correction: Any = None
+        self,
+        dim: Any = None,
+        unbiased: builtins.bool = True,
+        keepdim: builtins.bool = False,
+        correction: Any = None,
     ) -> Tensor:
         return var(self, dim, unbiased=unbiased, keepdim=keepdim, correction=correction)
 
     def std(
-        self, dim: Any = None, unbiased: bool = True, keepdim: bool = False, correction: Any = None
+        self,
+        dim: Any = None,
+        unbiased: builtins.bool = True,
+        keepdim: builtins.bool = False,
+        correction: Any = None,
     ) -> Tensor:
         return std(self, dim, unbiased=unbiased, keepdim=keepdim, correction=correction)
 
-    def norm(self, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
+    def norm(self, p: Any = 2, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
         return norm(self, p, dim, keepdim)
 
-    def softmax(self, dim: int) -> Tensor:
+    def softmax(self, dim: builtins.int) -> Tensor:
         return softmax(self, dim)
 
-    def log_softmax(self, dim: int) -> Tensor:
+    def log_softmax(self, dim: builtins.int) -> Tensor:
         return log_softmax(self, dim)
 
     # --- elementwise ----------------------------------------------------------------------------
@@ -621,7 +634,7 @@ class Tensor:
 
     clip = clamp
 
-    def round(self, decimals: int = 0) -> Tensor:
+    def round(self, decimals: builtins.int = 0) -> Tensor:
         return round(self, decimals=decimals)
 
     def maximum(self, other: Tensor) -> Tensor:
@@ -678,10 +691,12 @@ class Tensor:
     def isnan(self) -> Tensor:
         return _nograd_unary(self, np.isnan)
 
-    def allclose(self, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8) -> bool:
+    def allclose(
+        self, other: Tensor, rtol: builtins.float = 1e-5, atol: builtins.float = 1e-8
+    ) -> builtins.bool:
         return bool(np.allclose(to_numpy(self._data), to_numpy(other._data), rtol=rtol, atol=atol))
 
-    def equal(self, other: Tensor) -> bool:
+    def equal(self, other: Tensor) -> builtins.bool:
         return self.shape == other.shape and bool((self._data == other._data).all())
 
     # --- operators ------------------------------------------------------------------------------
@@ -1818,7 +1833,7 @@ def broadcast_to(a: Tensor, shape: Any) -> Tensor:
 def _index(key: Any, ndim: int) -> tuple[Any, bool]:
     """Turn a PyTorch index into a NumPy one; report whether it is advanced indexing."""
     parts = key if isinstance(key, tuple) else (key,)
-    out = []
+    out: list[Any] = []
     advanced = False
     for k in parts:
         if isinstance(k, Tensor):
