@@ -148,9 +148,8 @@ def _api_loop() -> tuple[Any, Any]:
 
 def run(quick: bool = False) -> list[dict[str, Any]]:
     """One row per contestant: seconds per step, steps per second, cost relative to the engine."""
-    from bench.timing import interleaved_medians
-
     from bench.api_latency import serve
+    from bench.timing import interleaved_medians
 
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     api, client = _api_loop()
