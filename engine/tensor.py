@@ -282,7 +282,7 @@ class Tensor:
             )
         if requires_grad and self._data.dtype.kind != "f":
             raise RuntimeError(
-                "only Tensors of floating point and complex dtype can require gradients"
+                "only Tensors of floating point dtype can require gradients"
             )
         if self.grad_fn is None:
             self.requires_grad = bool(requires_grad)
@@ -1125,6 +1125,10 @@ def tensor(
         limits.active.alloc(arr.size)
     t = Tensor._wrap(move(arr, dev) if dev.type != "cpu" else arr)
     if requires_grad:
+        if arr.dtype.kind != "f":
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
         t.requires_grad_(True)
     return t
 
@@ -1153,11 +1157,14 @@ def _shape_arg(shape: Sequence[Any]) -> tuple[int, ...]:
 
 
 def _factory(
-    shape: Any, dtype: DType | None, device: Any, requires_grad: bool, fill: Any
+    shape: Any, dtype: DType | None, device: Any, requires_grad: bool, fill: Any,
+    fname: str = "",
 ) -> Tensor:
     dims = _shape_arg(shape)
     for d in dims:
         if d < 0:
+            if fname == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
             raise RuntimeError(f"Trying to create tensor with negative dimension {d}: {list(dims)}")
     dev = _device(device)
     np_dtype = (dtype or dtypes.float32).np
@@ -1174,7 +1181,7 @@ def _factory(
 def zeros(
     *shape: Any, dtype: DType | None = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
-    return _factory(shape, dtype, device, requires_grad, lambda xp, s, d: xp.zeros(s, d))
+    return _factory(shape, dtype, device, requires_grad, lambda xp, s, d: xp.zeros(s, d), "zeros")
 
 
 def ones(
@@ -1282,6 +1289,9 @@ def _random(shape: Any, dtype: DType | None, device: Any, requires_grad: bool, d
     from engine.random import default_generator
 
     dims = _shape_arg(shape)
+    for d in dims:
+        if d < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {d}: {list(dims)}")
     n = int(np.prod(dims)) if dims else 1
     if limits.active is not None:
         limits.active.alloc(n)

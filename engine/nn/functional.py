@@ -164,7 +164,9 @@ def cross_entropy(
     logp = log_softmax(input, dim)
     if target._data.dtype.kind == "f":
         if target._data.shape != input._data.shape:
-            raise RuntimeError("soft-label cross_entropy expects target of the input's shape")
+            raise RuntimeError(
+                f"expected target dtype to be Long or Byte, but got {_type_word(target._data.dtype)}"
+            )
         loss = -(logp * target).sum(dim)
         r = _reduction(reduction)
         return loss.mean() if r == "mean" else loss.sum() if r == "sum" else loss
