@@ -1,5 +1,5 @@
 /** The API client: the only module that talks to the server. */
-import type { Example, RunRequest, RunResponse } from "./types";
+import type { DeviceInfo, Example, RunRequest, RunResponse } from "./types";
 
 /** Error for a request the server refused (4xx) or could not answer. */
 export class ApiError extends Error {}
@@ -34,4 +34,9 @@ export async function fetchExamples(): Promise<Example[]> {
   const response = await fetch("/api/v1/examples");
   if (response.status === 404) return [];
   return asJson<Example[]>(response);
+}
+
+/** GET /api/v1/devices: each device the server knows, with the reason when it is unavailable. */
+export async function fetchDevices(): Promise<DeviceInfo[]> {
+  return asJson<DeviceInfo[]>(await fetch("/api/v1/devices"));
 }

@@ -63,3 +63,10 @@ export const BINDING = {
   sliderMax: 10,
   sliderStep: 0.1,
 };
+
+export const DEVICE = {
+  /** The device every server has: the default, and where an unavailable request falls back to. */
+  fallback: "cpu",
+  /** Device names a URL may carry (what the API accepts). */
+  pattern: /^(cpu|cuda(:\d{1,2})?)$/,
+};

@@ -6,6 +6,7 @@ import { ApiError, runProgram } from "./api";
 import { BindingsPanel } from "./bindings-panel";
 import { RUN } from "./config";
 import { DetailsPanel, HoverCard } from "./details";
+import { DevicePicker } from "./device-picker";
 import { byId } from "./dom";
 import { Editor } from "./editor";
 import { ExamplesGallery } from "./examples";
@@ -29,6 +30,7 @@ const DEFAULTS: AppState = {
     b: { value: 0, requires_grad: true },
     y: { value: 7, requires_grad: false },
   },
+  device: "cpu",
   seed: 0,
   step: null,
   pass: null,
@@ -64,6 +66,7 @@ class Playground {
   private readonly stdout = byId("stdout", HTMLElement);
   private readonly errorPanel = byId("error", HTMLElement);
   private readonly status = byId("run-status", HTMLElement);
+  private readonly devices = new DevicePicker(byId("device", HTMLSelectElement), byId("device-note", HTMLElement));
   private readonly editor: Editor;
 
   private response: RunResponse | null = null;
@@ -129,8 +132,18 @@ class Playground {
       clearTimeout(resizeTimer);
       resizeTimer = setTimeout(() => this.graphView.fit(), 100);
     });
+    this.devices.onChange = (device) => {
+      this.store.set({ device }, "replace");
+      void this.run(true);
+    };
     this.walkBar.update(null, null, false);
-    void this.run(true);
+    // A link asking for another device waits for the device list (it may fall back to cpu).
+    const wanted = state.device;
+    const ready = this.devices.load(wanted).then((device) => {
+      if (device !== this.store.state.device) this.store.set({ device }, "replace");
+    });
+    if (wanted === DEFAULTS.device) void this.run(true);
+    else void ready.then(() => this.run(true));
   }
 
   private readonly writeUrlSoon = debounce(() => this.store.writeUrl("replace"), RUN.urlDebounceMs);
@@ -146,12 +159,12 @@ class Playground {
   }
 
   private request(): RunRequest {
-    const { source, seed, bindings } = this.store.state;
+    const { source, device, seed, bindings } = this.store.state;
     const sent: RunRequest["bindings"] = {};
     for (const [name, b] of Object.entries(bindings) as [string, BindingState][]) {
       sent[name] = { value: b.value, requires_grad: b.requires_grad };
     }
-    return { source, device: "cpu", seed, bindings: sent };
+    return { source, device, seed, bindings: sent };
   }
 
   /** Run the program; `keepStep` keeps the walk position (URL restore, slider moves). */
@@ -185,7 +198,8 @@ class Playground {
     notice.hidden = !response.notice;
     this.showError(response.error);
     const serverMs = Math.round(performance.now() - started);
-    this.status.textContent = response.ok ? `Ran in ${serverMs} ms` : "Stopped with an error";
+    this.status.textContent = response.ok ? `Ran on ${response.device} in ${serverMs} ms` : `Stopped with an error (on ${response.device})`;
+    this.status.dataset.device = response.device;
     await this.showPass(this.store.state.step);
     if (controller.signal.aborted) return;
     this.runCount += 1;
@@ -246,9 +260,10 @@ class Playground {
 
   /** The URL changed under us (back button, pasted link): load its state and re-run. */
   private restoreFromUrl(): void {
-    const state = decodeState(window.location.hash, DEFAULTS);
+    const decoded = decodeState(window.location.hash, DEFAULTS);
+    const state = { ...decoded, device: this.devices.resolve(decoded.device) };
     if (JSON.stringify(state) === JSON.stringify(this.store.state)) return;
-    this.store.set(state, "none");
+    this.store.set(state, state.device === decoded.device ? "none" : "replace");
     this.editor.setText(state.source);
     void this.run(true);
   }

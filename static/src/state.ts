@@ -3,6 +3,7 @@
  * state.ts): one row per setting. A new URL-saved control is one row here and one control.
  * DOM-free apart from reading/writing `location` and `history`.
  */
+import { DEVICE } from "./config";
 
 /** A free variable's current value and whether it is a leaf that requires grad. */
 export interface BindingState {
@@ -15,6 +16,8 @@ export interface AppState {
   source: string;
   /** Free variables of the program and their values. */
   bindings: Record<string, BindingState>;
+  /** Where the program runs: "cpu" or "cuda" (sent with each run). */
+  device: string;
   /** Seed sent with each run. */
   seed: number;
   /** Walk position: 0 = forward done, k = after walk step k; null = the end of the walk. */
@@ -30,6 +33,7 @@ const intOrNull: Codec<number | null> = {
   encode: (v) => (v === null ? null : String(v)),
   decode: (t) => (/^-?\d+$/.test(t) ? Number(t) : undefined),
 };
+const device: Codec<string> = { encode: (v) => v, decode: (t) => (DEVICE.pattern.test(t) ? t : undefined) };
 const int: Codec<number> = { encode: (v) => String(v), decode: (t) => (/^-?\d+$/.test(t) ? Number(t) : undefined) };
 
 /** Bindings as `w:0.5:g,x:2` (g = requires_grad): short enough to read in a link. */
@@ -61,6 +65,7 @@ interface Row<K extends keyof AppState> {
 const TABLE: { [K in keyof AppState]: Row<K> } = {
   source: { key: "source", param: "src", codec: text },
   bindings: { key: "bindings", param: "b", codec: bindings },
+  device: { key: "device", param: "device", codec: device },
   seed: { key: "seed", param: "seed", codec: int },
   step: { key: "step", param: "step", codec: intOrNull },
   pass: { key: "pass", param: "pass", codec: intOrNull },

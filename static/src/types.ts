@@ -103,3 +103,11 @@ export interface Example {
   explanation: string;
   source: string;
 }
+
+/** One entry of GET /api/v1/devices. */
+export interface DeviceInfo {
+  name: string;
+  available: boolean;
+  /** Why the device is unavailable (null when it is available). */
+  reason: string | null;
+}

@@ -27,7 +27,7 @@ def updates(page: Page) -> int:
 
 def open_train(page: Page, hash_: str = "") -> None:
     page.goto(f"/train{hash_}")
-    page.wait_for_function("document.querySelector('[data-testid=boundary]').dataset.updates")
+    page.wait_for_function("() => document.querySelector('[data-testid=boundary]').dataset.updates")
 
 
 def wait_step_at_least(page: Page, n: int, timeout: float = 20_000) -> None:

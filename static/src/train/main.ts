@@ -2,6 +2,7 @@
  * The train page: wires the settings store (URL), the session (server state), the controls, the
  * boundary view and the charts. Each concern lives in its own module; this file connects them.
  */
+import { DevicePicker } from "../device-picker";
 import { byId, el } from "../dom";
 import { setupTheme } from "../theme";
 import { TrainApiError } from "./api";
@@ -10,7 +11,7 @@ import { LineChart } from "./chart";
 import { CHOICES, CLASS_RGB, LIMITS } from "./config";
 import { LayerBuilder } from "./layers";
 import { TrainSession } from "./session";
-import { decodeSettings, SettingsStore, type TrainSettings } from "./state";
+import { decodeSettings, DEFAULTS, SettingsStore, type TrainSettings } from "./state";
 import type { HistoryRow, TrainRequest, TrainResponse } from "./types";
 
 /** Settings whose change starts a new run (new data or a new model). */
@@ -48,6 +49,7 @@ class TrainPage {
   private readonly layers = new LayerBuilder(byId("layers", HTMLElement), byId("add-layer", HTMLButtonElement), byId("model-shape", HTMLElement));
   private readonly playButton = byId("train-play", HTMLButtonElement);
   private readonly errorBox = byId("train-error", HTMLElement);
+  private readonly devices = new DevicePicker(byId("device", HTMLSelectElement), byId("device-note", HTMLElement));
 
   private playing = false;
   private chain: Promise<unknown> = Promise.resolve();
@@ -72,7 +74,15 @@ class TrainPage {
     byId("train-reset", HTMLButtonElement).addEventListener("click", () => this.reset());
     byId("open-step", HTMLButtonElement).addEventListener("click", () => void this.openStep());
     document.addEventListener("keydown", (e) => this.onKey(e));
-    window.addEventListener("hashchange", () => this.store.set(decodeSettings(window.location.hash)));
+    window.addEventListener("hashchange", () => {
+      const settings = decodeSettings(window.location.hash);
+      this.store.set({ ...settings, device: this.devices.resolve(settings.device) });
+    });
+    this.devices.onChange = (device) => this.store.set({ device });
+    // A link asking for another device waits for the device list (it may fall back to cpu).
+    const wanted = this.store.settings.device;
+    const ready = this.devices.load(wanted).then((device) => this.store.set({ device }));
+    if (wanted !== DEFAULTS.device) void this.serial(() => ready);
     this.reset();
   }
 
@@ -122,6 +132,7 @@ class TrainPage {
     this.classes = multi ? s.classes : 2;
     this.layers.render(s.hidden, this.classes);
     this.showPointClasses();
+    this.devices.show(s.device);
     byId("point-count", HTMLElement).textContent = s.points.length ? `${s.points.length} added` : "";
   }
 
@@ -152,6 +163,9 @@ class TrainPage {
     } else if (changed.has("points")) {
       this.needData = true;
       if (!this.playing) this.serial(() => this.call(0));
+    } else if (changed.has("device") && !this.playing) {
+      // Evaluate on the new device now, so the page says where the model lives.
+      void this.serial(() => this.call(0));
     }
   }
 
@@ -208,6 +222,7 @@ class TrainPage {
     byId("test-loss", HTMLElement).textContent = fmt(last?.test_loss);
     byId("train-acc", HTMLElement).textContent = fmt(last?.train_acc);
     byId("test-acc", HTMLElement).textContent = fmt(last?.test_acc);
+    byId("train-device", HTMLElement).textContent = response.device;
     if (response.classes !== this.classes) {
       this.classes = response.classes;
       this.layers.render(this.store.settings.hidden, this.classes);

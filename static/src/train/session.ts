@@ -44,7 +44,7 @@ export class TrainSession {
       batch_size: settings.batch,
       steps,
       seed: settings.seed,
-      device: "cpu",
+      device: settings.device,
       state: this.state,
       grid: BOUNDARY.grid,
       include_graph: false,

@@ -3,6 +3,7 @@
  * the playground's state.ts): one row per setting. A new URL-saved control is one row here and
  * one control in main.ts. DOM-free apart from `location` and `history`.
  */
+import { DEVICE } from "../config";
 import type { Activation, DatasetName, OptimizerName, Point } from "./types";
 
 export interface TrainSettings {
@@ -22,6 +23,8 @@ export interface TrainSettings {
   seed: number;
   /** Training steps per server call (per screen update) while playing. */
   speed: number;
+  /** Where the model trains: "cpu" or "cuda". */
+  device: string;
 }
 
 export const DEFAULTS: TrainSettings = {
@@ -39,6 +42,7 @@ export const DEFAULTS: TrainSettings = {
   batch: 32,
   seed: 0,
   speed: 5,
+  device: DEVICE.fallback,
 };
 
 type Codec<T> = { encode: (value: T) => string; decode: (text: string) => T | undefined };
@@ -58,6 +62,7 @@ const oneOf = <T extends string>(...values: T[]): Codec<T> => ({
   encode: (v) => v,
   decode: (t) => (values as string[]).includes(t) ? (t as T) : undefined,
 });
+const device: Codec<string> = { encode: (v) => v, decode: (t) => (DEVICE.pattern.test(t) ? t : undefined) };
 /** Hidden widths as `16,16`; `0` means no hidden layer (logistic regression). */
 const widths: Codec<number[]> = {
   encode: (v) => (v.length ? v.join(",") : "0"),
@@ -101,6 +106,7 @@ const TABLE: { [K in keyof TrainSettings]: Row<K> } = {
   batch: { param: "batch", codec: int(1, 7000) },
   seed: { param: "seed", codec: int(0, 2 ** 32 - 1) },
   speed: { param: "spu", codec: int(1, 100) },
+  device: { param: "device", codec: device },
 };
 
 type AnyRow = [keyof TrainSettings, Row<keyof TrainSettings>];

@@ -1,0 +1,90 @@
+/**
+ * The device selector shared by both pages: a <select> filled from GET /api/v1/devices, an
+ * unavailable device disabled with its reason (title + a visible note), and the fallback to cpu
+ * when a link asks for a device this server cannot use. Text is set as text, never parsed.
+ */
+import { fetchDevices } from "./api";
+import { DEVICE } from "./config";
+import { el } from "./dom";
+import type { DeviceInfo } from "./types";
+
+/** "CUDA is not available: CuPy is not installed (...)" -> "CuPy is not installed (...)". */
+function shortReason(reason: string | null): string {
+  return (reason ?? "not available").replace(/^.*?\bnot available:\s*/i, "");
+}
+
+export class DevicePicker {
+  /** Called with the device the user picked. */
+  onChange: (device: string) => void = () => undefined;
+  private devices: DeviceInfo[] | null = null;
+  private fallbackNote = "";
+
+  constructor(
+    private readonly select: HTMLSelectElement,
+    private readonly note: HTMLElement,
+  ) {
+    this.select.addEventListener("change", () => {
+      const device = this.select.value;
+      this.fallbackNote = "";
+      this.show(device);
+      this.onChange(device);
+    });
+  }
+
+  /** Load the device list; resolves to the device to use for `wanted` (see `resolve`). */
+  async load(wanted: string): Promise<string> {
+    this.show(wanted);
+    try {
+      this.devices = await fetchDevices();
+    } catch (error) {
+      this.devices = [{ name: DEVICE.fallback, available: true, reason: null }];
+      this.fallbackNote = `Could not list devices (${String(error)}).`;
+    }
+    return this.resolve(wanted);
+  }
+
+  /** `wanted` if the server can use it, else cpu with a note saying why; the select shows it. */
+  resolve(wanted: string): string {
+    if (!this.devices) return wanted;
+    const kind = wanted.split(":")[0];
+    const info = this.devices.find((d) => d.name === kind);
+    let device = wanted;
+    if (!info?.available) {
+      device = DEVICE.fallback;
+      this.fallbackNote = `This link asked for ${wanted}, which is unavailable here: using ${device}.`;
+    }
+    this.show(device);
+    return device;
+  }
+
+  /** Show `device` as selected (after a URL change). */
+  show(device: string): void {
+    const devices = this.devices ?? [{ name: device, available: true, reason: null }];
+    const names = devices.map((d) => d.name);
+    const options = devices.map((d) => {
+      const option = el("option", "", d.available ? d.name : `${d.name} (unavailable)`);
+      option.value = d.name;
+      option.disabled = !d.available;
+      if (!d.available) option.title = d.reason ?? "not available";
+      return option;
+    });
+    // A device with an index (cuda:1) is offered as itself, next to its kind.
+    if (!names.includes(device)) {
+      const option = el("option", "", device);
+      option.value = device;
+      options.push(option);
+    }
+    this.select.replaceChildren(...options);
+    this.select.value = device;
+    const missing = devices.filter((d) => !d.available);
+    const reasons = missing.map((d) => `${d.name} unavailable: ${shortReason(d.reason)}`);
+    this.select.title = missing.map((d) => `${d.name}: ${d.reason ?? "not available"}`).join("\n");
+    const lines = [
+      ...(this.fallbackNote ? [el("span", "device-warn", this.fallbackNote)] : []),
+      ...reasons.map((r) => el("span", "device-reason", r)),
+    ];
+    this.note.replaceChildren(...lines);
+    this.note.hidden = lines.length === 0;
+    this.note.classList.toggle("warn", this.fallbackNote !== "");
+  }
+}
