@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import builtins
 import weakref
-from collections import namedtuple
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -39,28 +38,28 @@ class Size(tuple):  # type: ignore[type-arg]
         return n
 
 
-MaxResult = namedtuple("MaxResult", ["values", "indices"])
+class _ReturnTypes(tuple):  # type: ignore[type-arg]
+    """Named results (``torch.return_types.max(values=..., indices=...)``): a 2-tuple."""
 
+    kind: str
 
-class _ReturnTypes:
-    """Named results (``torch.return_types.max(values=..., indices=...)``)."""
+    def __new__(cls, kind: str, values: Tensor, indices: Tensor) -> _ReturnTypes:
+        obj = tuple.__new__(cls, (values, indices))
+        obj.kind = kind
+        return obj
 
-    def __init__(self, kind: str, values: Tensor, indices: Tensor) -> None:
-        self.kind, self.values, self.indices = kind, values, indices
+    @property
+    def values(self) -> Tensor:
+        return self[0]  # type: ignore[no-any-return]
 
-    def __iter__(self) -> Any:
-        return iter((self.values, self.indices))
-
-    def __getitem__(self, i: int) -> Tensor:
-        return (self.values, self.indices)[i]
-
-    def __len__(self) -> int:
-        return 2
+    @property
+    def indices(self) -> Tensor:
+        return self[1]  # type: ignore[no-any-return]
 
     def __repr__(self) -> str:
-        return (
-            f"torch.return_types.{self.kind}(\nvalues={self.values!r},\nindices={self.indices!r})"
-        )
+        return f"torch.return_types.{self.kind}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+    __str__ = __repr__
 
 
 class Tensor:
@@ -281,9 +280,7 @@ class Tensor:
                 "var_no_grad = var.detach()."
             )
         if requires_grad and self._data.dtype.kind != "f":
-            raise RuntimeError(
-                "only Tensors of floating point dtype can require gradients"
-            )
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if self.grad_fn is None:
             self.requires_grad = bool(requires_grad)
         return self
@@ -1157,7 +1154,11 @@ def _shape_arg(shape: Sequence[Any]) -> tuple[int, ...]:
 
 
 def _factory(
-    shape: Any, dtype: DType | None, device: Any, requires_grad: bool, fill: Any,
+    shape: Any,
+    dtype: DType | None,
+    device: Any,
+    requires_grad: bool,
+    fill: Any,
     fname: str = "",
 ) -> Tensor:
     dims = _shape_arg(shape)

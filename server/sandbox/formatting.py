@@ -43,9 +43,25 @@ class Repr:
         self.max_items = max_items
 
     def str(self, value: Any) -> builtins.str:
+        """Python's str(): containers show their items' repr; other values their own str
+        (``print(x.device)`` shows ``cpu``, not ``device(type='cpu')``)."""
         if isinstance(value, builtins.str):
             return value
-        return self.repr(value)
+        kind = type(value)
+        if (
+            kind is list
+            or kind is tuple
+            or kind is set
+            or kind is frozenset
+            or isinstance(value, dict)
+        ):
+            return self.repr(value)
+        text = builtins.str(value)
+        if len(text) > self.max_len:
+            raise BudgetError(
+                "max_str_len", f"string too long: more than {self.max_len} characters"
+            )
+        return text
 
     def repr(self, value: Any) -> builtins.str:
         parts: list[builtins.str] = []

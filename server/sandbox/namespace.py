@@ -361,6 +361,14 @@ def _rules() -> list[tuple[type, TypeRules]]:
                     ),
                 ),
             )
+        # (engine.tensor is also the name of the factory function, so import the module)
+        returned = getattr(
+            importlib.import_module(f"{engine.__name__}.tensor"), "_ReturnTypes", None
+        )
+        if isinstance(returned, type):  # x.max(dim=1).values / .indices
+            rules.insert(
+                0, (returned, TypeRules("return_types", properties=_names("values indices")))
+            )
         size = getattr(engine, "Size", None)
         if isinstance(size, type):
             rules.insert(0, (size, TypeRules("Size", methods=_names(SIZE_METHODS))))
