@@ -382,7 +382,7 @@ opt2 = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
 print('SGD')
 w = torch.randn(3, requires_grad=True)
 z = (w * 2).sum()
-print(z.grad_fn, z.grad_fn.next_functions[0][0].name())
+print(z.grad_fn.name(), z.grad_fn.next_functions[0][0].name())
 print(w.is_leaf, z.is_leaf, z.requires_grad)
 """,
 }
