@@ -157,6 +157,13 @@ class AccumulateGrad:
 # --- the walk recorder --------------------------------------------------------------------------
 
 
+def _focused(exc: RuntimeError, root: Any, target: Any) -> RuntimeError:
+    """Attach where an autograd error happened: the root whose graph holds the culprit, and
+    the culprit (a Node or a tensor). The playground highlights it; the message is PyTorch's."""
+    exc.autograd_focus = (root, target)  # type: ignore[attr-defined]
+    return exc
+
+
 class WalkStep:
     """One node's backward as the engine ran it (arrays are snapshots)."""
 
@@ -235,6 +242,12 @@ def _type_name(t: Tensor) -> str:
     return f"[{prefix}{kind}Tensor [{', '.join(str(s) for s in t._data.shape)}]]"
 
 
+class _VersionError(RuntimeError):
+    def __init__(self, message: str, tensor: Any) -> None:
+        super().__init__(message)
+        self.tensor = tensor
+
+
 def _check_versions(node: Node) -> None:
     """PyTorch's saved-tensor version check: an in-place change since forward is an error."""
     saves = node.op.saves
@@ -245,19 +258,21 @@ def _check_versions(node: Node) -> None:
                 where = ""
                 if x.grad_fn is not None:
                     where = f", which is output 0 of {x.grad_fn.name()},"
-                raise RuntimeError(
+                raise _VersionError(
                     "one of the variables needed for gradient computation has been modified "
                     f"by an inplace operation: {_type_name(x)}{where} is at version {cur}; "
-                    f"expected version {v} instead. {_HINT}"
+                    f"expected version {v} instead. {_HINT}",
+                    x,
                 )
     if saves == "out" or saves == "both":
         out = node.out() if node.out is not None else None
         if out is not None and out._version != 0:
-            raise RuntimeError(
+            raise _VersionError(
                 "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: {_type_name(out)}, which is output 0 of "
                 f"{_forward_name(node)}, is at "
-                f"version {out._version}; expected version 0 instead. {_HINT}"
+                f"version {out._version}; expected version 0 instead. {_HINT}",
+                node,
             )
 
 
@@ -324,14 +339,17 @@ def run_backward(
         g = pop(node)
         op = node.op
         if node.freed and op.saves:
-            raise RuntimeError(_FREED_MSG)
+            raise _focused(RuntimeError(_FREED_MSG), roots[0], node)
         versions = node.versions
-        if versions is not None:
-            for x, v in zip(node.inputs, versions):  # noqa: B905 - same length by construction
-                if v is not None and x._version != v:
-                    _check_versions(node)
-        elif op.saves:
-            _check_versions(node)
+        try:
+            if versions is not None:
+                for x, v in zip(node.inputs, versions):  # noqa: B905 - same length
+                    if v is not None and x._version != v:
+                        _check_versions(node)
+            elif op.saves:
+                _check_versions(node)
+        except _VersionError as exc:
+            raise _focused(RuntimeError(str(exc)), roots[0], exc.tensor) from None
         out = node.out()
         if out is not None:
             if wanted is not None and id(out) in wanted:
@@ -434,12 +452,18 @@ def _seed_grads(roots: list[Tensor], grad_tensors: list[Any]) -> list[Any]:
     grads = []
     for i, (t, g) in enumerate(zip(roots, grad_tensors, strict=True)):
         if not t.requires_grad:
-            raise RuntimeError(
-                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            raise _focused(
+                RuntimeError(
+                    f"element {i} of tensors does not require grad and does not have a grad_fn"
+                ),
+                t,
+                t,
             )
         if g is None:
             if t._data.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                raise _focused(
+                    RuntimeError("grad can be implicitly created only for scalar outputs"), t, t
+                )
             if not t._data.dtype.kind == "f":
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs but got {t.dtype}"

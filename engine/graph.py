@@ -207,6 +207,8 @@ class _Exporter:
             }
         )
         self.labels[gid] = label
+        if out is not None:
+            self.tensors[gid] = out
         for i, src in enumerate(gid_inputs):
             self.edges.append({"src": src, "dst": gid, "arg": i})
         return gid
@@ -242,10 +244,9 @@ def _topo_ascending(root_fn: Node | None) -> list[Node]:
     return found
 
 
-def export(
-    root: Any, steps: list[WalkStep] | None = None, node_grads: dict[int, Any] | None = None
-) -> dict[str, Any]:
-    """The graph that produced ``root``, with the recorded walk if one is given."""
+def _export(
+    root: Any, steps: list[WalkStep] | None, node_grads: dict[int, Any] | None
+) -> tuple[dict[str, Any], _Exporter]:
     ex = _Exporter(root, node_grads or {})
     for node in _topo_ascending(root.grad_fn):
         ex.op_node(node)
@@ -257,13 +258,35 @@ def export(
                 n["grad"] = summarise(steps[0].grad_output)
     root_label = ex.labels[root_id] if root._name else "L"
     walk = [_step(ex, s, root_label) for s in steps or [] if id(s.node) in ex.ids]
-    return {
+    graph = {
         "nodes": ex.nodes,
         "edges": ex.edges,
         "walk": walk,
         "root": root_id,
         "root_label": root_label,
     }
+    return graph, ex
+
+
+def export_focus(exc: BaseException) -> tuple[dict[str, Any], str | None] | None:
+    """For an autograd error carrying ``autograd_focus``: the graph of its root and the id of
+    the node concerned (the freed node, the tensor changed in place, the root without grad)."""
+    focus = getattr(exc, "autograd_focus", None)
+    if focus is None:
+        return None
+    root, target = focus
+    graph, ex = _export(root, None, None)
+    node_id = ex.ids.get(id(target))
+    if node_id is None:  # a tensor: the graph node that shows it
+        node_id = next((gid for gid, t in ex.tensors.items() if t is target), None)
+    return graph, node_id
+
+
+def export(
+    root: Any, steps: list[WalkStep] | None = None, node_grads: dict[int, Any] | None = None
+) -> dict[str, Any]:
+    """The graph that produced ``root``, with the recorded walk if one is given."""
+    return _export(root, steps, node_grads)[0]
 
 
 def _step(ex: _Exporter, step: WalkStep, root: str) -> dict[str, Any]:

@@ -137,6 +137,11 @@ class UserErrorInfo(BaseModel):
     message: str
     line: int | None = None
     col: int | None = Field(default=None, description="1-based column.")
+    node: str | None = Field(
+        default=None,
+        description="For autograd errors: the id of the node concerned in the response's "
+        "`graph` (the freed node, the tensor changed in place, the root without grad).",
+    )
 
 
 class Summary(BaseModel):

@@ -16,6 +16,9 @@ class UserError(Exception):
         self.message = message
         self.line = line
         self.col = col
+        # For autograd errors: (root tensor, culprit) from the engine, so the response can
+        # carry the root's graph with the culprit node highlighted.
+        self.autograd_focus: tuple[object, object] | None = None
 
     def located(self, line: int | None, col: int | None) -> UserError:
         """Fill in a position if none is known yet (the innermost node wins)."""
@@ -72,4 +75,6 @@ def from_exception(
     message = str(exc)
     if isinstance(exc, KeyError) and exc.args:
         message = repr(exc.args[0])
-    return UserError(exception_type_name(exc), message, line, col)
+    error = UserError(exception_type_name(exc), message, line, col)
+    error.autograd_focus = getattr(exc, "autograd_focus", None)
+    return error

@@ -182,12 +182,29 @@ def run_program(job: dict[str, Any]) -> dict[str, Any]:
         result["ok"] = True
     except UserError as exc:
         result["error"] = exc.as_dict()
+        _add_focus(result, exc)
     except Exception as exc:
-        result["error"] = from_exception(exc).as_dict()
+        error = from_exception(exc)
+        result["error"] = error.as_dict()
+        _add_focus(result, error)
     if interp is not None:
         result["stdout"] = interp.stdout()
     timing["total"] = _ms(started)
     return result
+
+
+def _add_focus(result: dict[str, Any], error: UserError) -> None:
+    """An autograd error: send the graph it happened in, and which node it concerns."""
+    if error.autograd_focus is None:
+        return
+    from engine.graph import export_focus
+
+    with contextlib.suppress(Exception):  # best effort: the error itself is already reported
+        exported = export_focus(error)
+        if exported is not None:
+            graph, node_id = exported
+            result["graph"] = graph
+            result["error"]["node"] = node_id
 
 
 def _implicit_root(engine: Any, last: Any) -> Any:

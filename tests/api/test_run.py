@@ -160,3 +160,21 @@ def test_unavailable_device_is_a_user_error(client: TestClient) -> None:
         return
     body = run(client, "print(1)", device="cuda")
     assert body["ok"] is False and "cuda" in body["error"]["message"]
+
+
+def test_autograd_errors_point_at_their_node(client: TestClient) -> None:
+    """The error carries the node concerned; the response's graph contains it."""
+    cases = {
+        "import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\ny = x.exp()\n"
+        "y.add_(1)\ny.sum().backward()\n": "ExpBackward0",
+        "import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\nz = (x * x).sum()\n"
+        "z.backward()\nz.backward()\n": "MulBackward0",
+        "import torch\nt = torch.tensor(2.0)\nt.backward()\n": None,
+    }
+    for source, grad_fn in cases.items():
+        body = client.post("/api/v1/run", json={"source": source}).json()
+        assert body["ok"] is False and body["error"]["type"] == "RuntimeError"
+        node_id = body["error"]["node"]
+        nodes = {n["id"]: n for n in body["graph"]["nodes"]}
+        assert node_id in nodes, (source, body["error"])
+        assert nodes[node_id]["grad_fn"] == grad_fn
