@@ -36,7 +36,8 @@ SPEC: dict[str, Any] = {
 }
 
 
-def _engine_loop() -> Any:
+def _lesson_setup() -> tuple[Any, Any, Any, Any, Any, Any]:
+    """The engine, the dataset, and a lesson-style 2-16-16-2 model, loss and Adam."""
     import engine as torch
     from engine import data, nn
 
@@ -45,10 +46,19 @@ def _engine_loop() -> Any:
     model = nn.Sequential(
         nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 2)
     )
-    loss_fn = nn.CrossEntropyLoss()
     opt = torch.optim.Adam(model.parameters(), lr=0.03)
-    rng = np.random.default_rng(0)
-    state = {"step": 0}
+    return torch, ds, model, nn.CrossEntropyLoss(), opt, np.random.default_rng(0)
+
+
+def _engine_loop(with_metrics: bool = False) -> Any:
+    """10 lesson-style steps; with_metrics adds what each API history row reports (train and
+    test loss and accuracy after every step, under no_grad): the engine doing the API's work."""
+    torch, ds, model, loss_fn, opt, rng = _lesson_setup()
+    splits = [
+        (torch.tensor(ds.x_train), torch.tensor(ds.y_train)),
+        (torch.tensor(ds.x_test), torch.tensor(ds.y_test)),
+    ]
+    history: list[list[float]] = []
 
     def ten_steps() -> None:
         for _ in range(STEPS_PER_CALL):
@@ -58,42 +68,14 @@ def _engine_loop() -> Any:
             opt.zero_grad()
             loss.backward()
             opt.step()
-            state["step"] += 1
-
-    return ten_steps
-
-
-def _engine_metrics_loop() -> Any:
-    import engine as torch
-    from engine import data, nn
-
-    ds = data.make("moons", n_samples=200, noise=0.1, test_fraction=0.3, seed=0)
-    torch.manual_seed(0)
-    model = nn.Sequential(
-        nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 2)
-    )
-    loss_fn = nn.CrossEntropyLoss()
-    opt = torch.optim.Adam(model.parameters(), lr=0.03)
-    rng = np.random.default_rng(0)
-    x_train, y_train = torch.tensor(ds.x_train), torch.tensor(ds.y_train)
-    x_test, y_test = torch.tensor(ds.x_test), torch.tensor(ds.y_test)
-    history: list[tuple[float, float, float, float]] = []
-
-    def ten_steps() -> None:
-        for _ in range(STEPS_PER_CALL):
-            rows = rng.choice(ds.n_train, 32, replace=False)
-            x, y = torch.tensor(ds.x_train[rows]), torch.tensor(ds.y_train[rows])
-            loss = loss_fn(model(x), y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            with torch.no_grad():
-                metrics = []
-                for xs, ys in ((x_train, y_train), (x_test, y_test)):
-                    logits = model(xs)
-                    metrics.append(loss_fn(logits, ys).item())
-                    metrics.append((logits.argmax(1) == ys).float().mean().item())
-            history.append(tuple(metrics))  # type: ignore[arg-type]
+            if with_metrics:
+                with torch.no_grad():
+                    metrics = []
+                    for xs, ys in splits:
+                        logits = model(xs)
+                        metrics.append(loss_fn(logits, ys).item())
+                        metrics.append((logits.argmax(1) == ys).float().mean().item())
+                history.append(metrics)
         del history[:-STEPS_PER_CALL]
 
     return ten_steps
@@ -159,7 +141,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
             medians = interleaved_medians(
                 {
                     "engine": _engine_loop(),
-                    "engine+metrics": _engine_metrics_loop(),
+                    "engine+metrics": _engine_loop(with_metrics=True),
                     "service": _service_loop(),
                     "api": api,
                     "http": http,

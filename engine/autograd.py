@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from engine.backend import array_module
+from engine.dtypes import type_word
 
 if TYPE_CHECKING:
     from engine.ops import Op
@@ -164,6 +165,17 @@ def _focused(exc: RuntimeError, root: Any, target: Any) -> RuntimeError:
     return exc
 
 
+def zero_grads(params: Any, set_to_none: bool = True) -> None:
+    """What Module.zero_grad and Optimizer.zero_grad do: drop (or zero) each ``.grad``."""
+    for p in params:
+        if p.grad is None:
+            continue
+        if set_to_none:
+            p.grad = None
+        else:
+            p.grad._data[...] = 0
+
+
 class WalkStep:
     """One node's backward as the engine ran it (arrays are snapshots)."""
 
@@ -230,14 +242,7 @@ _HINT = (
 
 
 def _type_name(t: Tensor) -> str:
-    kind = {
-        "float32": "Float",
-        "float64": "Double",
-        "float16": "Half",
-        "int64": "Long",
-        "int32": "Int",
-        "bool": "Bool",
-    }.get(t._data.dtype.name, "Float")
+    kind = type_word(t._data.dtype)
     prefix = "torch." if t._data.__class__ is np.ndarray else "torch.cuda."
     return f"[{prefix}{kind}Tensor [{', '.join(str(s) for s in t._data.shape)}]]"
 

@@ -66,6 +66,21 @@ def to_numpy_dtype(dtype: DType | Any) -> np.dtype[Any]:
     raise TypeError(f"dtype must be a torch.dtype, got {type(dtype).__name__}")
 
 
+_TYPE_WORDS = {
+    "float32": "Float",
+    "float64": "Double",
+    "float16": "Half",
+    "int64": "Long",
+    "int32": "Int",
+    "bool": "Bool",
+}
+
+
+def type_word(np_dtype: Any) -> str:
+    """PyTorch's word for a dtype in messages (``Float``, ``Long`` ...)."""
+    return _TYPE_WORDS.get(np.dtype(np_dtype).name, "Float")
+
+
 def category(np_dtype: np.dtype[Any]) -> builtins.int:
     """0 for bool, 1 for integers, 2 for floating point (PyTorch's promotion categories)."""
     kind = np_dtype.kind

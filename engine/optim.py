@@ -10,6 +10,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from engine.autograd import zero_grads
 from engine.tensor import Tensor
 
 
@@ -35,14 +36,7 @@ class Optimizer:
             self.param_groups.append(group)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    p.grad._data[...] = 0
+        zero_grads((p for g in self.param_groups for p in g["params"]), set_to_none)
 
     def _state(self, p: Tensor) -> dict[str, Any]:
         return self.state.setdefault(id(p), {})

@@ -313,7 +313,7 @@ class Tensor:
                 raise RuntimeError(
                     f"result type {dtypes.from_numpy(new.dtype).name.capitalize()} can't be "
                     f"cast to the desired output type "
-                    f"{_type_word(self._data.dtype)}"
+                    f"{dtypes.type_word(self._data.dtype)}"
                 )
             new = new.astype(self._data.dtype)
         if new.shape != self._data.shape:
@@ -784,17 +784,6 @@ class Tensor:
 
     def __invert__(self) -> Tensor:
         return _nograd_unary(self, np.logical_not if self._data.dtype.kind == "b" else np.invert)
-
-
-def _type_word(np_dtype: Any) -> str:
-    return {
-        "float32": "Float",
-        "float64": "Double",
-        "int64": "Long",
-        "int32": "Int",
-        "bool": "Bool",
-        "float16": "Half",
-    }.get(np.dtype(np_dtype).name, "Float")
 
 
 class _no_record:
@@ -1534,7 +1523,7 @@ def mean(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: DType | None 
     if a._data.dtype.kind != "f" and dtype is None:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {_type_word(a._data.dtype)}"
+            f"or complex dtype. Got: {dtypes.type_word(a._data.dtype)}"
         )
     axis = _norm_dims(dim, a._data.ndim)
     name = "MeanBackward1" if dim is not None else None
@@ -1732,8 +1721,8 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         )
     if xd.dtype != wd.dtype:
         raise RuntimeError(
-            f"mat1 and mat2 must have the same dtype, but got {_type_word(xd.dtype)} and "
-            f"{_type_word(wd.dtype)}"
+            f"mat1 and mat2 must have the same dtype, but got {dtypes.type_word(xd.dtype)} and "
+            f"{dtypes.type_word(wd.dtype)}"
         )
     if xd.ndim == 2:
         name = None if bias is not None else "MmBackward0"

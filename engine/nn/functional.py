@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
+from engine import dtypes
 from engine import ops as O
 from engine.tensor import (
     Tensor,
@@ -126,7 +126,7 @@ def nll_loss(
         raise RuntimeError("class weights are not supported in the playground")
     t = target._data
     if t.dtype.kind not in "iu":
-        raise RuntimeError(f"expected scalar type Long but found {_type_word(t.dtype)}")
+        raise RuntimeError(f"expected scalar type Long but found {dtypes.type_word(t.dtype)}")
     d = input._data
     if d.ndim == 2:
         if t.ndim != 1 or t.shape[0] != d.shape[0]:
@@ -165,7 +165,7 @@ def cross_entropy(
     if target._data.dtype.kind == "f":
         if target._data.shape != input._data.shape:
             raise RuntimeError(
-                f"expected target dtype to be Long or Byte, but got {_type_word(target._data.dtype)}"
+                f"expected target dtype to be Long or Byte, but got {dtypes.type_word(target._data.dtype)}"
             )
         loss = -(logp * target).sum(dim)
         r = _reduction(reduction)
@@ -182,16 +182,6 @@ def gelu(input: Tensor) -> Tensor:
     # NOTE: the tanh approximation built from primitives (PyTorch's default is the erf form).
     c = math.sqrt(2.0 / math.pi)
     return 0.5 * input * (1 + tanh(c * (input + 0.044715 * input**3)))
-
-
-def _type_word(np_dtype: Any) -> str:
-    return {
-        "float32": "Float",
-        "float64": "Double",
-        "int64": "Long",
-        "int32": "Int",
-        "bool": "Bool",
-    }.get(np.dtype(np_dtype).name, "Float")
 
 
 __all__ += ["softmax", "log_softmax"]

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from engine import dtypes
+from engine.autograd import zero_grads
 from engine.nn import functional as F
 from engine.nn import init
 from engine.tensor import Tensor, empty, to_copy
@@ -108,13 +109,7 @@ class Module:
 
     # --- state -----------------------------------------------------------------------------------
     def zero_grad(self, set_to_none: bool = True) -> None:
-        for p in self.parameters():
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                p.grad._data[...] = 0
+        zero_grads(self.parameters(), set_to_none)
 
     def train(self, mode: bool = True) -> Module:
         for m in self.modules():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -307,85 +309,18 @@ x = torch.tensor(2.0, requires_grad=True)
 loss = (x * x).item()
 loss.backward()
 """,
-    "api-tour": """import torch
-a = torch.arange(12).reshape(3, 4)
-print(a)
-print(a.shape, a.size(), a.size(1), a.dim(), a.numel(), a.dtype)
-print(a.float().mean(), a.sum(), a.sum(dim=0), a.sum(1, keepdim=True))
-print(a[1], a[:, 2], a[1:, ::2], a[-1, -1], a[[0, 2]])
-print(a.T, a.t().shape, a.transpose(0, 1).shape, a.permute(1, 0).shape)
-b = torch.tensor([[1.5, -2.25], [3.0, 4.125]])
-print(b, b * 2, b / 3, b ** 2, -b, b.abs())
-print(b.max(), b.min(), b.argmax(), b.max(dim=1), b.min(0).values)
-print(torch.zeros(2, 3), torch.ones(3), torch.full((2, 2), 7.0), torch.eye(2))
-print(torch.linspace(0, 1, 5), torch.arange(0, 1, 0.25))
-print(b.tolist(), b[0, 0].item())
-print(torch.tensor([True, False, True]), torch.tensor([1, 2, 3]) > 1)
-print(torch.tensor([1e10, 1.0]), torch.tensor([0.001, 1000.0]), torch.tensor([1e-8, 1.0]))
-print(torch.tensor(3.14159), torch.tensor(-0.5), torch.tensor(100.0), torch.tensor(2))
-print(torch.tensor([[1, 2], [3, 4]], dtype=torch.float64))
-c = torch.randn(2, 3, 4)
-print(c.shape, c.flatten().shape, c.view(-1, 4).shape, c.unsqueeze(0).shape, c[0].squeeze().shape)
-print(torch.cat([b, b]), torch.stack([b, b]).shape, torch.cat([b, b], dim=1).shape)
-print(torch.where(b > 0, b, torch.zeros_like(b)))
-print(b.clamp(min=0), b.clamp(-1, 1), torch.maximum(b, torch.zeros(2, 2)))
-print(b.exp(), b.abs().log(), b.abs().sqrt(), b.sin(), b.tanh(), b.sigmoid(), b.relu())
-print(torch.softmax(b, dim=1), torch.log_softmax(b, dim=0))
-print(b.round(), b.round(decimals=1), (b * 10).round() / 10)
-print(torch.tensor([1.0, 2.0, 3.0]) @ torch.tensor([4.0, 5.0, 6.0]))
-print(torch.randn(3, 3) @ torch.eye(3) is not None)
-x = torch.tensor([1.0, 2.0, 3.0])
-print(x.std(), x.var(), x.norm(), x.mean().item())
-print(x.unsqueeze(1) * x.unsqueeze(0))
-print(torch.tensor([[0.1, 0.2, 0.7], [0.5, 0.25, 0.25]]).gather(1, torch.tensor([[2], [0]])))
-""",
-    "nn-training": """import torch
-import torch.nn as nn
-import torch.nn.functional as F
-torch.manual_seed(0)
-model = nn.Sequential(nn.Linear(2, 3), nn.Tanh(), nn.Linear(3, 1), nn.Sigmoid())
-print(model)
-for name, p in model.named_parameters():
-    print(name, p.shape, p.requires_grad)
-print(model[0].weight)
-print(model[0].bias.grad)
-x = torch.randn(4, 2)
-y = torch.tensor([[0.0], [1.0], [1.0], [0.0]])
-opt = torch.optim.Adam(model.parameters(), lr=0.1)
-loss_fn = nn.BCELoss()
-for epoch in range(30):
-    pred = model(x)
-    loss = loss_fn(pred, y)
-    opt.zero_grad()
-    loss.backward()
-    opt.step()
-    if epoch % 10 == 0:
-        print(f"epoch {epoch:2d} loss {loss.item():.4f}")
-print(pred.detach())
-print(loss)
-print(len(list(model.parameters())), sum(p.numel() for p in model.parameters()))
-logits = torch.tensor([[2.0, 1.0, 0.1], [0.5, 2.5, 0.3]], requires_grad=True)
-target = torch.tensor([0, 1])
-ce = F.cross_entropy(logits, target)
-ce.backward()
-print(ce, logits.grad)
-print(F.mse_loss(torch.tensor([1.0, 2.0]), torch.tensor([1.5, 1.0])))
-print(F.binary_cross_entropy_with_logits(torch.tensor([0.5, -1.0]), torch.tensor([1.0, 0.0])))
-print(nn.MSELoss()(torch.tensor([1.0]), torch.tensor([3.0])))
-print(F.relu(torch.tensor([-1.0, 2.0])), F.softmax(torch.tensor([1.0, 2.0]), dim=0))
-with torch.no_grad():
-    out = model(x)
-print(out.requires_grad, out.grad_fn)
-model.eval()
-print(model.training, model[0].training)
-opt2 = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-print('SGD')
-w = torch.randn(3, requires_grad=True)
-z = (w * 2).sum()
-print(z.grad_fn.name(), z.grad_fn.next_functions[0][0].name())
-print(w.is_leaf, z.is_leaf, z.requires_grad)
-""",
 }
+
+# Programs shared with the engine's own PyTorch comparison (tests/programs/), adapted to the
+# playground's language: it has no type() (see the sandbox's allow-list).
+_PROGRAMS = Path(__file__).parents[1] / "programs"
+CORPUS["api-tour"] = (_PROGRAMS / "api_tour.py").read_text().replace(", type(b[0, 0].item()))", ")")
+CORPUS["nn-training"] = (
+    (_PROGRAMS / "nn_training.py")
+    .read_text()
+    .replace("type(opt2).__name__", "'SGD'")
+    .replace("print(z.grad_fn, z.grad_fn", "print(z.grad_fn.name(), z.grad_fn")
+)
 
 
 @pytest.fixture(scope="module")
