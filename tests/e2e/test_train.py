@@ -44,6 +44,12 @@ def test_play_moves_the_step_counter_and_accuracy_then_pause_stops_it(page: Page
     start_acc = read_acc(page)
     page.get_by_test_id("train-play").click()
     expect(page.get_by_test_id("train-play")).to_have_attribute("aria-pressed", "true")
+    # the pressed button must stay readable (its label once went white on a light background)
+    colours = page.get_by_test_id("train-play").evaluate(
+        "b => [getComputedStyle(b).color, getComputedStyle(b).backgroundColor]"
+    )
+    assert colours[0] != colours[1], colours
+    expect(page.get_by_test_id("train-play")).to_contain_text("Pause")
     wait_step_at_least(page, 150)
     page.wait_for_function("() => Number(document.querySelector('[data-testid=test-acc]')"
                            ".textContent) >= 0.9", timeout=20_000)  # fmt: skip
