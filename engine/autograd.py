@@ -86,6 +86,7 @@ class Node:
     __slots__ = (
         "__weakref__",
         "_name",
+        "arrays",
         "attrs",
         "freed",
         "inputs",
@@ -103,9 +104,13 @@ class Node:
         attrs: dict[str, Any] | None,
         name: str | None = None,
         needs: list[bool] | None = None,
+        arrays: list[Any] | None = None,
     ) -> None:
         self.op = op
         self.inputs = inputs
+        # the input arrays as the forward saw them (what backward reads; in-place changes to
+        # them since are caught by the version counters)
+        self.arrays = arrays if arrays is not None else [getattr(x, "_data", x) for x in inputs]
         self.attrs = attrs
         self.seq = next(_seq)
         self.freed = False
@@ -365,7 +370,7 @@ def run_backward(
                 node_grads[id(out)] = g
         inputs_ = node.inputs
         needs = node.needs
-        xs = [getattr(x, "_data", x) for x in inputs_]
+        xs = node.arrays
         xp = np if g.__class__ is np.ndarray else array_module(g)
         grads_in = op.vjp(xp, g, out._data if out is not None else None, xs, node.attrs, needs)
         step = WalkStep(node, g) if steps is not None else None

@@ -838,7 +838,7 @@ def apply(
     needs = [x.__class__ is Tensor and x.requires_grad for x in inputs]
     if True in needs:
         if _mode.enabled:
-            node = Node(op, inputs, attrs, name, needs)
+            node = Node(op, inputs, attrs, name, needs, arrays)
             node.out = weakref.ref(out)
             out.grad_fn = node
             out.requires_grad = True
@@ -866,7 +866,7 @@ def _apply1(op: O.Op, a: Tensor) -> Tensor:
     out._version = 0
     if a.requires_grad:
         if _mode.enabled:
-            node = Node(op, (a,), None, None, _NEEDS_1)
+            node = Node(op, (a,), None, None, _NEEDS_1, [ad])
             node.out = weakref.ref(out)
             out.grad_fn = node
             out.requires_grad = True
@@ -906,7 +906,12 @@ def _apply2(op: O.Op, a: Tensor, b: Any) -> Tensor:
     if ra or rb:
         if _mode.enabled:
             node = Node(
-                op, (a, b), None, None, (_NEEDS_TT if rb else _NEEDS_TF) if ra else _NEEDS_FT
+                op,
+                (a, b),
+                None,
+                None,
+                (_NEEDS_TT if rb else _NEEDS_TF) if ra else _NEEDS_FT,
+                [ad, bd],
             )
             node.out = weakref.ref(out)
             out.grad_fn = node
