@@ -39,7 +39,16 @@ export const ZOOM = {
 export const PLAYER = {
   /** Milliseconds per walk step at speed 1. */
   stepMs: 1200,
+  /** Milliseconds per node of the forward replay at speed 1 (a forward step is simpler to read). */
+  forwardStepMs: 600,
   speeds: [0.5, 1, 2, 4] as const,
+};
+
+/** The tag drawn above the node an autograd error concerns. */
+export const ERROR_TAG = {
+  text: "error here",
+  width: 78,
+  height: 18,
 };
 
 export const RUN = {

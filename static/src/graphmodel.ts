@@ -133,3 +133,55 @@ export function walkFrame(graph: Graph, position: number, receipts: Map<string, 
     gradOutput: current?.grad_output ?? null,
   };
 }
+
+/** Node ids in the order the forward pass computed them (ids n0, n1, ... are topological). */
+export function forwardOrder(graph: Graph): string[] {
+  const rank = (id: string): number => {
+    const match = /(\d+)$/.exec(id);
+    return match ? Number(match[1]) : Number.MAX_SAFE_INTEGER;
+  };
+  // A stable sort: ids without a number keep the server's order, after the numbered ones.
+  return graph.nodes.map((n) => n.id).sort((a, b) => rank(a) - rank(b));
+}
+
+/** How a node reads in text: its name, else its label, else its operator. */
+function nodeWord(node: GraphNode): string {
+  return node.name ?? node.label ?? (node.is_leaf ? "tensor" : opLabel(node));
+}
+
+/** The node as an expression of its inputs: "y = exp(x)", "x · x" (an unnamed result), "t" (a leaf). */
+export function nodeExpression(graph: Graph, id: string): string {
+  const node = graph.nodes.find((n) => n.id === id);
+  if (!node) return id;
+  const inputs = graph.edges
+    .filter((e) => e.dst === id)
+    .sort((a, b) => a.arg - b.arg)
+    .map((e) => graph.nodes.find((n) => n.id === e.src))
+    .filter((n): n is GraphNode => n !== undefined)
+    .map(nodeWord);
+  if (inputs.length === 0) return nodeWord(node);
+  const call = `${opLabel(node)}(${inputs.join(", ")})`;
+  if (node.name) return `${node.name} = ${call}`;
+  return node.label ?? call;
+}
+
+/** The forward replay at `position`: the first `position` nodes of `order` are computed. */
+export interface ForwardFrame {
+  position: number;
+  total: number;
+  /** Nodes whose value is known. */
+  computed: Set<string>;
+  /** The node computed by the latest step (null at position 0). */
+  active: string | null;
+}
+
+/** Replay the forward pass up to `position` (values come from the graph; nothing is computed). */
+export function forwardFrame(order: string[], position: number): ForwardFrame {
+  const pos = Math.max(0, Math.min(order.length, position));
+  return {
+    position: pos,
+    total: order.length,
+    computed: new Set(order.slice(0, pos)),
+    active: pos > 0 ? (order[pos - 1] ?? null) : null,
+  };
+}

@@ -4,7 +4,7 @@
  */
 import { ApiError, runProgram } from "./api";
 import { BindingsPanel } from "./bindings-panel";
-import { RUN } from "./config";
+import { PLAYER, RUN } from "./config";
 import { DetailsPanel, HoverCard } from "./details";
 import { DevicePicker } from "./device-picker";
 import { byId } from "./dom";
@@ -12,7 +12,7 @@ import { Editor } from "./editor";
 import { ExamplesGallery } from "./examples";
 import { exportJson, exportPng, exportSvg } from "./export";
 import { freeVariables, isExpression } from "./freevars";
-import { receiptCounts, walkFrame, type WalkFrame } from "./graphmodel";
+import { forwardFrame, forwardOrder, nodeExpression, receiptCounts, walkFrame, type WalkFrame } from "./graphmodel";
 import { layoutGraph } from "./layout";
 import { Player } from "./player";
 import { GraphView } from "./render";
@@ -59,7 +59,9 @@ class Playground {
   private readonly svg = document.querySelector<SVGSVGElement>("svg[data-testid=graph]")!;
   private readonly graphView = new GraphView(this.svg);
   private readonly player = new Player();
-  private readonly walkBar = new WalkBar(this.player);
+  /** Replays the forward pass: position k = the first k nodes (topological order) computed. */
+  private readonly forward = new Player(PLAYER.forwardStepMs);
+  private readonly walkBar = new WalkBar(this.player, this.forward);
   private readonly details = new DetailsPanel(byId("details", HTMLElement), byId("details-body", HTMLElement), byId("details-title", HTMLElement));
   private readonly bindingsPanel = new BindingsPanel(byId("bindings", HTMLElement), byId("bindings-list", HTMLElement));
   private readonly hoverCard = new HoverCard(byId("hovercard", HTMLElement), byId("graph-wrap", HTMLElement));
@@ -72,6 +74,7 @@ class Playground {
   private response: RunResponse | null = null;
   private graph: Graph | null = null;
   private receipts = new Map<string, number>();
+  private forwardIds: string[] = [];
   private frame: WalkFrame | null = null;
   private selected: string | null = null;
   private runCount = 0;
@@ -95,7 +98,17 @@ class Playground {
       this.writeUrlSoon();
       this.rerunSoon();
     };
-    this.player.onChange = (position) => this.showPosition(position);
+    this.player.onChange = (position) => {
+      // Any move of the backward walk ends a forward replay in progress.
+      this.stopForward();
+      this.showPosition(position);
+    };
+    this.forward.onChange = (position, playing) => this.showForward(position, playing);
+    this.walkBar.onForward = () => this.toggleForward();
+    byId("error-node-link", HTMLButtonElement).addEventListener("click", () => {
+      const id = this.response?.error?.node;
+      if (id) this.graphView.select(id);
+    });
     this.walkBar.onPass = (pass) => {
       this.store.set({ pass, step: null }, "replace");
       this.showPass(null);
@@ -183,7 +196,7 @@ class Playground {
     } catch (error) {
       if (controller.signal.aborted) return;
       const message = error instanceof ApiError ? error.message : `the server could not be reached (${String(error)})`;
-      this.showError({ type: "RequestError", message, line: null, col: null });
+      this.showError({ type: "RequestError", message, line: null, col: null }, null);
       this.status.textContent = "";
       this.svg.dataset.state = "ready";
       return;
@@ -196,7 +209,7 @@ class Playground {
     const notice = byId("run-notice", HTMLElement);
     notice.textContent = response.notice ?? "";
     notice.hidden = !response.notice;
-    this.showError(response.error);
+    this.showError(response.error, response.graph);
     const serverMs = Math.round(performance.now() - started);
     this.status.textContent = response.ok ? `Ran on ${response.device} in ${serverMs} ms` : `Stopped with an error (on ${response.device})`;
     this.status.dataset.device = response.device;
@@ -207,14 +220,22 @@ class Playground {
     this.svg.dataset.state = "ready";
   }
 
-  private showError(error: RunError | null): void {
+  /** Show `error` in the panel and the editor; an autograd error names its node of `graph`. */
+  private showError(error: RunError | null, graph: Graph | null): void {
     this.errorPanel.hidden = error === null;
     this.editor.showError(error ? { line: error.line, col: error.col } : null);
+    const node = error?.node ? graph?.nodes.find((n) => n.id === error.node) : undefined;
+    this.walkBar.failed = node !== undefined;
+    byId("error-node", HTMLElement).hidden = node === undefined;
     if (!error) return;
     const where = error.line ? `line ${error.line}${error.col ? `:${error.col}` : ""}` : "";
     byId("error-type", HTMLElement).textContent = error.type;
     byId("error-where", HTMLElement).textContent = where;
     byId("error-message", HTMLElement).textContent = error.message;
+    if (graph && node) {
+      byId("error-node-link", HTMLButtonElement).textContent = nodeExpression(graph, node.id);
+      byId("error-node-fn", HTMLElement).textContent = `(${node.grad_fn ?? (node.requires_grad ? "leaf" : "leaf, requires_grad=False")})`;
+    }
   }
 
   /** Lay out and draw the selected pass, then go to walk position `step` (null = the end). */
@@ -224,6 +245,7 @@ class Playground {
     const wanted = this.store.state.pass;
     const index = wanted === null || wanted >= passes.length ? passes.length - 1 : Math.max(0, wanted);
     const graph = passes[index] ?? response?.graph ?? null;
+    this.stopForward();
     this.walkBar.setPasses(passes.length, index);
     this.graph = graph;
     this.selected = null;
@@ -256,6 +278,39 @@ class Playground {
     if (this.selected) this.details.show(graph, this.selected, this.frame?.grads.get(this.selected));
     const step = this.frame && position < this.frame.total ? position : null;
     if (step !== this.store.state.step) this.store.set({ step }, "replace");
+  }
+
+  /** Start the forward replay from the first node, or stop one in progress. */
+  private toggleForward(): void {
+    const graph = this.graph;
+    if (this.forward.playing || !graph || graph.nodes.length === 0) {
+      this.stopForward();
+      return;
+    }
+    // The forward pass comes before any gradient: rewind the walk first (this also stops it).
+    this.player.first();
+    this.forwardIds = forwardOrder(graph);
+    this.forward.load(this.forwardIds.length, 0);
+    this.forward.play();
+  }
+
+  /** End a forward replay (if any): every value shown again, the walk bar back to the walk. */
+  private stopForward(): void {
+    if (this.forward.playing || this.forward.current > 0) this.forward.load(0, 0);
+  }
+
+  /** Show forward replay position `position`; position 0 while stopped means no replay. */
+  private showForward(position: number, playing: boolean): void {
+    const graph = this.graph;
+    const replaying = graph !== null && (playing || (position > 0 && position < this.forward.length));
+    if (!graph || !replaying) {
+      this.graphView.showForward(null);
+      this.walkBar.update(graph, this.frame, this.player.playing);
+      return;
+    }
+    const frame = forwardFrame(this.forwardIds, position);
+    this.graphView.showForward(frame);
+    this.walkBar.showForward(graph, frame, playing);
   }
 
   /** The URL changed under us (back button, pasted link): load its state and re-run. */
@@ -296,6 +351,7 @@ class Playground {
 
   /** Walk keys while the graph has focus. */
   private onGraphKey(e: KeyboardEvent): void {
+    if (e.ctrlKey || e.metaKey || e.altKey) return; // Ctrl+F stays the browser's find
     if (this.walkKey(e.key)) e.preventDefault();
   }
 
@@ -304,6 +360,8 @@ class Playground {
       ArrowLeft: () => this.player.prev(),
       ArrowRight: () => this.player.next(),
       " ": () => this.player.toggle(),
+      f: () => this.toggleForward(),
+      F: () => this.toggleForward(),
       Home: () => this.player.first(),
       End: () => this.player.last(),
     };

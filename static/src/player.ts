@@ -1,6 +1,7 @@
 /**
- * Steps through the recorded walk (playground's Player): a position in [0, total], play/pause
- * with a cancel token so a stale timer never moves a newer walk. DOM-free.
+ * Steps through a recorded sequence (playground's Player): a position in [0, total], play/pause
+ * with a cancel token so a stale timer never moves a newer sequence. DOM-free. The page uses one
+ * for the backward walk and one for the forward replay (nodes in topological order).
  */
 import { PLAYER } from "./config";
 
@@ -10,6 +11,9 @@ export class Player {
   private token = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
   speed = 1;
+
+  /** `stepMs`: milliseconds per step at speed 1. */
+  constructor(private readonly stepMs: number = PLAYER.stepMs) {}
 
   /** Called after every change of position or play state. */
   onChange: (position: number, playing: boolean) => void = () => {};
@@ -79,10 +83,10 @@ export class Player {
         return;
       }
       this.position += 1;
-      this.timer = setTimeout(tick, PLAYER.stepMs / this.speed);
+      this.timer = setTimeout(tick, this.stepMs / this.speed);
       this.onChange(this.position, true);
     };
-    this.timer = setTimeout(tick, this.position === 0 ? 0 : PLAYER.stepMs / this.speed);
+    this.timer = setTimeout(tick, this.position === 0 ? 0 : this.stepMs / this.speed);
     this.onChange(this.position, true);
   }
 

@@ -2,9 +2,9 @@
  * The graph view: builds plain SVG from a graph and its layout (build once per run), then
  * updates classes and gradient text for each walk frame (update per step). Pan/zoom in panzoom.ts.
  */
-import { NODE, ZOOM } from "./config";
+import { ERROR_TAG, NODE, ZOOM } from "./config";
 import { formatShort, clip } from "./format";
-import { isUntracked, kindOf, nodeRows, type WalkFrame } from "./graphmodel";
+import { isUntracked, kindOf, nodeRows, type ForwardFrame, type WalkFrame } from "./graphmodel";
 import type { LayoutResult, Point } from "./layout";
 import { PanZoom } from "./panzoom";
 import type { Graph, GraphNode } from "./types";
@@ -44,6 +44,11 @@ interface NodeElements {
   /** Untracked nodes never receive a gradient. */
   untracked: boolean;
   grad: SVGTextElement;
+  /** The value row, and its text once the forward pass has computed it. */
+  value: SVGTextElement;
+  valueText: string;
+  width: number;
+  height: number;
   badge: SVGGElement;
   badgeText: SVGTextElement;
 }
@@ -153,13 +158,13 @@ export class GraphView {
     };
     row("node-title", rows.title);
     row("node-sub", rows.subtitle);
-    row("node-value", rows.value);
+    const value = row("node-value", rows.value);
     const grad = row("node-grad", "grad ·");
     if (node.untracked_reason) row("node-reason", clip(node.untracked_reason, NODE.maxChars + 4));
     const badge = svgEl("g", { class: "node-badge", transform: `translate(${w / 2 - 4},${-h / 2})` }, group);
     svgEl("rect", { x: -30, y: -11, width: 34, height: 20, rx: 10 }, badge);
     const badgeText = svgEl("text", { x: -13, y: 4, "text-anchor": "middle" }, badge);
-    this.nodes.set(node.id, { group, untracked: isUntracked(node), grad, badge, badgeText });
+    this.nodes.set(node.id, { group, untracked: isUntracked(node), grad, value, valueText: rows.value, width: w, height: h, badge, badgeText });
   }
 
   /** Show a walk frame: the active node, known gradients, and the gradient flowing this step. */
@@ -214,9 +219,46 @@ export class GraphView {
     rect.setAttribute("width", String(width));
   }
 
-  /** Mark a node as the subject of an error (or clear with null). */
+  /**
+   * Show the forward replay: nodes not yet computed are dimmed with their value hidden, the node
+   * just computed is outlined and its incoming edges lit. null ends the replay (every value shown).
+   */
+  showForward(frame: ForwardFrame | null): void {
+    this.svg.classList.toggle("forwarding", frame !== null);
+    for (const [id, els] of this.nodes) {
+      const computed = frame === null || frame.computed.has(id);
+      els.value.textContent = computed ? els.valueText : "= ·";
+      if (frame === null) delete els.group.dataset.forward;
+      else els.group.dataset.forward = computed ? "computed" : "pending";
+      if (frame !== null && id === frame.active) els.group.dataset.forwardActive = "true";
+      else delete els.group.dataset.forwardActive;
+    }
+    for (const edge of this.edges) edge.path.classList.toggle("forward-flowing", frame !== null && edge.dst === frame.active);
+    if (frame?.active && this.layout) {
+      const box = this.layout.nodes[frame.active];
+      if (box) this.panzoom.ensureVisible(box);
+    }
+  }
+
+  /** Mark the node an autograd error concerns: red outline, an "error here" tag (null clears). */
   markError(id: string | null): void {
-    for (const [nodeId, els] of this.nodes) els.group.classList.toggle("error-node", nodeId === id);
+    for (const [nodeId, els] of this.nodes) {
+      const marked = nodeId === id;
+      els.group.classList.toggle("error-node", marked);
+      els.group.querySelector(".error-tag")?.remove();
+      if (!marked) {
+        delete els.group.dataset.errorNode;
+        continue;
+      }
+      els.group.dataset.errorNode = "true";
+      // Straddles the box's top edge on the left (the "+=" badge sits on the right).
+      const tag = svgEl("g", { class: "error-tag", transform: `translate(${-els.width / 2 + 6},${-els.height / 2 - ERROR_TAG.height / 2 - 2})` }, els.group);
+      svgEl("rect", { width: ERROR_TAG.width, height: ERROR_TAG.height, rx: ERROR_TAG.height / 2 }, tag);
+      const text = svgEl("text", { x: ERROR_TAG.width / 2, y: ERROR_TAG.height / 2 + 4, "text-anchor": "middle" }, tag);
+      text.textContent = ERROR_TAG.text;
+      const box = this.layout?.nodes[nodeId];
+      if (box) this.panzoom.ensureVisible(box);
+    }
   }
 
   /** Select (outline) a node and tell the listener. */

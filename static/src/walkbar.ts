@@ -1,8 +1,11 @@
-/** The walk bar: caption with the step's formula, the contributions sent, and the player's controls. */
+/**
+ * The walk bar: caption with the step's formula, the contributions sent, and the controls of the
+ * backward walk player and of the forward replay.
+ */
 import { PLAYER } from "./config";
 import { byId, el } from "./dom";
 import { formatShort } from "./format";
-import type { WalkFrame } from "./graphmodel";
+import { nodeExpression, type ForwardFrame, type WalkFrame } from "./graphmodel";
 import type { Player } from "./player";
 import type { Graph } from "./types";
 
@@ -12,14 +15,23 @@ export class WalkBar {
   private readonly scrub = byId("walk-scrub", HTMLInputElement);
   private readonly position = byId("walk-pos", HTMLElement);
   private readonly play = byId("walk-play", HTMLButtonElement);
+  private readonly forward = byId("forward-play", HTMLButtonElement);
+  /** Buttons that move the backward walk: disabled while there is no walk to move through. */
+  private readonly walkButtons = ["walk-first", "walk-prev", "walk-play", "walk-next", "walk-last"].map((id) => byId(id, HTMLButtonElement));
   private readonly speed = byId("walk-speed", HTMLSelectElement);
   private readonly passPicker = byId("pass-picker", HTMLElement);
   private readonly passSelect = byId("pass-select", HTMLSelectElement);
 
   /** Called with the pass index the user picked. */
   onPass: (pass: number) => void = () => {};
+  /** Called when the user presses the forward replay button. */
+  onForward: () => void = () => {};
+  /** Set when backward() stopped with an autograd error, so an empty walk is explained as such. */
+  failed = false;
 
-  constructor(player: Player) {
+  /** `player` drives the backward walk, `forward` the forward replay (they share the speed). */
+  constructor(player: Player, forward: Player) {
+    this.forward.addEventListener("click", () => this.onForward());
     byId("walk-prev", HTMLButtonElement).addEventListener("click", () => player.prev());
     byId("walk-next", HTMLButtonElement).addEventListener("click", () => player.next());
     byId("walk-first", HTMLButtonElement).addEventListener("click", () => player.first());
@@ -37,6 +49,7 @@ export class WalkBar {
     }
     this.speed.addEventListener("change", () => {
       player.speed = Number(this.speed.value);
+      forward.speed = player.speed;
     });
     this.passSelect.addEventListener("change", () => this.onPass(Number(this.passSelect.value)));
   }
@@ -63,9 +76,15 @@ export class WalkBar {
     this.position.textContent = `${frame?.position ?? 0} / ${total}`;
     this.play.textContent = playing ? "‖ Pause" : "▶ Play";
     this.play.setAttribute("aria-pressed", String(playing));
+    for (const button of this.walkButtons) button.disabled = total === 0;
+    this.setForwardButton(graph, false);
     this.flows.replaceChildren();
     if (!graph || !frame) {
       this.caption.textContent = "Run a program to record its graph and backward walk.";
+      return;
+    }
+    if (total === 0 && this.failed) {
+      this.caption.textContent = "backward() stopped with an error: there is no walk to replay. The node it concerns is marked in red.";
       return;
     }
     if (total === 0) {
@@ -96,5 +115,27 @@ export class WalkBar {
       if (flow.accumulates) item.append(el("span", "flow-total", `→ ${formatShort(flow.accumulated)}`));
       this.flows.append(item);
     }
+  }
+
+  /** Show the forward replay at `frame`: the caption names the node just computed and its value. */
+  showForward(graph: Graph, frame: ForwardFrame, playing: boolean): void {
+    this.setForwardButton(graph, playing);
+    this.flows.replaceChildren();
+    const node = graph.nodes.find((n) => n.id === frame.active);
+    const head = `Forward ${frame.position} / ${frame.total}`;
+    if (!node) {
+      this.caption.textContent = `${head}: nothing computed yet.`;
+      return;
+    }
+    const expression = nodeExpression(graph, node.id);
+    const value = formatShort(node.value);
+    const what = node.is_leaf ? (node.requires_grad ? "input, requires grad" : "constant") : (node.grad_fn ?? node.op ?? "op");
+    this.caption.textContent = expression === value ? `${head}: ${value}  (${what})` : `${head}: ${expression} = ${value}  (${what})`;
+  }
+
+  private setForwardButton(graph: Graph | null, playing: boolean): void {
+    this.forward.disabled = !graph || graph.nodes.length === 0;
+    this.forward.textContent = playing ? "■ Stop" : "▶ Forward";
+    this.forward.setAttribute("aria-pressed", String(playing));
   }
 }
