@@ -32,6 +32,11 @@ from engine.dtypes import (
 )
 from engine.random import initial_seed, manual_seed, seed
 from engine.tensor import (
+    BoolTensor,
+    DoubleTensor,
+    FloatTensor,
+    IntTensor,
+    LongTensor,
     Size,
     Tensor,
     abs,
@@ -128,7 +133,6 @@ from engine.tensor import (
 
 from engine import cuda, nn, optim
 
-FloatTensor = Tensor
 _builtin_bool = _builtins.bool
 
 # PyTorch semantics: overflow, division by zero and invalid operations silently give inf/nan.

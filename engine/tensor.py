@@ -81,8 +81,13 @@ class Tensor:
     grad_fn: Node | None
     requires_grad: bool
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        """The legacy constructor: ``torch.Tensor([1, 2])`` (data) or ``torch.Tensor(2, 3)``
+        (a shape; zeros here, uninitialised in PyTorch); always float32."""
+        return _legacy_new(dtypes.float32, *args, **kwargs)
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError("use torch.tensor(data) to create a tensor")
+        pass
 
     @classmethod
     def _wrap(cls, data: Any, requires_grad: builtins.bool = False) -> Tensor:
@@ -1031,6 +1036,53 @@ def _nograd_binary(a: Tensor, b: Any, fn: Any) -> Tensor:
 
 
 # --- factories ----------------------------------------------------------------------------------
+
+
+def _legacy_new(dtype: DType, *args: Any, device: Any = None) -> Tensor:
+    """torch.Tensor / torch.FloatTensor / torch.LongTensor ...: data, or a shape of zeros."""
+    if not args:
+        return zeros(0, dtype=dtype, device=device)
+    if all(isinstance(a, int | np.integer) and not isinstance(a, bool) for a in args):
+        return zeros(*args, dtype=dtype, device=device)
+    if len(args) == 1 and isinstance(args[0], Size):
+        return zeros(tuple(args[0]), dtype=dtype, device=device)
+    if len(args) == 1:
+        return tensor(args[0], dtype=dtype, device=device)
+    raise TypeError(f"new() received an invalid combination of arguments: {args!r}")
+
+
+class _LegacyTensorType(type):
+    """torch.FloatTensor and friends: callable like the old constructors, and usable with
+    isinstance (a tensor of that dtype on the CPU)."""
+
+    _dtype: DType
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Tensor:  # type: ignore[override]
+        return _legacy_new(cls._dtype, *args, **kwargs)
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, Tensor) and obj._data.dtype == cls._dtype.np
+
+
+class FloatTensor(metaclass=_LegacyTensorType):
+    _dtype = dtypes.float32
+
+
+class DoubleTensor(metaclass=_LegacyTensorType):
+    _dtype = dtypes.float64
+
+
+class LongTensor(metaclass=_LegacyTensorType):
+    _dtype = dtypes.int64
+
+
+class IntTensor(metaclass=_LegacyTensorType):
+    _dtype = dtypes.int32
+
+
+class BoolTensor(metaclass=_LegacyTensorType):
+    _dtype = dtypes.bool_
+
 
 _default_device: Device = CPU
 

@@ -33,7 +33,8 @@ matmul mm bmm mv dot outer einsum transpose permute reshape flatten squeeze unsq
 allclose isclose equal eq ne lt le gt ge logical_and logical_or logical_not isnan isinf isfinite
 cumsum cumprod sort argsort topk unique chunk split gather index_select masked_fill diag tril triu
 broadcast_to broadcast_tensors meshgrid lerp addmm baddbmm erf dist cdist
-Tensor Size device dtype is_tensor get_default_dtype set_default_dtype pi e inf nan
+Tensor FloatTensor DoubleTensor LongTensor IntTensor BoolTensor Size device dtype is_tensor
+get_default_dtype set_default_dtype pi e inf nan
 """
 
 NN_NAMES = """
