@@ -93,6 +93,7 @@ class Node:
         "needs",
         "op",
         "out",
+        "out_value",
         "seq",
         "versions",
     )
@@ -367,7 +368,7 @@ def run_backward(
             if out._retains_grad and accumulate:
                 out.grad = _wrap_grad(g.copy() if out.grad is None else out.grad._data + g, out)
             if steps is not None:
-                node_grads[id(out)] = g
+                node_grads[id(node)] = g
         inputs_ = node.inputs
         needs = node.needs
         xs = node.arrays

@@ -116,7 +116,8 @@ def set_cuda_memory_limit(limit_bytes: int) -> None:
 
 def device_of(array: Any) -> Device:
     """The device an array lives on."""
-    if isinstance(array, np.ndarray | np.generic):
+    # Exact type checks: a device array type may subclass numpy.ndarray (tests' fake CuPy).
+    if array.__class__ is np.ndarray or isinstance(array, np.generic):
         return CPU
     dev = getattr(array, "device", None)
     return Device("cuda", int(getattr(dev, "id", 0)))
@@ -124,11 +125,12 @@ def device_of(array: Any) -> Device:
 
 def to_numpy(array: Any) -> np.ndarray:
     """A host copy (or view) of any backend array."""
-    if isinstance(array, np.ndarray):
+    if array.__class__ is np.ndarray:
         return array
-    if isinstance(array, np.generic):
+    get = getattr(array, "get", None)
+    if get is None:  # NumPy scalars, other ndarray subclasses
         return np.asarray(array)
-    return array.get()  # type: ignore[no-any-return]
+    return get()  # a device array (CuPy's ndarray.get)
 
 
 def move(array: Any, device: Device) -> Any:
@@ -161,6 +163,6 @@ def index_add(xp: ModuleType, target: Any, index: Any, values: Any) -> None:
 
 def array_module(array: Any) -> ModuleType:
     """numpy or cupy, whichever holds this array."""
-    if isinstance(array, np.ndarray | np.generic):
+    if array.__class__ is np.ndarray or isinstance(array, np.generic):
         return np
     return _cupy()

@@ -95,6 +95,7 @@ class _Exporter:
     def __init__(self, root: Any, node_grads: dict[int, Any]) -> None:
         self.root = root
         self.node_grads = node_grads
+        self.input_ids: dict[int, list[str]] = {}  # id(Node) -> graph ids of its inputs
         self.nodes: list[dict[str, Any]] = []
         self.edges: list[dict[str, Any]] = []
         self.ids: dict[int, str] = {}  # id(Node) or id(leaf tensor) -> graph id
@@ -168,6 +169,14 @@ class _Exporter:
 
     def op_node(self, node: Node) -> str:
         gid_inputs = [self.ref(x) for x in node.inputs]
+        self.input_ids[id(node)] = gid_inputs
+        attrs = node.attrs or {}
+        # a scalar operand kept as an attribute (x ** 2, 2 ** x) is drawn as a constant too
+        extra = []
+        if node.op.name == "pow":
+            extra = [(self.leaf(attrs["p"]), 1)]
+        elif node.op.name == "rpow":
+            extra = [(self.leaf(attrs["base"]), 0)]
         gid = self._new_id()
         self.ids[id(node)] = gid
         out = node.out() if node.out is not None else None
@@ -185,8 +194,10 @@ class _Exporter:
         if short is None:
             short = "L" if out is self.root else f"{node.op.name}#{gid[1:]}"
         label = name or short
-        value = out._data if out is not None else None
-        grad = self.node_grads.get(id(out)) if out is not None else None
+        value = getattr(node, "out_value", None)
+        if value is None:
+            value = out._data if out is not None else None
+        grad = self.node_grads.get(id(node))
         self.nodes.append(
             {
                 "id": gid,
@@ -211,6 +222,8 @@ class _Exporter:
             self.tensors[gid] = out
         for i, src in enumerate(gid_inputs):
             self.edges.append({"src": src, "dst": gid, "arg": i})
+        for src, arg in extra:
+            self.edges.append({"src": src, "dst": gid, "arg": arg})
         return gid
 
     @staticmethod
@@ -294,7 +307,7 @@ def _step(ex: _Exporter, step: WalkStep, root: str) -> dict[str, Any]:
     gid = ex.ids[id(node)]
     out_label = ex.labels[gid]
     out = node.out() if node.out is not None else None
-    input_ids = [ex.ref(x) for x in node.inputs]
+    input_ids = ex.input_ids[id(node)]
     sym: dict[str, str] = {}
     num: dict[str, str] = {}
     for k, x, iid in zip("abc", node.inputs, input_ids, strict=False):

@@ -338,6 +338,9 @@ class Tensor:
         """A stand-in for self's value before an in-place op that is recorded in the graph."""
         old = Tensor._wrap(self._data.copy(), self.requires_grad)
         old.grad_fn = self.grad_fn
+        if self.grad_fn is not None:
+            # the node that produced self shows its value from before the in-place change
+            self.grad_fn.out_value = old._data
         old._name = self._name
         return old
 

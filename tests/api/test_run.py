@@ -75,12 +75,14 @@ def test_every_gallery_example_runs_as_its_explanation_says(client: TestClient) 
 
 def test_classic_errors_have_pytorch_messages(client: TestClient) -> None:
     by_id = {e.id: e.source for e in EXAMPLES}
-    error = run(client, by_id["error-no-grad"])["error"]
+    body = run(client, by_id["error-no-grad"])
+    error = body["error"]
     assert error == {
         "type": "RuntimeError",
         "message": "element 0 of tensors does not require grad and does not have a grad_fn",
         "line": 7,
         "col": 1,
+        "node": body["graph"]["root"],  # the root that does not require grad
     }
     error = run(client, by_id["error-backward-twice"])["error"]
     assert error["type"] == "RuntimeError"
