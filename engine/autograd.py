@@ -97,6 +97,7 @@ class Node:
         "seq",
         "versions",
     )
+    out_value: Any  # set only when the output was later changed in place (see Tensor._shadow)
 
     def __init__(
         self,
