@@ -483,7 +483,11 @@ def _seed_grads(roots: list[Tensor], grad_tensors: list[Any]) -> list[Any]:
             xp = array_module(t._data)
             grads.append(xp.ones(t._data.shape, dtype=t._data.dtype))
         else:
-            g_arr = g._data if isinstance(g, Tensor) else np.asarray(g, dtype=t._data.dtype)
+            g_arr = (
+                g._data
+                if isinstance(g, Tensor)
+                else array_module(t._data).asarray(g, dtype=t._data.dtype)
+            )
             if g_arr.shape != t._data.shape:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of "

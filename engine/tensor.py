@@ -835,6 +835,9 @@ def apply(
         data = op.forward(xp, *arrays, **attrs) if attrs else op.forward(xp, *arrays)
     except (ValueError, IndexError) as exc:
         raise _shape_error(op, arrays, exc) from None
+    except TypeError:  # CuPy refuses host arrays: say so as PyTorch does
+        _check_same_device(inputs)
+        raise
     if out_dtype is not None and data.dtype != out_dtype:
         data = data.astype(out_dtype)
     if data.__class__ is not _ndarray and isinstance(data, _generic):
@@ -903,6 +906,9 @@ def _apply2(op: O.Op, a: Tensor, b: Any) -> Tensor:
         data = op.forward(np, ad, bd)
     except ValueError as exc:
         raise _shape_error(op, [ad, bd], exc) from None
+    except TypeError:
+        _check_same_device((a, b))
+        raise
     if data.__class__ is not _ndarray:
         data = np.asarray(data)
     out = _new(Tensor)
@@ -975,6 +981,8 @@ def binary(op: O.Op, a: Tensor, b: Any) -> Tensor:
     if b.__class__ is float and a._data.dtype.kind == "f":  # the commonest case first
         return _apply2(op, a, b)
     if b.__class__ is Tensor:
+        if a._data.__class__ is not b._data.__class__:  # cpu and cuda (cheap check first)
+            a, b = _same_device(a, b)
         ad, bd = a._data.dtype, b._data.dtype
         if ad is bd or ad == bd:
             if op is O.DIV and ad.kind != "f":
@@ -1010,6 +1018,38 @@ def binary(op: O.Op, a: Tensor, b: Any) -> Tensor:
     return NotImplemented  # type: ignore[no-any-return]
 
 
+def _same_device(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    """PyTorch's rule for a binary op across devices: a 0-dim CPU tensor joins the other
+    operand's device (as a Python scalar would); anything else is an error."""
+    da, db = a.device, b.device
+    if da == db:
+        return a, b
+    if db.type == "cpu" and b._data.ndim == 0:
+        return a, b.to(da)
+    if da.type == "cpu" and a._data.ndim == 0:
+        return a.to(db), b
+    raise _device_error(db, da)
+
+
+def _device_error(d1: Device, d2: Device) -> RuntimeError:
+    return RuntimeError(
+        "Expected all tensors to be on the same device, but found at least two devices, "
+        f"{d1} and {d2}!"
+    )
+
+
+def _check_same_device(inputs: Iterable[Any]) -> None:
+    """Raise PyTorch's error if the tensors among ``inputs`` are on more than one device."""
+    first: Device | None = None
+    for x in inputs:
+        if isinstance(x, Tensor):
+            d = x.device
+            if first is None:
+                first = d
+            elif d != first:
+                raise _device_error(d, first)
+
+
 def _cast_keep_graph(t: Tensor, target: Any) -> Tensor:
     if t.requires_grad:
         return apply(O.TO_COPY, (t,), {"dtype": target})
@@ -1017,6 +1057,8 @@ def _cast_keep_graph(t: Tensor, target: Any) -> Tensor:
 
 
 def _compare(a: Tensor, b: Any, fn: Any) -> Tensor:
+    if isinstance(b, Tensor) and a._data.__class__ is not b._data.__class__:
+        a, b = _same_device(a, b)
     bd = b._data if isinstance(b, Tensor) else b
     if isinstance(bd, list | tuple):
         return NotImplemented  # type: ignore[no-any-return]
@@ -1031,6 +1073,8 @@ def _nograd_unary(a: Tensor, fn: Any) -> Tensor:
 
 
 def _nograd_binary(a: Tensor, b: Any, fn: Any) -> Tensor:
+    if isinstance(b, Tensor) and a._data.__class__ is not b._data.__class__:
+        a, b = _same_device(a, b)
     bd = b._data if isinstance(b, Tensor) else b
     try:
         return Tensor._wrap(fn(a._data, bd))
@@ -1536,10 +1580,11 @@ def where(condition: Tensor, a: Any = None, b: Any = None) -> Any:
     if ref is None:
         ta = tensor(a)
         ref = ta
+    xp = array_module(ref._data)  # a scalar operand goes to the tensor operand's device
     if ta is None:
-        ta = Tensor._wrap(np.asarray(a, dtype=ref._data.dtype))
+        ta = Tensor._wrap(xp.asarray(a, dtype=ref._data.dtype))
     if tb is None:
-        tb = Tensor._wrap(np.asarray(b, dtype=ref._data.dtype))
+        tb = Tensor._wrap(xp.asarray(b, dtype=ref._data.dtype))
     if ta._data.dtype != tb._data.dtype:
         target = _result_dtype(ta, tb)
         ta, tb = _cast_keep_graph(ta, target), _cast_keep_graph(tb, target)
@@ -1615,7 +1660,7 @@ def _max_min(a: Tensor, dim: Any, keepdim: bool, mode: str) -> Any:
     data = a._data
     indices = data.argmax(axis=axis) if mode == "max" else data.argmin(axis=axis)
     if data.ndim == 0:
-        indices = np.asarray(0)
+        indices = array_module(data).asarray(0)
     values = apply(
         O.MAX_DIM,
         (a,),
@@ -1648,14 +1693,14 @@ def amin(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
 
 def argmax(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     if dim is None:
-        return Tensor._wrap(np.asarray(a._data.argmax(), dtype=np.int64))
+        return Tensor._wrap(a._data.argmax().astype(np.int64))  # stays on the device
     out = a._data.argmax(axis=_norm_dim(dim, a._data.ndim), keepdims=keepdim)
     return Tensor._wrap(out.astype(np.int64))
 
 
 def argmin(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     if dim is None:
-        return Tensor._wrap(np.asarray(a._data.argmin(), dtype=np.int64))
+        return Tensor._wrap(a._data.argmin().astype(np.int64))
     out = a._data.argmin(axis=_norm_dim(dim, a._data.ndim), keepdims=keepdim)
     return Tensor._wrap(out.astype(np.int64))
 
