@@ -427,6 +427,47 @@ ROUND = _row(
         saves="",
     )
 )
+FLOOR = _row(
+    Op(
+        "floor",
+        "FloorBackward0",
+        lambda xp, a: xp.floor(a),
+        lambda xp, g, out, xs, at, n: (xp.zeros_like(g),),
+        ("0",),
+        "⌊{a}⌋",
+        saves="",
+    )
+)
+CEIL = _row(
+    Op(
+        "ceil",
+        "CeilBackward0",
+        lambda xp, a: xp.ceil(a),
+        lambda xp, g, out, xs, at, n: (xp.zeros_like(g),),
+        ("0",),
+        "⌈{a}⌉",
+        saves="",
+    )
+)
+
+
+def _cumsum_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    d = at["dim"]
+    return (xp.flip(xp.cumsum(xp.flip(g, axis=d), axis=d), axis=d),)
+
+
+CUMSUM = _row(
+    Op(
+        "cumsum",
+        "CumsumBackward0",
+        lambda xp, a, dim: xp.cumsum(a, axis=dim),
+        _cumsum_vjp,
+        ("1 for every later position",),
+        "cumsum({a})",
+        saves="",
+        chain=("reversed cumulative sum of {g}",),
+    )
+)
 
 # --- reductions ---------------------------------------------------------------------------------
 

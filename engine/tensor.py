@@ -628,6 +628,42 @@ class Tensor:
     def square(self) -> Tensor:
         return pow(self, 2)
 
+    def floor(self) -> Tensor:
+        return _apply1(O.FLOOR, self)
+
+    def ceil(self) -> Tensor:
+        return _apply1(O.CEIL, self)
+
+    def cumsum(self, dim: builtins.int) -> Tensor:
+        return cumsum(self, dim)
+
+    def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
+        return masked_fill(self, mask, value)
+
+    def sort(self, dim: builtins.int = -1, descending: builtins.bool = False) -> Any:
+        return sort(self, dim, descending)
+
+    def argsort(self, dim: builtins.int = -1, descending: builtins.bool = False) -> Tensor:
+        return argsort(self, dim, descending)
+
+    def topk(self, k: builtins.int, dim: builtins.int = -1, largest: builtins.bool = True) -> Any:
+        return topk(self, k, dim, largest)
+
+    def nonzero(self) -> Tensor:
+        return nonzero(self)
+
+    def new_zeros(self, *size: Any) -> Tensor:
+        return zeros(*size, dtype=self.dtype, device=self.device)
+
+    def new_ones(self, *size: Any) -> Tensor:
+        return ones(*size, dtype=self.dtype, device=self.device)
+
+    def new_full(self, size: Any, fill_value: Any) -> Tensor:
+        return full(size, fill_value, dtype=self.dtype, device=self.device)
+
+    def new_tensor(self, data: Any) -> Tensor:
+        return tensor(data, dtype=self.dtype, device=self.device)
+
     def sign(self) -> Tensor:
         return _nograd_unary(self, np.sign)
 
@@ -2107,3 +2143,63 @@ def sign(a: Tensor) -> Tensor:
 
 def outer(a: Tensor, b: Tensor) -> Tensor:
     return unsqueeze(a, 1) * unsqueeze(b, 0)
+
+
+def floor(a: Tensor) -> Tensor:
+    return a.floor()
+
+
+def ceil(a: Tensor) -> Tensor:
+    return a.ceil()
+
+
+def cumsum(a: Tensor, dim: int) -> Tensor:
+    return apply(O.CUMSUM, (a,), {"dim": _norm_dim(dim, a._data.ndim)})
+
+
+def masked_fill(a: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """where(mask, value, a): the filled places get no gradient."""
+    if mask._data.dtype.kind != "b":
+        raise RuntimeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype.name}"
+        )
+    fill = value if isinstance(value, Tensor) else full_like(a, value)
+    if fill._data.dtype != a._data.dtype:
+        fill = _cast_keep_graph(fill, a._data.dtype)
+    cond = Tensor._wrap(mask._data)
+    return apply(O.WHERE, (cond, fill, a), name="MaskedFillBackward0")
+
+
+def argsort(a: Tensor, dim: int = -1, descending: bool = False) -> Tensor:
+    d = _norm_dim(dim, a._data.ndim)
+    xp = array_module(a._data)
+    order = xp.argsort(-a._data if descending else a._data, axis=d, kind="stable")
+    return Tensor._wrap(order.astype(np.int64))
+
+
+def sort(a: Tensor, dim: int = -1, descending: bool = False) -> _ReturnTypes:
+    # NOTE: values are a gather of the input at the sorted indices (one node, named as
+    # PyTorch names it), so their gradient flows back to the original positions.
+    d = _norm_dim(dim, a._data.ndim)
+    idx = argsort(a, d, descending)
+    values = apply(O.GATHER, (a,), {"dim": d, "index": idx._data}, name="SortBackward0")
+    return _ReturnTypes("sort", values, idx)
+
+
+def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True) -> _ReturnTypes:
+    d = _norm_dim(dim, a._data.ndim)
+    if not 0 <= k <= a._data.shape[d]:
+        raise RuntimeError("selected index k out of range")
+    order = argsort(a, d, descending=largest)._data
+    idx = (
+        np.take(order, np.arange(k), axis=d)
+        if order.__class__ is np.ndarray
+        else (array_module(order).take(order, array_module(order).arange(k), axis=d))
+    )
+    values = apply(O.GATHER, (a,), {"dim": d, "index": idx}, name="TopkBackward0")
+    return _ReturnTypes("topk", values, Tensor._wrap(idx))
+
+
+def nonzero(a: Tensor) -> Tensor:
+    xp = array_module(a._data)
+    return Tensor._wrap(xp.stack(xp.nonzero(a._data), axis=1).astype(np.int64))

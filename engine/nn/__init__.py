@@ -5,6 +5,7 @@ from engine.nn.modules import (
     BCELoss,
     BCEWithLogitsLoss,
     CrossEntropyLoss,
+    Dropout,
     Flatten,
     Identity,
     L1Loss,

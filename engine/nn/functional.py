@@ -186,3 +186,31 @@ def gelu(input: Tensor) -> Tensor:
 
 __all__ += ["softmax", "log_softmax"]
 _unused = (relu, sigmoid, softmax, tanh, linear)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """Class indices -> int64 one-hot rows (no gradient, as in PyTorch)."""
+    t = tensor._data
+    if t.dtype.kind not in "iu":
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    n = int(t.max()) + 1 if num_classes == -1 else num_classes
+    if t.size and (int(t.min()) < 0 or int(t.max()) >= n):
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    xp = np if t.__class__ is np.ndarray else __import__("engine").backend.array_module(t)
+    return Tensor._wrap((t[..., None] == xp.arange(n)).astype(np.int64))
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
+    """Zero each element with probability p and scale the rest by 1/(1-p) (identity when not
+    training). NOTE: the mask comes from the engine's generator; PyTorch draws it from MKL's
+    stream on most CPUs, so seeded masks differ from PyTorch's."""
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return input
+    if p == 1:
+        return input * 0.0
+    from engine.tensor import rand_like
+
+    keep = (rand_like(input) >= p).to(input.dtype)
+    return input * keep * (1.0 / (1.0 - p))

@@ -32,6 +32,7 @@ atan atan2 sigmoid relu softmax log_softmax clamp clip floor ceil round trunc fr
 matmul mm bmm mv dot outer einsum transpose permute reshape flatten squeeze unsqueeze t numel
 allclose isclose equal eq ne lt le gt ge logical_and logical_or logical_not isnan isinf isfinite
 cumsum cumprod sort argsort topk unique chunk split gather index_select masked_fill diag tril triu
+nonzero
 broadcast_to broadcast_tensors meshgrid lerp addmm baddbmm erf dist cdist
 Tensor FloatTensor DoubleTensor LongTensor IntTensor BoolTensor Size device dtype is_tensor
 get_default_dtype set_default_dtype pi e inf nan
@@ -73,7 +74,7 @@ item tolist numel nelement dim ndimension size backward detach detach_ requires_
 zero_ fill_ clone copy_ float double long int bool half to cpu cuda type type_as
 softmax log_softmax eq ne lt le gt ge equal allclose isclose isnan isinf isfinite all any
 logical_and logical_or logical_not maximum minimum is_floating_point is_contiguous element_size
-new_zeros new_ones new_full new_tensor new_empty normal_ uniform_
+new_zeros new_ones new_full new_tensor new_empty normal_ uniform_ nonzero
 """
 TENSOR_PROPERTIES = """
 shape dtype device grad requires_grad is_leaf grad_fn data T mT ndim is_cuda retains_grad

@@ -60,6 +60,9 @@ CASES: dict[str, list[Case]] = {
     "maximum": [(lambda T, a, b: T.maximum(a, b), [((4,), R), ((4,), R)])],
     "minimum": [(lambda T, a, b: T.minimum(a, b), [((2, 3), R), ((3,), R)])],
     "where": [(lambda T, a, b: T.where(a > 0, a, b), [((2, 3), A), ((3,), R)])],
+    "floor": [(lambda T, a: a.floor() * a, [((4,), A)])],
+    "ceil": [(lambda T, a: T.ceil(a) * a, [((4,), A)])],
+    "cumsum": [(lambda T, a: a.cumsum(1) * T.arange(6.0).reshape(2, 3), [((2, 3), R)])],
     "round": [(lambda T, a: (a * 10.0 + 0.25).round() * a, [((4,), A)])],
     "sum": [
         (lambda T, a: a.sum(), [((2, 3), R)]),
@@ -115,7 +118,11 @@ CASES: dict[str, list[Case]] = {
         (lambda T, a: a[a > 0], [((6,), A)]),
         (lambda T, a: a[:, _idx(T, [1, 1, 0])], [((2, 3), R)]),
     ],
-    "gather": [(lambda T, a: a.gather(1, _idx(T, [[0, 0], [2, 1]])), [((2, 3), R)])],
+    "gather": [
+        (lambda T, a: a.sort(dim=1).values * T.arange(6.0).reshape(2, 3), [((2, 3), A)]),
+        (lambda T, a: a.topk(2).values, [((2, 4), A)]),
+        (lambda T, a: a.gather(1, _idx(T, [[0, 0], [2, 1]])), [((2, 3), R)]),
+    ],
     "cat": [
         (lambda T, a, b: T.cat([a, b], dim=0), [((2, 3), R), ((1, 3), R)]),
         (lambda T, a, b: T.cat([a, b], dim=1), [((2, 3), R), ((2, 2), R)]),
