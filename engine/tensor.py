@@ -151,10 +151,6 @@ class Tensor:
     def is_leaf(self) -> builtins.bool:
         return self.grad_fn is None
 
-    @property
-    def is_floating_point_(self) -> builtins.bool:
-        return self._data.dtype.kind == "f"
-
     def is_floating_point(self) -> builtins.bool:
         return self._data.dtype.kind == "f"
 
@@ -775,7 +771,7 @@ class Tensor:
         return _nograd_binary(self, other, lambda a, b: np.floor_divide(b, a))
 
     def __mod__(self, other: Any) -> Tensor:
-        return _nograd_binary(self, other, np.fmod if False else np.remainder)
+        return _nograd_binary(self, other, np.remainder)  # Python's sign rule, as torch's %
 
     def __pow__(self, other: Any) -> Tensor:
         return pow(self, other)

@@ -185,7 +185,6 @@ def gelu(input: Tensor) -> Tensor:
 
 
 __all__ += ["softmax", "log_softmax"]
-_unused = (relu, sigmoid, softmax, tanh, linear)
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
