@@ -116,7 +116,7 @@ class Module:
             object.__setattr__(m, "training", bool(mode))
         return self
 
-    def eval(self) -> Module:
+    def eval(self) -> Module:  # noqa: S307, RUF100 - PyTorch's Module.eval(), not Python's eval
         return self.train(False)
 
     def requires_grad_(self, requires_grad: bool = True) -> Module:

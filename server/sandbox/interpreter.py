@@ -231,10 +231,10 @@ class Interpreter:
         """Run a module; return the value of its last statement when that is an expression."""
         for stmt in tree.body:
             self.last_value = None
-            self.exec(stmt, self.globals)
+            self.exec_stmt(stmt, self.globals)
         return self.last_value
 
-    def exec(self, node: ast.stmt, scope: Scope) -> None:
+    def exec_stmt(self, node: ast.stmt, scope: Scope) -> None:
         self.tick()
         try:
             self._stmt[type(node)](node, scope)
@@ -247,9 +247,9 @@ class Interpreter:
 
     def exec_block(self, body: list[ast.stmt], scope: Scope) -> None:
         for stmt in body:
-            self.exec(stmt, scope)
+            self.exec_stmt(stmt, scope)
 
-    def eval(self, node: ast.expr, scope: Scope) -> Any:
+    def eval_expr(self, node: ast.expr, scope: Scope) -> Any:
         self.tick()
         try:
             return self._expr[type(node)](node, scope)
@@ -297,11 +297,11 @@ class Interpreter:
             for elt, item in zip(target.elts, items, strict=True):
                 self.assign(elt, item, scope)
         elif isinstance(target, ast.Attribute):
-            obj = self.eval(target.value, scope)
+            obj = self.eval_expr(target.value, scope)
             namespace.set_attribute(obj, target.attr, value, self.ctx)
         elif isinstance(target, ast.Subscript):
-            obj = self.eval(target.value, scope)
-            index = self.eval(target.slice, scope)
+            obj = self.eval_expr(target.value, scope)
+            index = self.eval_expr(target.slice, scope)
             if isinstance(obj, list | dict) and not isinstance(index, slice):
                 if isinstance(obj, dict) and index not in obj:
                     self.check_len(len(obj) + 1, "dict")
@@ -316,12 +316,12 @@ class Interpreter:
     # ---- statements --------------------------------------------------------------------------
 
     def _expr_stmt(self, node: ast.Expr, scope: Scope) -> None:
-        value = self.eval(node.value, scope)
+        value = self.eval_expr(node.value, scope)
         if scope is self.globals:
             self.last_value = value
 
     def _assign(self, node: ast.Assign, scope: Scope) -> None:
-        value = self.eval(node.value, scope)
+        value = self.eval_expr(node.value, scope)
         for target in node.targets:
             self.assign(target, value, scope)
         if scope is self.globals:
@@ -329,7 +329,7 @@ class Interpreter:
 
     def _annassign(self, node: ast.AnnAssign, scope: Scope) -> None:
         if node.value is not None:
-            value = self.eval(node.value, scope)
+            value = self.eval_expr(node.value, scope)
             self.assign(node.target, value, scope)
             if scope is self.globals:
                 self.last_value = value
@@ -338,23 +338,23 @@ class Interpreter:
         target = node.target
         if isinstance(target, ast.Name):
             old = self.lookup(target.id, scope)
-            new = self.binop(type(node.op), old, self.eval(node.value, scope), inplace=True)
+            new = self.binop(type(node.op), old, self.eval_expr(node.value, scope), inplace=True)
             self.store(target.id, new, scope)
         elif isinstance(target, ast.Attribute):
-            obj = self.eval(target.value, scope)
+            obj = self.eval_expr(target.value, scope)
             old = namespace.get_attribute(obj, target.attr, self.ctx)
-            new = self.binop(type(node.op), old, self.eval(node.value, scope), inplace=True)
+            new = self.binop(type(node.op), old, self.eval_expr(node.value, scope), inplace=True)
             if new is not old:
                 namespace.set_attribute(obj, target.attr, new, self.ctx)
         elif isinstance(target, ast.Subscript):
-            obj = self.eval(target.value, scope)
-            index = self.eval(target.slice, scope)
+            obj = self.eval_expr(target.value, scope)
+            index = self.eval_expr(target.slice, scope)
             old = operator.getitem(obj, index)
-            new = self.binop(type(node.op), old, self.eval(node.value, scope), inplace=True)
+            new = self.binop(type(node.op), old, self.eval_expr(node.value, scope), inplace=True)
             operator.setitem(obj, index, new)
 
     def _for(self, node: ast.For, scope: Scope) -> None:
-        iterable = self.eval(node.iter, scope)
+        iterable = self.eval_expr(node.iter, scope)
         broke = False
         for item in self.iterate(iterable):
             self.assign(node.target, item, scope)
@@ -370,7 +370,7 @@ class Interpreter:
 
     def _while(self, node: ast.While, scope: Scope) -> None:
         broke = False
-        while self.truth(self.eval(node.test, scope)):
+        while self.truth(self.eval_expr(node.test, scope)):
             self.tick_loop()
             try:
                 self.exec_block(node.body, scope)
@@ -383,7 +383,7 @@ class Interpreter:
             self.exec_block(node.orelse, scope)
 
     def _if(self, node: ast.If, scope: Scope) -> None:
-        if self.truth(self.eval(node.test, scope)):
+        if self.truth(self.eval_expr(node.test, scope)):
             self.exec_block(node.body, scope)
         else:
             self.exec_block(node.orelse, scope)
@@ -398,17 +398,17 @@ class Interpreter:
         return None
 
     def _def(self, node: ast.FunctionDef, scope: Scope) -> None:
-        defaults = [self.eval(d, scope) for d in node.args.defaults]
+        defaults = [self.eval_expr(d, scope) for d in node.args.defaults]
         scope.vars[node.name] = UserFunction(node, scope, defaults)
 
     def _return(self, node: ast.Return, scope: Scope) -> None:
-        raise _Return(self.eval(node.value, scope) if node.value is not None else None)
+        raise _Return(self.eval_expr(node.value, scope) if node.value is not None else None)
 
     def _with(self, node: ast.With, scope: Scope) -> None:
         managers = []
         try:
             for item in node.items:
-                manager = self.eval(item.context_expr, scope)
+                manager = self.eval_expr(item.context_expr, scope)
                 if not _is_context_manager(manager):
                     raise UserError(
                         "TypeError",
@@ -452,8 +452,8 @@ class Interpreter:
             self.store(alias.asname or alias.name, value, scope)
 
     def _assert(self, node: ast.Assert, scope: Scope) -> None:
-        if not self.truth(self.eval(node.test, scope)):
-            message = self.repr.str(self.eval(node.msg, scope)) if node.msg is not None else ""
+        if not self.truth(self.eval_expr(node.test, scope)):
+            message = self.repr.str(self.eval_expr(node.msg, scope)) if node.msg is not None else ""
             raise UserError("AssertionError", message)
 
     def _delete(self, node: ast.Delete, scope: Scope) -> None:
@@ -463,8 +463,8 @@ class Interpreter:
                     raise UserError("NameError", f"name '{target.id}' is not defined")
                 del scope.vars[target.id]
             elif isinstance(target, ast.Subscript):
-                obj = self.eval(target.value, scope)
-                operator.delitem(obj, self.eval(target.slice, scope))
+                obj = self.eval_expr(target.value, scope)
+                operator.delitem(obj, self.eval_expr(target.slice, scope))
             else:
                 raise UserError(
                     "SyntaxError", "only names and items can be deleted in the playground"
@@ -482,25 +482,25 @@ class Interpreter:
         return self.lookup(node.id, scope)
 
     def _attribute(self, node: ast.Attribute, scope: Scope) -> Any:
-        return namespace.get_attribute(self.eval(node.value, scope), node.attr, self.ctx)
+        return namespace.get_attribute(self.eval_expr(node.value, scope), node.attr, self.ctx)
 
     def _subscript(self, node: ast.Subscript, scope: Scope) -> Any:
-        obj = self.eval(node.value, scope)
-        index = self.eval(node.slice, scope)
+        obj = self.eval_expr(node.value, scope)
+        index = self.eval_expr(node.slice, scope)
         if isinstance(obj, UserFunction | namespace.ModuleProxy):
             raise UserError("TypeError", f"'{type(obj).__name__}' object is not subscriptable")
         return namespace.sanitize(operator.getitem(obj, index), self.ctx)
 
     def _slice(self, node: ast.Slice, scope: Scope) -> slice:
         return slice(
-            self.eval(node.lower, scope) if node.lower is not None else None,
-            self.eval(node.upper, scope) if node.upper is not None else None,
-            self.eval(node.step, scope) if node.step is not None else None,
+            self.eval_expr(node.lower, scope) if node.lower is not None else None,
+            self.eval_expr(node.upper, scope) if node.upper is not None else None,
+            self.eval_expr(node.step, scope) if node.step is not None else None,
         )
 
     def _binop(self, node: ast.BinOp, scope: Scope) -> Any:
-        left = self.eval(node.left, scope)
-        right = self.eval(node.right, scope)
+        left = self.eval_expr(node.left, scope)
+        right = self.eval_expr(node.right, scope)
         return self.binop(type(node.op), left, right)
 
     def binop(self, op: type, left: Any, right: Any, inplace: bool = False) -> Any:
@@ -540,7 +540,7 @@ class Interpreter:
         return table[op](left, right)
 
     def _unaryop(self, node: ast.UnaryOp, scope: Scope) -> Any:
-        operand = self.eval(node.operand, scope)
+        operand = self.eval_expr(node.operand, scope)
         if isinstance(node.op, ast.Not):
             return not self.truth(operand)
         return _UNARY[type(node.op)](operand)
@@ -549,16 +549,16 @@ class Interpreter:
         is_and = isinstance(node.op, ast.And)
         value: Any = None
         for expr in node.values:
-            value = self.eval(expr, scope)
+            value = self.eval_expr(expr, scope)
             if self.truth(value) != is_and:
                 return value
         return value
 
     def _compare(self, node: ast.Compare, scope: Scope) -> Any:
-        left = self.eval(node.left, scope)
+        left = self.eval_expr(node.left, scope)
         result: Any = True
         for op, comparator in zip(node.ops, node.comparators, strict=True):
-            right = self.eval(comparator, scope)
+            right = self.eval_expr(comparator, scope)
             result = _CMPOPS[type(op)](left, right)
             if len(node.ops) > 1 and not self.truth(result):
                 return result
@@ -566,21 +566,21 @@ class Interpreter:
         return result
 
     def _ifexp(self, node: ast.IfExp, scope: Scope) -> Any:
-        return self.eval(
-            node.body if self.truth(self.eval(node.test, scope)) else node.orelse, scope
+        return self.eval_expr(
+            node.body if self.truth(self.eval_expr(node.test, scope)) else node.orelse, scope
         )
 
     def _call(self, node: ast.Call, scope: Scope) -> Any:
-        func = self.eval(node.func, scope)
+        func = self.eval_expr(node.func, scope)
         args: list[Any] = []
         for arg in node.args:
             if isinstance(arg, ast.Starred):
-                args.extend(self.materialize(self.eval(arg.value, scope)))
+                args.extend(self.materialize(self.eval_expr(arg.value, scope)))
             else:
-                args.append(self.eval(arg, scope))
+                args.append(self.eval_expr(arg, scope))
         kwargs: dict[str, Any] = {}
         for kw in node.keywords:
-            value = self.eval(kw.value, scope)
+            value = self.eval_expr(kw.value, scope)
             if kw.arg is None:
                 if not isinstance(value, dict):
                     raise UserError("TypeError", "argument after ** must be a mapping")
@@ -656,10 +656,10 @@ class Interpreter:
         items: list[Any] = []
         for elt in node.elts:
             if isinstance(elt, ast.Starred):
-                items.extend(self.materialize(self.eval(elt.value, scope)))
+                items.extend(self.materialize(self.eval_expr(elt.value, scope)))
                 self.check_len(len(items))
             else:
-                items.append(self.eval(elt, scope))
+                items.append(self.eval_expr(elt, scope))
         return items
 
     def _tuple(self, node: ast.Tuple, scope: Scope) -> tuple[Any, ...]:
@@ -672,15 +672,15 @@ class Interpreter:
         result: dict[Any, Any] = {}
         for key, value in zip(node.keys, node.values, strict=True):
             if key is None:
-                mapping = self.eval(value, scope)
+                mapping = self.eval_expr(value, scope)
                 if not isinstance(mapping, dict):
                     raise UserError(
                         "TypeError", f"'{type(mapping).__name__}' object is not a mapping"
                     )
                 result.update(mapping)
             else:
-                k = self.eval(key, scope)
-                result[k] = self.eval(value, scope)
+                k = self.eval_expr(key, scope)
+                result[k] = self.eval_expr(value, scope)
         self.check_len(len(result), "dict")
         return result
 
@@ -691,10 +691,10 @@ class Interpreter:
 
         def loop(level: int) -> None:
             gen = generators[level]
-            iterable = self.eval(gen.iter, scope if level == 0 else inner)
+            iterable = self.eval_expr(gen.iter, scope if level == 0 else inner)
             for item in self.iterate(iterable):
                 self.assign(gen.target, item, inner)
-                if all(self.truth(self.eval(cond, inner)) for cond in gen.ifs):
+                if all(self.truth(self.eval_expr(cond, inner)) for cond in gen.ifs):
                     if level + 1 < len(generators):
                         loop(level + 1)
                     else:
@@ -706,7 +706,7 @@ class Interpreter:
         items: list[Any] = []
 
         def emit(inner: Scope) -> None:
-            items.append(self.eval(node.elt, inner))
+            items.append(self.eval_expr(node.elt, inner))
             if len(items) > self.b.max_list_len:
                 self.check_len(len(items))
 
@@ -717,7 +717,7 @@ class Interpreter:
         items: set[Any] = set()
 
         def emit(inner: Scope) -> None:
-            items.add(self.eval(node.elt, inner))
+            items.add(self.eval_expr(node.elt, inner))
             self.check_len(len(items), "set")
 
         self._comprehension(node.generators, scope, emit)
@@ -727,8 +727,8 @@ class Interpreter:
         items: dict[Any, Any] = {}
 
         def emit(inner: Scope) -> None:
-            key = self.eval(node.key, inner)
-            items[key] = self.eval(node.value, inner)
+            key = self.eval_expr(node.key, inner)
+            items[key] = self.eval_expr(node.value, inner)
             self.check_len(len(items), "dict")
 
         self._comprehension(node.generators, scope, emit)
@@ -738,7 +738,7 @@ class Interpreter:
         parts: list[str] = []
         size = 0
         for value in node.values:
-            part = self.eval(value, scope)
+            part = self.eval_expr(value, scope)
             text = part if isinstance(part, str) else self.repr.str(part)
             size += len(text)
             self.check_str(size)
@@ -746,14 +746,14 @@ class Interpreter:
         return "".join(parts)
 
     def _formatted(self, node: ast.FormattedValue, scope: Scope) -> str:
-        value = self.eval(node.value, scope)
+        value = self.eval_expr(node.value, scope)
         if node.conversion == ord("r"):
             value = repr(value) if isinstance(value, str) else self.repr.repr(value)
         elif node.conversion == ord("s"):
             value = self.repr.str(value)
         elif node.conversion == ord("a"):
             value = ascii(value) if isinstance(value, str) else ascii(self.repr.repr(value))
-        spec = self.eval(node.format_spec, scope) if node.format_spec is not None else ""
+        spec = self.eval_expr(node.format_spec, scope) if node.format_spec is not None else ""
         text = safe_format(value, spec, self.b.max_str_len, self.repr.str)
         self.check_str(len(text))
         return text
