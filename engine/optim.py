@@ -81,6 +81,10 @@ class SGD(Optimizer):
                 "weight_decay": weight_decay,
                 "nesterov": nesterov,
                 "maximize": maximize,
+                # PyTorch's implementation switches, kept so the group prints as PyTorch's does
+                "foreach": None,
+                "differentiable": False,
+                "fused": None,
             },
         )
 
@@ -134,6 +138,11 @@ class Adam(Optimizer):
                 "weight_decay": weight_decay,
                 "amsgrad": amsgrad,
                 "maximize": maximize,
+                "foreach": None,
+                "capturable": False,
+                "differentiable": False,
+                "fused": None,
+                "decoupled_weight_decay": False,
             },
         )
 
