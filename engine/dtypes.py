@@ -102,6 +102,13 @@ def scalar_category(value: Any) -> builtins.int:
     return 2
 
 
+def promote_types(*types: np.dtype[Any]) -> np.dtype[Any]:
+    """torch.promote_types over several dtypes: the highest category wins outright
+    (float32 with int64 is float32, where NumPy says float64); within it, NumPy's rule."""
+    top = max(category(np.dtype(t)) for t in types)
+    return np.result_type(*[t for t in types if category(np.dtype(t)) == top])
+
+
 def promote(
     operands: list[tuple[np.dtype[Any], builtins.int]], scalars: list[Any]
 ) -> np.dtype[Any]:
@@ -113,11 +120,9 @@ def promote(
     """
     dimensioned = [dt for dt, nd in operands if nd > 0]
     zero_dim = [dt for dt, nd in operands if nd == 0]
-    result: np.dtype[Any] | None = np.result_type(*dimensioned) if dimensioned else None
-    for group in (zero_dim,):
-        if not group:
-            continue
-        group_type = np.result_type(*group)
+    result: np.dtype[Any] | None = promote_types(*dimensioned) if dimensioned else None
+    if zero_dim:
+        group_type = promote_types(*zero_dim)
         if result is None or category(group_type) > category(result):
             result = group_type
     if scalars:

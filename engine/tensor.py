@@ -575,10 +575,14 @@ class Tensor:
     def norm(self, p: Any = 2, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
         return norm(self, p, dim, keepdim)
 
-    def softmax(self, dim: builtins.int) -> Tensor:
+    def softmax(self, dim: builtins.int | None = None) -> Tensor:
+        if dim is None:
+            raise TypeError('softmax() missing 1 required positional arguments: "dim"')
         return softmax(self, dim)
 
-    def log_softmax(self, dim: builtins.int) -> Tensor:
+    def log_softmax(self, dim: builtins.int | None = None) -> Tensor:
+        if dim is None:
+            raise TypeError('log_softmax() missing 1 required positional arguments: "dim"')
         return log_softmax(self, dim)
 
     # --- elementwise ----------------------------------------------------------------------------
@@ -765,12 +769,14 @@ class Tensor:
         return binary(O.MUL, apply(O.RECIPROCAL, (_as_float(self),)), other)
 
     def __floordiv__(self, other: Any) -> Tensor:
+        _check_int_division(self, other)
         return _nograd_binary(self, other, np.floor_divide)
 
     def __rfloordiv__(self, other: Any) -> Tensor:
         return _nograd_binary(self, other, lambda a, b: np.floor_divide(b, a))
 
     def __mod__(self, other: Any) -> Tensor:
+        _check_int_division(self, other)
         return _nograd_binary(self, other, np.remainder)  # Python's sign rule, as torch's %
 
     def __pow__(self, other: Any) -> Tensor:
@@ -824,6 +830,13 @@ class Tensor:
 
     def __invert__(self) -> Tensor:
         return _nograd_unary(self, np.logical_not if self._data.dtype.kind == "b" else np.invert)
+
+
+def _check_int_division(a: Tensor, b: Any) -> None:
+    """Integer // and % by zero raise, as in PyTorch (NumPy would return 0 silently)."""
+    bd = to_numpy(b._data) if isinstance(b, Tensor) else np.asarray(b)
+    if a._data.dtype.kind in "iub" and bd.dtype.kind in "iub" and not np.all(bd):
+        raise RuntimeError("ZeroDivisionError")
 
 
 class _no_record:
@@ -1800,6 +1813,11 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
             f"both arguments to matmul need to be at least 1D, but they are {ad.ndim}D and "
             f"{bd.ndim}D"
         )
+    if ad.dtype != bd.dtype and ad.ndim == 1 and bd.ndim == 1:
+        raise RuntimeError(
+            "dot : expected both vectors to have same dtype, but found "
+            f"{dtypes.type_word(ad.dtype)} and {dtypes.type_word(bd.dtype)}"
+        )
     if ad.dtype != bd.dtype:
         raise RuntimeError(
             f"expected m1 and m2 to have the same dtype, but got: {_dtype_word(ad.dtype)} != "
@@ -2080,6 +2098,8 @@ concat = concatenate = cat
 
 
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    if not list(tensors):
+        raise RuntimeError("stack expects a non-empty TensorList")
     ts = _seq_tensors(tensors, "stack")
     shape = ts[0]._data.shape
     for i, x in enumerate(ts[1:], 1):

@@ -65,6 +65,8 @@ def _same_shape_or_broadcast(a: Tensor, b: Tensor) -> None:
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     _same_shape_or_broadcast(input, target)
+    if target._data.dtype != input._data.dtype:
+        target = target.to(input.dtype)
     return apply(O.MSE, (input, target), {"reduction": _reduction(reduction)})
 
 
@@ -128,6 +130,8 @@ def nll_loss(
     if t.dtype.kind not in "iu":
         raise RuntimeError(f"expected scalar type Long but found {dtypes.type_word(t.dtype)}")
     d = input._data
+    if t.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if d.ndim == 2:
         if t.ndim != 1 or t.shape[0] != d.shape[0]:
             raise ValueError(

@@ -1,0 +1,36 @@
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+def attempt(label, fn):
+    try:
+        r = fn()
+        print(label, "->", r)
+    except Exception as e:
+        print(label, type(e).__name__, str(e).split("\n")[0])
+attempt("dot_dtype", lambda: torch.ones(2, dtype=torch.float64) @ torch.ones(2))
+attempt("mm_dtype", lambda: torch.ones(2, 2, dtype=torch.float64) @ torch.ones(2, 2))
+attempt("lin_dtype", lambda: nn.Linear(2, 2)(torch.ones(1, 2, dtype=torch.float64)))
+attempt("ce_2d_target", lambda: F.cross_entropy(torch.ones(3, 4), torch.tensor([[0], [1], [2]])))
+attempt("ce_bad_batch", lambda: F.cross_entropy(torch.ones(3, 4), torch.tensor([0, 1])))
+attempt("mse_int", lambda: F.mse_loss(torch.ones(2, requires_grad=True), torch.tensor([1, 2])))
+attempt("bce_shape", lambda: F.binary_cross_entropy(torch.ones(2, 1) * 0.5, torch.ones(2)))
+attempt("none_zero", lambda: torch.ones(2, requires_grad=True).grad.zero_())
+attempt("cat_dtype", lambda: torch.cat([torch.ones(2), torch.ones(2, dtype=torch.int64)]))
+attempt("stack_empty", lambda: torch.stack([]))
+attempt("view_neg", lambda: torch.ones(6).view(-1, -1))
+attempt("squeeze_dim", lambda: torch.ones(2, 1).squeeze(1).shape)
+attempt("unsq_bad", lambda: torch.ones(2).unsqueeze(3))
+attempt("gather_bad", lambda: torch.ones(2, 2).gather(1, torch.tensor([[0, 5], [1, 0]])))
+attempt("sum_bad", lambda: torch.ones(2).sum(dim=1))
+attempt("item_grad", lambda: torch.ones(1, requires_grad=True).item())
+attempt("bool_cmp", lambda: torch.tensor([1.0, 2.0]) > torch.tensor([1.0]))
+attempt("int_grad", lambda: torch.ones(2, dtype=torch.int64).requires_grad_())
+attempt("float_idx", lambda: torch.ones(3)[torch.tensor([0.0])])
+attempt("zero_div", lambda: torch.tensor([1, 2]) // torch.tensor([0, 1]))
+attempt("neg_step", lambda: torch.arange(5)[::-1])
+attempt("matmul_0d", lambda: torch.tensor(2.0) @ torch.tensor(3.0))
+attempt("expand_bad", lambda: torch.ones(2, 3).expand(2, 4))
+attempt("softmax_nodim", lambda: torch.ones(2, 3).softmax())
+print((torch.ones(2) + torch.ones(2, dtype=torch.int64)).dtype, (torch.ones(2, dtype=torch.int32) * 3).dtype)
+print(torch.tensor([1.5, 2.5]) * torch.tensor([2, 3]), torch.tensor([1, 2]) / torch.tensor([4, 8]))
+print((torch.tensor([True, False]) + torch.tensor([1, 2], dtype=torch.int32)).dtype)
