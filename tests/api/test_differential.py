@@ -315,6 +315,9 @@ loss.backward()
 # playground's language: it has no type() (see the sandbox's allow-list).
 _PROGRAMS = Path(__file__).parents[1] / "programs"
 CORPUS["api-tour"] = (_PROGRAMS / "api_tour.py").read_text().replace(", type(b[0, 0].item()))", ")")
+CORPUS["loop-idioms"] = (_PROGRAMS / "loop_idioms.py").read_text()
+CORPUS["printing"] = (_PROGRAMS / "printing.py").read_text()
+CORPUS["sorting-and-masks"] = (_PROGRAMS / "sorting_and_masks.py").read_text()
 CORPUS["nn-training"] = (
     (_PROGRAMS / "nn_training.py")
     .read_text()
