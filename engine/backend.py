@@ -166,3 +166,15 @@ def array_module(array: Any) -> ModuleType:
     if array.__class__ is np.ndarray or isinstance(array, np.generic):
         return np
     return _cupy()
+
+
+_erf_ufunc = np.frompyfunc(__import__("math").erf, 1, 1)
+
+
+def erf(xp: ModuleType, a: Any) -> Any:
+    """The error function, exact to double precision (NumPy has no erf ufunc)."""
+    if xp is np:
+        return np.asarray(_erf_ufunc(a), dtype=np.float64).astype(a.dtype, copy=False)
+    import cupyx.scipy.special
+
+    return cupyx.scipy.special.erf(a)

@@ -24,6 +24,7 @@ from these rows and carry no backward code.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
@@ -31,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.backend import device_of, index_add, move
+from engine.backend import device_of, erf, index_add, move
 
 Array = Any
 Grads = tuple[Array | None, ...]
@@ -326,6 +327,158 @@ SIGMOID = _row(
         saves="out",
     )
 )
+TAN = _row(
+    Op(
+        "tan",
+        "TanBackward0",
+        lambda xp, a: xp.tan(a),
+        lambda xp, g, out, xs, at, n: (g * (1 + out * out),),
+        ("1 + {out}²",),
+        "tan({a})",
+        saves="out",
+    )
+)
+LOG2 = _row(
+    Op(
+        "log2",
+        "Log2Backward0",
+        lambda xp, a: xp.log2(a),
+        lambda xp, g, out, xs, at, n: (g / (xs[0] * math.log(2.0)),),
+        ("1/({a}·ln 2)",),
+        "log₂({a})",
+    )
+)
+LOG10 = _row(
+    Op(
+        "log10",
+        "Log10Backward0",
+        lambda xp, a: xp.log10(a),
+        lambda xp, g, out, xs, at, n: (g / (xs[0] * math.log(10.0)),),
+        ("1/({a}·ln 10)",),
+        "log₁₀({a})",
+    )
+)
+EXPM1 = _row(
+    Op(
+        "expm1",
+        "Expm1Backward0",
+        lambda xp, a: xp.expm1(a),
+        lambda xp, g, out, xs, at, n: (g * (out + 1),),
+        ("e^{a}",),
+        "e^{a} − 1",
+        saves="out",
+    )
+)
+
+
+def _erf(xp: ModuleType, a: Array) -> Array:
+    return erf(xp, a)
+
+
+_SQRT_2_OVER_PI = 2.0 / math.sqrt(math.pi)
+_INV_SQRT_2 = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+ERF = _row(
+    Op(
+        "erf",
+        "ErfBackward0",
+        _erf,
+        lambda xp, g, out, xs, at, n: (g * _SQRT_2_OVER_PI * xp.exp(-xs[0] * xs[0]),),
+        ("2/√π · e^(−{a}²)",),
+        "erf({a})",
+    )
+)
+
+
+def _gelu(xp: ModuleType, a: Array) -> Array:
+    return a * 0.5 * (1.0 + _erf(xp, a * _INV_SQRT_2))
+
+
+def _gelu_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    a = xs[0]
+    cdf = 0.5 * (1.0 + _erf(xp, a * _INV_SQRT_2))
+    pdf = xp.exp(-0.5 * a * a) * _INV_SQRT_2PI
+    return (g * (cdf + a * pdf),)
+
+
+GELU = _row(Op("gelu", "GeluBackward0", _gelu, _gelu_vjp, ("Φ({a}) + {a}·φ({a})",), "gelu({a})"))
+
+
+def _leaky_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    return (xp.where(xs[0] > 0, g, g * at["slope"]),)
+
+
+LEAKY_RELU = _row(
+    Op(
+        "leaky_relu",
+        "LeakyReluBackward0",
+        lambda xp, a, slope: xp.where(a > 0, a, a * slope),
+        _leaky_vjp,
+        ("[{a} > 0] or {slope}",),
+        "leaky_relu({a})",
+    )
+)
+
+
+def _softplus(xp: ModuleType, a: Array, beta: float, threshold: float) -> Array:
+    # PyTorch: x for beta·x > threshold, else log(1 + e^(beta·x)) / beta
+    z = a * beta
+    return xp.where(z > threshold, a, xp.log1p(xp.exp(xp.minimum(z, threshold))) / beta)
+
+
+def _softplus_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    z = xs[0] * at["beta"]
+    e = xp.exp(xp.minimum(z, at["threshold"]))
+    return (xp.where(z > at["threshold"], g, g * e / (1 + e)),)
+
+
+SOFTPLUS = _row(
+    Op(
+        "softplus",
+        "SoftplusBackward0",
+        _softplus,
+        _softplus_vjp,
+        ("σ({a})",),
+        "softplus({a})",
+    )
+)
+
+
+def _elu_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    return (xp.where(xs[0] > 0, g, g * (out + at["alpha"])),)
+
+
+ELU = _row(
+    Op(
+        "elu",
+        "EluBackward0",
+        lambda xp, a, alpha: xp.where(a > 0, a, alpha * xp.expm1(xp.minimum(a, 0))),
+        _elu_vjp,
+        ("[{a} > 0] or {out} + α",),
+        "elu({a})",
+        saves="both",
+    )
+)
+
+
+def _silu_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    s = _sigmoid(xp, xs[0])
+    return (g * s * (1 + xs[0] * (1 - s)),)
+
+
+SILU = _row(
+    Op(
+        "silu",
+        "SiluBackward0",
+        lambda xp, a: a * _sigmoid(xp, a),
+        _silu_vjp,
+        ("σ({a})·(1 + {a}·(1 − σ({a})))",),
+        "silu({a})",
+    )
+)
+
+
 RELU = _row(
     Op(
         "relu",

@@ -631,6 +631,21 @@ class Tensor:
     def floor(self) -> Tensor:
         return _apply1(O.FLOOR, self)
 
+    def tan(self) -> Tensor:
+        return _apply1(O.TAN, self)
+
+    def log2(self) -> Tensor:
+        return _apply1(O.LOG2, self)
+
+    def log10(self) -> Tensor:
+        return _apply1(O.LOG10, self)
+
+    def expm1(self) -> Tensor:
+        return _apply1(O.EXPM1, self)
+
+    def erf(self) -> Tensor:
+        return _apply1(O.ERF, self)
+
     def ceil(self) -> Tensor:
         return _apply1(O.CEIL, self)
 
@@ -1581,6 +1596,11 @@ cos = _unary(O.COS)
 tanh = _unary(O.TANH)
 sigmoid = _unary(O.SIGMOID)
 relu = _unary(O.RELU)
+tan = _unary(O.TAN)
+log2 = _unary(O.LOG2)
+log10 = _unary(O.LOG10)
+expm1 = _unary(O.EXPM1)
+erf = _unary(O.ERF)
 neg = negative = _unary(O.NEG)
 reciprocal = _unary(O.RECIPROCAL)
 

@@ -2,6 +2,8 @@
 
 from engine.nn import functional, init
 from engine.nn.modules import (
+    ELU,
+    GELU,
     BCELoss,
     BCEWithLogitsLoss,
     CrossEntropyLoss,
@@ -20,7 +22,9 @@ from engine.nn.modules import (
     ReLU,
     Sequential,
     Sigmoid,
+    SiLU,
     Softmax,
+    Softplus,
     Tanh,
 )
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from engine import dtypes
@@ -17,14 +15,16 @@ from engine.tensor import (
     sigmoid,
     softmax,
     tanh,
-    where,
 )
 
 __all__ = [
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "cross_entropy",
+    "elu",
     "gelu",
+    "silu",
+    "softplus",
     "leaky_relu",
     "linear",
     "log_softmax",
@@ -178,14 +178,25 @@ def cross_entropy(
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
-    # NOTE: a composite (where), so the graph shows WhereBackward0 instead of LeakyReluBackward0.
-    return where(input > 0, input, input * negative_slope)
+    return apply(O.LEAKY_RELU, (input,), {"slope": negative_slope})
 
 
-def gelu(input: Tensor) -> Tensor:
-    # NOTE: the tanh approximation built from primitives (PyTorch's default is the erf form).
-    c = math.sqrt(2.0 / math.pi)
-    return 0.5 * input * (1 + tanh(c * (input + 0.044715 * input**3)))
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    if approximate != "none":
+        raise RuntimeError("only gelu(approximate='none') is supported in the playground")
+    return apply(O.GELU, (input,))
+
+
+def silu(input: Tensor) -> Tensor:
+    return apply(O.SILU, (input,))
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    return apply(O.SOFTPLUS, (input,), {"beta": beta, "threshold": threshold})
+
+
+def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return apply(O.ELU, (input,), {"alpha": alpha})
 
 
 __all__ += ["softmax", "log_softmax"]

@@ -1,4 +1,4 @@
-"""A stand-in for ``cupyx``: only ``scatter_add``, which the engine's index_add uses."""
+"""A stand-in for ``cupyx``: ``scatter_add`` (the engine's index_add) and ``scipy.special.erf``."""
 
 from __future__ import annotations
 

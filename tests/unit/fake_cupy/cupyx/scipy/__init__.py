@@ -1,0 +1,1 @@
+"""A stand-in for ``cupyx.scipy``: only ``special.erf``."""
