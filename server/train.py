@@ -24,9 +24,11 @@ import numpy as np
 
 from engine import backend, data
 from engine.autograd import record_passes
+from engine.factories import tensor
+from engine.functions import relu, sigmoid, tanh
 from engine.nn import functional as F
 from engine.optim import SGD, Adam
-from engine.tensor import Tensor, relu, sigmoid, tanh, tensor
+from engine.tensor import Tensor
 from server.settings import Settings
 from server.train_schemas import ArrayData, TrainRequest, TrainState
 

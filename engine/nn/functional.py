@@ -6,9 +6,7 @@ import numpy as np
 
 from engine import dtypes
 from engine import ops as O
-from engine.tensor import (
-    Tensor,
-    apply,
+from engine.functions import (
     linear,
     log_softmax,
     relu,
@@ -16,6 +14,7 @@ from engine.tensor import (
     softmax,
     tanh,
 )
+from engine.tensor import Tensor, apply
 
 __all__ = [
     "binary_cross_entropy",
@@ -224,7 +223,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
         return input
     if p == 1:
         return input * 0.0
-    from engine.tensor import rand_like
+    from engine.factories import rand_like
 
     keep = (rand_like(input) >= p).to(input.dtype)
     return input * keep * (1.0 / (1.0 - p))

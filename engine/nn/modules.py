@@ -9,9 +9,11 @@ from typing import Any
 
 from engine import dtypes
 from engine.autograd import zero_grads
+from engine.factories import empty
+from engine.functions import to_copy
 from engine.nn import functional as F
 from engine.nn import init
-from engine.tensor import Tensor, empty, to_copy
+from engine.tensor import Tensor
 
 
 class _ParameterMeta(type):

@@ -1,0 +1,383 @@
+"""Creating tensors: torch.tensor, zeros/ones/full/arange/linspace/eye, the random factories
+(drawing from engine.random, PyTorch's CPU stream), the legacy constructors, the default device.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from engine import dtypes, limits
+from engine.backend import CPU, Device, move, parse_device, to_numpy
+from engine.dtypes import DType
+from engine.tensor import Size, Tensor
+
+
+def _legacy_new(dtype: DType, *args: Any, device: Any = None) -> Tensor:
+    """torch.Tensor / torch.FloatTensor / torch.LongTensor ...: data, or a shape of zeros."""
+    if not args:
+        return zeros(0, dtype=dtype, device=device)
+    if all(isinstance(a, int | np.integer) and not isinstance(a, bool) for a in args):
+        return zeros(*args, dtype=dtype, device=device)
+    if len(args) == 1 and isinstance(args[0], Size):
+        return zeros(tuple(args[0]), dtype=dtype, device=device)
+    if len(args) == 1:
+        return tensor(args[0], dtype=dtype, device=device)
+    raise TypeError(f"new() received an invalid combination of arguments: {args!r}")
+
+
+class _LegacyTensorType(type):
+    """torch.FloatTensor and friends: callable like the old constructors, and usable with
+    isinstance (a tensor of that dtype on the CPU)."""
+
+    _dtype: DType
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Tensor:  # type: ignore[override]
+        return _legacy_new(cls._dtype, *args, **kwargs)
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, Tensor) and obj._data.dtype == cls._dtype.np
+
+
+class FloatTensor(metaclass=_LegacyTensorType):
+    _dtype = dtypes.float32
+
+
+class DoubleTensor(metaclass=_LegacyTensorType):
+    _dtype = dtypes.float64
+
+
+class LongTensor(metaclass=_LegacyTensorType):
+    _dtype = dtypes.int64
+
+
+class IntTensor(metaclass=_LegacyTensorType):
+    _dtype = dtypes.int32
+
+
+class BoolTensor(metaclass=_LegacyTensorType):
+    _dtype = dtypes.bool_
+
+
+_default_device: Device = CPU
+
+
+def set_default_device(device: Any) -> None:
+    """torch.set_default_device: where factories put tensors when no device is given."""
+    global _default_device
+    _default_device = parse_device(device) if device is not None else CPU
+
+
+def get_default_device() -> Device:
+    return _default_device
+
+
+def _device(device: Any) -> Device:
+    return _default_device if device is None else parse_device(device)
+
+
+def _infer_dtype(data: Any) -> Any:
+    """PyTorch's inference for torch.tensor(list): bool, int64, or the default float32."""
+    kinds: set[str] = set()
+
+    def scan(x: Any) -> None:
+        if isinstance(x, Tensor):
+            kinds.add(x._data.dtype.kind)
+        elif isinstance(x, list | tuple):
+            for y in x:
+                scan(y)
+        elif isinstance(x, bool | np.bool_):
+            kinds.add("b")
+        elif isinstance(x, int | np.integer):
+            kinds.add("i")
+        elif isinstance(x, float | np.floating):
+            kinds.add("f")
+        else:
+            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+
+    scan(data)
+    if "f" in kinds or not kinds:
+        return np.float32
+    if "i" in kinds:
+        return np.int64
+    return np.bool_
+
+
+def _to_nested(data: Any) -> Any:
+    if isinstance(data, Tensor):
+        return to_numpy(data._data)
+    if isinstance(data, list | tuple):
+        return [_to_nested(x) for x in data]
+    return data
+
+
+def tensor(
+    data: Any, dtype: DType | None = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    """torch.tensor: copy data (numbers, nested lists, arrays, tensors) into a new leaf."""
+    dev = _device(device)
+    if isinstance(data, Tensor):
+        arr = to_numpy(data._data).copy()
+        if dtype is not None:
+            arr = arr.astype(dtype.np)
+    elif isinstance(data, np.ndarray):
+        arr = np.array(data, dtype=dtype.np if dtype else None)
+        if dtype is None and arr.dtype == np.float64:
+            arr = arr.astype(np.float64)
+    else:
+        np_dtype = dtype.np if dtype is not None else _infer_dtype(data)
+        if limits.active is not None:
+            limits.active.check_nested(data)
+        try:
+            arr = np.array(_to_nested(data), dtype=np_dtype)
+        except ValueError as exc:
+            if "inhomogeneous" in str(exc) or "sequence" in str(exc):
+                raise ValueError(
+                    "expected sequence of equal length lists (ragged nested lists cannot form "
+                    "a tensor)"
+                ) from None
+            raise
+    if arr.dtype == object:
+        raise TypeError("Could not infer dtype of object")
+    if limits.active is not None:
+        limits.active.alloc(arr.size)
+    t = Tensor._wrap(move(arr, dev) if dev.type != "cpu" else arr)
+    if requires_grad:
+        if arr.dtype.kind != "f":
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
+        t.requires_grad_(True)
+    return t
+
+
+def as_tensor(data: Any, dtype: DType | None = None, device: Any = None) -> Tensor:
+    if isinstance(data, Tensor) and dtype is None and device is None:
+        return data
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    return Tensor._wrap(array)
+
+
+def _shape_arg(shape: Sequence[Any]) -> tuple[int, ...]:
+    if len(shape) == 1 and isinstance(shape[0], list | tuple | Size):
+        shape = tuple(shape[0])
+    out = []
+    for s in shape:
+        if isinstance(s, Tensor):
+            s = s.item()
+        if not isinstance(s, int | np.integer) or isinstance(s, bool):
+            raise TypeError(f"expected a sequence of integers as the shape, got {type(s).__name__}")
+        out.append(int(s))
+    return tuple(out)
+
+
+def _factory(
+    shape: Any,
+    dtype: DType | None,
+    device: Any,
+    requires_grad: bool,
+    fill: Any,
+    fname: str = "",
+) -> Tensor:
+    dims = _shape_arg(shape)
+    for d in dims:
+        if d < 0:
+            if fname == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {d}: {list(dims)}")
+    dev = _device(device)
+    np_dtype = (dtype or dtypes.float32).np
+    n = int(np.prod(dims)) if dims else 1
+    if limits.active is not None:
+        limits.active.alloc(n)
+    arr = fill(dev.xp, dims, np_dtype)
+    t = Tensor._wrap(arr)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def zeros(
+    *shape: Any, dtype: DType | None = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    return _factory(shape, dtype, device, requires_grad, lambda xp, s, d: xp.zeros(s, d), "zeros")
+
+
+def ones(
+    *shape: Any, dtype: DType | None = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    return _factory(shape, dtype, device, requires_grad, lambda xp, s, d: xp.ones(s, d))
+
+
+def empty(
+    *shape: Any, dtype: DType | None = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    return zeros(*shape, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full(
+    size: Any,
+    fill_value: Any,
+    dtype: DType | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    if dtype is None:
+        dtype = dtypes.from_numpy(_infer_dtype(fill_value))
+    return _factory(
+        (size,), dtype, device, requires_grad, lambda xp, s, d: xp.full(s, fill_value, d)
+    )
+
+
+def _like(t: Tensor, dtype: DType | None) -> tuple[Any, DType]:
+    return t._data.shape, dtype or t.dtype
+
+
+def zeros_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    shape, dt = _like(t, dtype)
+    return zeros(shape, dtype=dt, device=t.device, requires_grad=requires_grad)
+
+
+def ones_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    shape, dt = _like(t, dtype)
+    return ones(shape, dtype=dt, device=t.device, requires_grad=requires_grad)
+
+
+def full_like(t: Tensor, fill_value: Any, dtype: DType | None = None) -> Tensor:
+    shape, dt = _like(t, dtype)
+    return full(shape, fill_value, dtype=dt, device=t.device)
+
+
+def arange(
+    start: Any,
+    end: Any = None,
+    step: Any = 1,
+    dtype: DType | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if dtype is None:
+        dtype = dtypes.float32 if builtins.any(isinstance(v, float) for v in vals) else dtypes.int64
+    n = builtins.max(0, int(np.ceil((vals[1] - vals[0]) / vals[2])))
+    if limits.active is not None:
+        limits.active.alloc(n)
+    arr = (np.arange(n, dtype=np.float64) * vals[2] + vals[0]).astype(dtype.np)
+    t = Tensor._wrap(move(arr, _device(device)))
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def linspace(
+    start: float,
+    end: float,
+    steps: int,
+    dtype: DType | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    if limits.active is not None:
+        limits.active.alloc(int(steps))
+    dt = (dtype or dtypes.float32).np
+    if steps == 1:
+        arr = np.array([start], dtype=dt)
+    else:
+        # PyTorch fills the first half from start and the second half from end
+        step = (end - start) / (steps - 1)
+        i = np.arange(steps, dtype=np.float64)
+        half = steps // 2
+        arr = np.where(i < half, start + step * i, end - step * (steps - 1 - i)).astype(dt)
+    t = Tensor._wrap(move(arr, _device(device)))
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def eye(n: int, m: int | None = None, dtype: DType | None = None, device: Any = None) -> Tensor:
+    if limits.active is not None:
+        limits.active.alloc(n * (m or n))
+    return Tensor._wrap(move(np.eye(n, m, dtype=(dtype or dtypes.float32).np), _device(device)))
+
+
+def _random(shape: Any, dtype: DType | None, device: Any, requires_grad: bool, draw: Any) -> Tensor:
+    from engine.random import default_generator
+
+    dims = _shape_arg(shape)
+    for d in dims:
+        if d < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {d}: {list(dims)}")
+    n = int(np.prod(dims)) if dims else 1
+    if limits.active is not None:
+        limits.active.alloc(n)
+    np_dtype = (dtype or dtypes.float32).np
+    arr = draw(default_generator, n, np_dtype).reshape(dims)
+    t = Tensor._wrap(move(arr, _device(device)))
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def rand(
+    *shape: Any,
+    dtype: DType | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    generator: Any = None,
+) -> Tensor:
+    return _random(shape, dtype, device, requires_grad, lambda g, n, d: g.uniform(n, 0.0, 1.0, d))
+
+
+def randn(
+    *shape: Any,
+    dtype: DType | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    generator: Any = None,
+) -> Tensor:
+    return _random(shape, dtype, device, requires_grad, lambda g, n, d: g.normal(n, 0.0, 1.0, d))
+
+
+def randint(
+    low: int, high: Any = None, size: Any = None, dtype: DType | None = None, device: Any = None
+) -> Tensor:
+    if size is None:
+        low, high, size = 0, low, high
+    return _random(
+        size,
+        dtype or dtypes.int64,
+        device,
+        False,
+        lambda g, n, d: g.randint(low, high, n).astype(d),
+    )
+
+
+def randperm(n: int, dtype: DType | None = None, device: Any = None) -> Tensor:
+    from engine.random import default_generator
+
+    if limits.active is not None:
+        limits.active.alloc(n)
+    arr = default_generator.randperm(n).astype((dtype or dtypes.int64).np)
+    return Tensor._wrap(move(arr, _device(device)))
+
+
+def rand_like(t: Tensor) -> Tensor:
+    return rand(t._data.shape, dtype=t.dtype, device=t.device)
+
+
+def randn_like(t: Tensor) -> Tensor:
+    return randn(t._data.shape, dtype=t.dtype, device=t.device)
+
+
+def normal(mean: float, std: float, size: Any) -> Tensor:
+    return randn(size) * std + mean

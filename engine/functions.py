@@ -1,0 +1,757 @@
+"""The function API (``torch.add``, ``torch.exp``, ``torch.cat`` ...) over the op table.
+
+Each function validates its arguments with PyTorch's messages, then calls ``apply`` with an
+``ops`` row; composites (var, std, norm, masked_fill, sort ...) are built from those rows.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from engine import dtypes
+from engine import ops as O
+from engine.backend import array_module, move, parse_device, to_numpy
+from engine.dtypes import DType
+from engine.factories import _shape_arg, _to_nested, full_like, tensor
+from engine.tensor import (
+    Tensor,
+    _apply1,
+    _as_float,
+    _as_tensor,
+    _cast_keep_graph,
+    _result_dtype,
+    _ReturnTypes,
+    _Scalar,
+    apply,
+    binary,
+)
+
+
+def add(a: Any, b: Any, alpha: Any = 1) -> Tensor:
+    a = _as_tensor(a)
+    return binary(O.ADD, a, b if alpha == 1 else b * alpha)
+
+
+def sub(a: Any, b: Any, alpha: Any = 1) -> Tensor:
+    a = _as_tensor(a)
+    return binary(O.SUB, a, b if alpha == 1 else b * alpha)
+
+
+def mul(a: Any, b: Any) -> Tensor:
+    return binary(O.MUL, _as_tensor(a), b)
+
+
+def div(a: Any, b: Any) -> Tensor:
+    if not isinstance(a, Tensor):
+        return _as_tensor(b).__rtruediv__(a)
+    return binary(O.DIV, a, b)
+
+
+true_divide = divide = div
+multiply = mul
+subtract = sub
+
+
+def pow(a: Any, exponent: Any) -> Tensor:
+    if not isinstance(a, Tensor):
+        return rpow(a, exponent)
+    if isinstance(exponent, Tensor):
+        if exponent._data.ndim == 0 and not exponent.requires_grad:
+            return pow(a, exponent.item())
+        target = _result_dtype(a, exponent)
+        return apply(
+            O.POW_T,
+            (_cast_keep_graph(a, target) if a._data.dtype != target else a, exponent),
+            out_dtype=target,
+        )
+    if not isinstance(exponent, _Scalar):
+        raise TypeError(
+            f"unsupported operand type(s) for ** or pow(): 'Tensor' and '{type(exponent).__name__}'"
+        )
+    if a._data.dtype.kind in "iub" and isinstance(exponent, int) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    target = _result_dtype(a, exponent)
+    src = a if a._data.dtype == target else _cast_keep_graph(a, target)
+    return apply(O.POW, (src,), {"p": exponent})
+
+
+def rpow(base: Any, exponent: Tensor) -> Tensor:
+    if isinstance(base, Tensor):
+        return pow(base, exponent)
+    target = _result_dtype(exponent, base)
+    src = exponent if exponent._data.dtype == target else _cast_keep_graph(exponent, target)
+    return apply(O.RPOW, (src,), {"base": base}, out_dtype=target)
+
+
+def _unary(op: O.Op) -> Any:
+    def fn(a: Tensor) -> Tensor:
+        if a.__class__ is not Tensor:
+            raise TypeError(
+                f"{op.name}(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}"
+            )
+        if a._data.dtype.kind != "f" and op.name not in ("neg", "abs", "relu"):
+            a = _as_float(a)
+        return _apply1(op, a)
+
+    fn.__name__ = op.name
+    fn.__doc__ = f"torch.{op.name}"
+    return fn
+
+
+exp = _unary(O.EXP)
+log = _unary(O.LOG)
+log1p = _unary(O.LOG1P)
+sqrt = _unary(O.SQRT)
+rsqrt = _unary(O.RSQRT)
+sin = _unary(O.SIN)
+cos = _unary(O.COS)
+tanh = _unary(O.TANH)
+sigmoid = _unary(O.SIGMOID)
+relu = _unary(O.RELU)
+tan = _unary(O.TAN)
+log2 = _unary(O.LOG2)
+log10 = _unary(O.LOG10)
+expm1 = _unary(O.EXPM1)
+erf = _unary(O.ERF)
+neg = negative = _unary(O.NEG)
+reciprocal = _unary(O.RECIPROCAL)
+
+
+def abs(a: Tensor) -> Tensor:
+    return apply(O.ABS, (_as_tensor(a),))
+
+
+def square(a: Tensor) -> Tensor:
+    return pow(a, 2)
+
+
+def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    lo = min.item() if isinstance(min, Tensor) else min
+    hi = max.item() if isinstance(max, Tensor) else max
+    return apply(O.CLAMP, (a,), {"lo": lo, "hi": hi})
+
+
+clip = clamp
+
+
+def round(a: Tensor, decimals: int = 0) -> Tensor:
+    return apply(O.ROUND, (a,), {"decimals": decimals}, name="RoundBackward1" if decimals else None)
+
+
+def maximum(a: Tensor, b: Tensor) -> Tensor:
+    return binary(O.MAXIMUM, _as_tensor(a), _as_tensor(b))
+
+
+def minimum(a: Tensor, b: Tensor) -> Tensor:
+    return binary(O.MINIMUM, _as_tensor(a), _as_tensor(b))
+
+
+def where(condition: Tensor, a: Any = None, b: Any = None) -> Any:
+    if a is None and b is None:
+        return tuple(Tensor._wrap(i) for i in np.nonzero(condition._data))
+    ta = a if isinstance(a, Tensor) else None
+    tb = b if isinstance(b, Tensor) else None
+    ref = ta if ta is not None else tb
+    if ref is None:
+        ta = tensor(a)
+        ref = ta
+    xp = array_module(ref._data)  # a scalar operand goes to the tensor operand's device
+    if ta is None:
+        ta = Tensor._wrap(xp.asarray(a, dtype=ref._data.dtype))
+    if tb is None:
+        tb = Tensor._wrap(xp.asarray(b, dtype=ref._data.dtype))
+    if ta._data.dtype != tb._data.dtype:
+        target = _result_dtype(ta, tb)
+        ta, tb = _cast_keep_graph(ta, target), _cast_keep_graph(tb, target)
+    cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
+    return apply(O.WHERE, (Tensor._wrap(cond.astype(bool, copy=False)), ta, tb))
+
+
+def _norm_dim(dim: int, ndim: int) -> int:
+    lo, hi = -builtins.max(ndim, 1), builtins.max(ndim, 1) - 1
+    if not lo <= dim <= hi:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})"
+        )
+    return dim % builtins.max(ndim, 1)
+
+
+def _norm_dims(dim: Any, ndim: int) -> Any:
+    if dim is None:
+        return None
+    if isinstance(dim, list | tuple):
+        if len(dim) == 0:
+            return None
+        return tuple(_norm_dim(d, ndim) for d in dim)
+    return _norm_dim(int(dim), ndim) if ndim else None
+
+
+def sum(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
+    if isinstance(a, list | tuple):
+        raise TypeError("sum(): argument 'input' must be Tensor, not list")
+    axis = _norm_dims(dim, a._data.ndim)
+    target = (
+        dtype.np
+        if dtype is not None
+        else (np.dtype(np.int64) if a._data.dtype.kind in "iub" else None)
+    )
+    name = "SumBackward1" if dim is not None else None
+    return apply(O.SUM, (a,), {"axis": axis, "keepdim": keepdim}, name=name, out_dtype=target)
+
+
+def mean(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
+    if a._data.dtype.kind != "f" and dtype is None:
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point "
+            f"or complex dtype. Got: {dtypes.type_word(a._data.dtype)}"
+        )
+    axis = _norm_dims(dim, a._data.ndim)
+    name = "MeanBackward1" if dim is not None else None
+    return apply(
+        O.MEAN,
+        (a,),
+        {"axis": axis, "keepdim": keepdim},
+        name=name,
+        out_dtype=dtype.np if dtype is not None else a._data.dtype,
+    )
+
+
+def _max_min(a: Tensor, dim: Any, keepdim: bool, mode: str) -> Any:
+    if isinstance(dim, Tensor):
+        return maximum(a, dim) if mode == "max" else minimum(a, dim)
+    if dim is None:
+        if a._data.size == 0:
+            raise RuntimeError(
+                f"{mode}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        return apply(
+            O.AMAX,
+            (a,),
+            {"axis": None, "keepdim": False, "mode": mode},
+            name="MaxBackward1" if mode == "max" else "MinBackward1",
+        )
+    axis = _norm_dim(dim, a._data.ndim)
+    data = a._data
+    indices = data.argmax(axis=axis) if mode == "max" else data.argmin(axis=axis)
+    if data.ndim == 0:
+        indices = array_module(data).asarray(0)
+    values = apply(
+        O.MAX_DIM,
+        (a,),
+        {"axis": axis, "keepdim": keepdim, "indices": indices},
+        name="MaxBackward0" if mode == "max" else "MinBackward0",
+    )
+    idx = Tensor._wrap((np.expand_dims(indices, axis) if keepdim else indices).astype(np.int64))
+    return _ReturnTypes(mode, values, idx)
+
+
+def max(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    return _max_min(a, dim, keepdim, "max")
+
+
+def min(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    return _max_min(a, dim, keepdim, "min")
+
+
+def amax(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    axis = _norm_dims(dim, a._data.ndim)
+    return apply(O.AMAX, (a,), {"axis": axis, "keepdim": keepdim, "mode": "max"})
+
+
+def amin(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    axis = _norm_dims(dim, a._data.ndim)
+    return apply(
+        O.AMAX, (a,), {"axis": axis, "keepdim": keepdim, "mode": "min"}, name="AminBackward0"
+    )
+
+
+def argmax(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    if dim is None:
+        return Tensor._wrap(a._data.argmax().astype(np.int64))  # stays on the device
+    out = a._data.argmax(axis=_norm_dim(dim, a._data.ndim), keepdims=keepdim)
+    return Tensor._wrap(out.astype(np.int64))
+
+
+def argmin(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    if dim is None:
+        return Tensor._wrap(a._data.argmin().astype(np.int64))
+    out = a._data.argmin(axis=_norm_dim(dim, a._data.ndim), keepdims=keepdim)
+    return Tensor._wrap(out.astype(np.int64))
+
+
+def var(
+    a: Tensor, dim: Any = None, unbiased: bool = True, keepdim: bool = False, correction: Any = None
+) -> Tensor:
+    # NOTE: a composite (mean of squared deviations), so the graph shows its parts rather than
+    # PyTorch's single VarBackward0 node.
+    corr = (1 if unbiased else 0) if correction is None else correction
+    m = mean(a, dim, keepdim=True)
+    d = a - m
+    n = (
+        a._data.size
+        if dim is None
+        else int(
+            np.prod(
+                [
+                    a._data.shape[d_]
+                    for d_ in (
+                        _norm_dims(dim, a._data.ndim)
+                        if isinstance(dim, list | tuple)
+                        else (_norm_dim(dim, a._data.ndim),)
+                    )
+                ]
+            )
+        )
+    )
+    return sum(d * d, dim, keepdim) / builtins.max(n - corr, 0)
+
+
+def std(
+    a: Tensor, dim: Any = None, unbiased: bool = True, keepdim: bool = False, correction: Any = None
+) -> Tensor:
+    return sqrt(var(a, dim, unbiased=unbiased, keepdim=keepdim, correction=correction))
+
+
+def norm(a: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
+    if p == 2 or p == "fro":
+        return sqrt(sum(a * a, dim, keepdim))
+    if p == 1:
+        return sum(abs(a), dim, keepdim)
+    return pow(sum(pow(abs(a), p), dim, keepdim), 1.0 / p)
+
+
+def softmax(a: Tensor, dim: int, dtype: DType | None = None) -> Tensor:
+    a = _as_float(a)
+    return apply(O.SOFTMAX, (a,), {"dim": _norm_dim(dim, a._data.ndim)})
+
+
+def log_softmax(a: Tensor, dim: int, dtype: DType | None = None) -> Tensor:
+    a = _as_float(a)
+    return apply(O.LOG_SOFTMAX, (a,), {"dim": _norm_dim(dim, a._data.ndim)})
+
+
+def matmul(a: Tensor, b: Tensor) -> Tensor:
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+        raise TypeError(
+            f"matmul(): argument 'other' (position 1) must be Tensor, not "
+            f"{type(b).__name__ if isinstance(a, Tensor) else type(a).__name__}"
+        )
+    ad, bd = a._data, b._data
+    if ad.ndim == 0 or bd.ndim == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {ad.ndim}D and "
+            f"{bd.ndim}D"
+        )
+    if ad.dtype != bd.dtype and ad.ndim == 1 and bd.ndim == 1:
+        raise RuntimeError(
+            "dot : expected both vectors to have same dtype, but found "
+            f"{dtypes.type_word(ad.dtype)} and {dtypes.type_word(bd.dtype)}"
+        )
+    if ad.dtype != bd.dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {_dtype_word(ad.dtype)} != "
+            f"{_dtype_word(bd.dtype)}"
+        )
+    k_a = ad.shape[-1]
+    k_b = bd.shape[0] if bd.ndim == 1 else bd.shape[-2]
+    if k_a != k_b:
+        if ad.ndim == 1 and bd.ndim == 1:
+            raise RuntimeError(
+                f"inconsistent tensor size, expected tensor [{ad.shape[0]}] and src [{bd.shape[0]}] to have the same "
+                f"number of elements, but got {ad.shape[0]} and {bd.shape[0]} elements respectively"
+            )
+        if ad.ndim == 2 and bd.ndim == 1:
+            raise RuntimeError(
+                f"size mismatch, got input ({ad.shape[0]}), mat ({ad.shape[0]}x{ad.shape[1]}), "
+                f"vec ({bd.shape[0]})"
+            )
+        sa = "x".join(
+            str(s)
+            for s in (ad.shape if ad.ndim == 2 else (int(np.prod(ad.shape[:-1])), ad.shape[-1]))
+        )
+        sb = "x".join(str(s) for s in (bd.shape if bd.ndim == 2 else (bd.shape[0], 1)))
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
+    if ad.ndim == 1 and bd.ndim == 1:
+        name = "DotBackward0"
+    elif ad.ndim == 2 and bd.ndim == 1:
+        name = "MvBackward0"
+    elif ad.ndim == 2 and bd.ndim == 2:
+        name = None
+    elif ad.ndim == 1:
+        name = "SqueezeBackward4"
+    else:
+        name = "UnsafeViewBackward0"
+    return apply(O.MATMUL, (a, b), name=name)
+
+
+mm = matmul
+dot = matmul
+
+
+def _dtype_word(np_dtype: Any) -> str:
+    return {"float32": "float", "float64": "double", "int64": "long int"}.get(
+        np.dtype(np_dtype).name, np.dtype(np_dtype).name
+    )
+
+
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """F.linear: one node, named as PyTorch names it for this input's rank."""
+    xd, wd = x._data, weight._data
+    if xd.shape[-1] != wd.shape[-1]:
+        rows = int(np.prod(xd.shape[:-1])) if xd.ndim > 1 else 1
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{xd.shape[-1]} and "
+            f"{wd.shape[1]}x{wd.shape[0]})"
+        )
+    if xd.dtype != wd.dtype:
+        raise RuntimeError(
+            f"mat1 and mat2 must have the same dtype, but got {dtypes.type_word(xd.dtype)} and "
+            f"{dtypes.type_word(wd.dtype)}"
+        )
+    if xd.ndim == 2:
+        name = None if bias is not None else "MmBackward0"
+    elif bias is None:
+        name = "SqueezeBackward4" if xd.ndim == 1 else "UnsafeViewBackward0"
+    else:
+        name = "ViewBackward0"
+    inputs = (x, weight) if bias is None else (x, weight, bias)
+    return apply(O.LINEAR, inputs, name=name)
+
+
+def reshape(a: Tensor, shape: tuple[int, ...]) -> Tensor:
+    size = a._data.size
+    if builtins.sum(1 for s in shape if s == -1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = int(np.prod([s for s in shape if s != -1])) if shape else 1
+    if -1 in shape:
+        if known == 0 or size % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
+        shape = tuple(size // known if s == -1 else s for s in shape)
+    elif known != size:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
+    return apply(O.VIEW, (a,), {"shape": shape})
+
+
+def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    nd = a._data.ndim
+    if nd == 0:
+        return reshape(a, (1,))
+    s, e = _norm_dim(start_dim, nd), _norm_dim(end_dim, nd)
+    shape = a._data.shape
+    new = (*shape[:s], int(np.prod(shape[s : e + 1])), *shape[e + 1 :])
+    return reshape(a, new)
+
+
+def unsqueeze(a: Tensor, dim: int) -> Tensor:
+    d = _norm_dim(dim, a._data.ndim + 1)
+    shape = (*a._data.shape[:d], 1, *a._data.shape[d:])
+    return apply(O.VIEW, (a,), {"shape": shape}, name="UnsqueezeBackward0")
+
+
+def squeeze(a: Tensor, dim: Any = None) -> Tensor:
+    shape = a._data.shape
+    if dim is None:
+        new = tuple(s for s in shape if s != 1)
+        name = "SqueezeBackward0"
+    else:
+        dims = {
+            _norm_dim(d, a._data.ndim) for d in (dim if isinstance(dim, list | tuple) else (dim,))
+        }
+        new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
+        name = "SqueezeBackward1" if not isinstance(dim, list | tuple) else "SqueezeBackward2"
+    return apply(O.VIEW, (a,), {"shape": new}, name=name)
+
+
+def permute(a: Tensor, dims: tuple[int, ...], name: str | None = None) -> Tensor:
+    nd = a._data.ndim
+    if len(dims) != nd:
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal "
+            f"to len(dims) = {len(dims)}"
+        )
+    norm = tuple(_norm_dim(d, nd) for d in dims)
+    return apply(O.PERMUTE, (a,), {"dims": norm}, name=name)
+
+
+def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
+    nd = a._data.ndim
+    dims = list(range(nd))
+    if nd:
+        d0, d1 = _norm_dim(dim0, nd), _norm_dim(dim1, nd)
+        dims[d0], dims[d1] = dims[d1], dims[d0]
+    return apply(O.PERMUTE, (a,), {"dims": tuple(dims)}, name="TransposeBackward0")
+
+
+swapaxes = transpose
+
+
+def t(a: Tensor) -> Tensor:
+    return a.t()
+
+
+def expand(a: Tensor, shape: tuple[int, ...]) -> Tensor:
+    cur = a._data.shape
+    if len(shape) < len(cur):
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{{list(cur)}}}, size=[{', '.join(map(str, shape))}]): the "
+            "number of sizes provided ({}) must be greater or equal to the number of dimensions "
+            "in the tensor ({})".format(len(shape), len(cur))
+        )
+    pad = (1,) * (len(shape) - len(cur)) + cur
+    new = tuple(p if s == -1 else s for s, p in zip(shape, pad, strict=True))
+    for i, (s, p) in enumerate(zip(new, pad, strict=True)):
+        if p != 1 and p != s:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({p}) at "
+                f"non-singleton dimension {i}.  Target sizes: {list(shape)}.  Tensor sizes: "
+                f"{list(cur)}"
+            )
+    return apply(O.EXPAND, (a,), {"shape": new})
+
+
+def broadcast_to(a: Tensor, shape: Any) -> Tensor:
+    return expand(a, _shape_arg((shape,)))
+
+
+def _index(key: Any, ndim: int) -> tuple[Any, bool]:
+    """Turn a PyTorch index into a NumPy one; report whether it is advanced indexing."""
+    parts = key if isinstance(key, tuple) else (key,)
+    out: list[Any] = []
+    advanced = False
+    for k in parts:
+        if isinstance(k, Tensor):
+            arr = to_numpy(k._data) if k.device.type == "cpu" else k._data
+            if arr.dtype.kind == "f":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            if arr.ndim == 0 and arr.dtype.kind in "iu":
+                out.append(int(arr))
+                continue
+            out.append(arr)
+            advanced = True
+        elif isinstance(k, list):
+            arr = np.asarray(_to_nested(k))
+            if arr.dtype.kind == "f":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            out.append(arr)
+            advanced = True
+        elif isinstance(k, bool):
+            out.append(k)
+            advanced = True
+        elif isinstance(k, int | np.integer | slice) or k is None or k is Ellipsis:
+            if isinstance(k, slice) and k.step is not None and k.step <= 0:
+                raise ValueError("step must be greater than zero")
+            out.append(k)
+        else:
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+                f"are valid indices (got {type(k).__name__})"
+            )
+    return (tuple(out) if isinstance(key, tuple) else out[0]), advanced
+
+
+def getitem(a: Tensor, key: Any) -> Tensor:
+    index, advanced = _index(key, a._data.ndim)
+    parts = index if isinstance(index, tuple) else (index,)
+    if advanced:
+        name = "IndexBackward0"
+    else:
+        name = "AliasBackward0"
+        for p in parts:
+            if isinstance(p, int | np.integer):
+                name = "SelectBackward0"
+            elif isinstance(p, slice) and p != slice(None):
+                name = "SliceBackward0"
+            elif p is None:
+                name = "UnsqueezeBackward0"
+    try:
+        return apply(O.GETITEM, (a,), {"index": index, "advanced": advanced}, name=name)
+    except IndexError as exc:
+        raise IndexError(str(exc).replace("axis", "dimension")) from None
+
+
+def gather(a: Tensor, dim: int, index: Tensor) -> Tensor:
+    d = _norm_dim(dim, a._data.ndim)
+    idx = index._data
+    if idx.ndim != a._data.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    if idx.dtype != np.int64:
+        raise RuntimeError("gather(): Expected dtype int64 for index")
+    if idx.size and (idx.max() >= a._data.shape[d] or idx.min() < -a._data.shape[d]):
+        raise RuntimeError(
+            f"index {int(idx.max())} is out of bounds for dimension {d} with "
+            f"size {a._data.shape[d]}"
+        )
+    return apply(O.GATHER, (a,), {"dim": d, "index": idx})
+
+
+def _seq_tensors(tensors: Iterable[Tensor], fname: str) -> list[Tensor]:
+    ts = list(tensors)
+    if not ts:
+        raise RuntimeError(f"{fname}(): expected a non-empty list of Tensors")
+    for x in ts:
+        if not isinstance(x, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {ts.index(x)} in argument 0, but got "
+                f"{type(x).__name__}"
+            )
+    return ts
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    ts = _seq_tensors(tensors, "torch.cat")
+    nd = ts[0]._data.ndim
+    if nd == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = _norm_dim(dim, nd)
+    for i, x in enumerate(ts[1:], 1):
+        xs = x._data.shape
+        if len(xs) != nd or builtins.any(
+            xs[j] != ts[0]._data.shape[j] for j in range(nd) if j != d
+        ):
+            for j in range(builtins.min(nd, len(xs))):
+                if j != d and xs[j] != ts[0]._data.shape[j]:
+                    raise RuntimeError(
+                        f"Sizes of tensors must match except in dimension {d}. Expected size "
+                        f"{ts[0]._data.shape[j]} but got size {xs[j]} for tensor number {i} in "
+                        "the list."
+                    )
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {nd} and {len(xs)}"
+            )
+    ts = _promote_all(ts)
+    return apply(O.CAT, tuple(ts), {"dim": d})
+
+
+concat = concatenate = cat
+
+
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    if not list(tensors):
+        raise RuntimeError("stack expects a non-empty TensorList")
+    ts = _seq_tensors(tensors, "stack")
+    shape = ts[0]._data.shape
+    for i, x in enumerate(ts[1:], 1):
+        if x._data.shape != shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 "
+                f"and {list(x._data.shape)} at entry {i}"
+            )
+    d = _norm_dim(dim, len(shape) + 1)
+    ts = _promote_all(ts)
+    return apply(O.STACK, tuple(ts), {"dim": d})
+
+
+def _promote_all(ts: list[Tensor]) -> list[Tensor]:
+    target = dtypes.promote([(x._data.dtype, 1) for x in ts], [])
+    return [x if x._data.dtype == target else _cast_keep_graph(x, target) for x in ts]
+
+
+def to_copy(a: Tensor, dtype: DType | None, device: Any) -> Tensor:
+    dev = parse_device(device) if device is not None else None
+    np_dtype = dtype.np if dtype is not None else a._data.dtype
+    same_dev = dev is None or dev == a.device
+    if np_dtype == a._data.dtype and same_dev:
+        return a
+    if dtype is not None and dtype.is_floating_point is False and a.requires_grad:
+        out = Tensor._wrap(a._data.astype(np_dtype))
+        return out
+    out = apply(O.TO_COPY, (a,), {"dtype": np_dtype})
+    if not same_dev and dev is not None:
+        out._data = move(out._data, dev)
+    return out
+
+
+def numel(a: Tensor) -> int:
+    return a.numel()
+
+
+def is_tensor(x: Any) -> bool:
+    return isinstance(x, Tensor)
+
+
+def allclose(a: Tensor, b: Tensor, rtol: float = 1e-5, atol: float = 1e-8) -> bool:
+    return a.allclose(b, rtol, atol)
+
+
+def equal(a: Tensor, b: Tensor) -> bool:
+    return a.equal(b)
+
+
+def isnan(a: Tensor) -> Tensor:
+    return a.isnan()
+
+
+def sign(a: Tensor) -> Tensor:
+    return a.sign()
+
+
+def outer(a: Tensor, b: Tensor) -> Tensor:
+    return unsqueeze(a, 1) * unsqueeze(b, 0)
+
+
+def floor(a: Tensor) -> Tensor:
+    return a.floor()
+
+
+def ceil(a: Tensor) -> Tensor:
+    return a.ceil()
+
+
+def cumsum(a: Tensor, dim: int) -> Tensor:
+    return apply(O.CUMSUM, (a,), {"dim": _norm_dim(dim, a._data.ndim)})
+
+
+def masked_fill(a: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """where(mask, value, a): the filled places get no gradient."""
+    if mask._data.dtype.kind != "b":
+        raise RuntimeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype.name}"
+        )
+    fill = value if isinstance(value, Tensor) else full_like(a, value)
+    if fill._data.dtype != a._data.dtype:
+        fill = _cast_keep_graph(fill, a._data.dtype)
+    cond = Tensor._wrap(mask._data)
+    return apply(O.WHERE, (cond, fill, a), name="MaskedFillBackward0")
+
+
+def argsort(a: Tensor, dim: int = -1, descending: bool = False) -> Tensor:
+    d = _norm_dim(dim, a._data.ndim)
+    xp = array_module(a._data)
+    order = xp.argsort(-a._data if descending else a._data, axis=d, kind="stable")
+    return Tensor._wrap(order.astype(np.int64))
+
+
+def sort(a: Tensor, dim: int = -1, descending: bool = False) -> _ReturnTypes:
+    # NOTE: values are a gather of the input at the sorted indices (one node, named as
+    # PyTorch names it), so their gradient flows back to the original positions.
+    d = _norm_dim(dim, a._data.ndim)
+    idx = argsort(a, d, descending)
+    values = apply(O.GATHER, (a,), {"dim": d, "index": idx._data}, name="SortBackward0")
+    return _ReturnTypes("sort", values, idx)
+
+
+def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True) -> _ReturnTypes:
+    d = _norm_dim(dim, a._data.ndim)
+    if not 0 <= k <= a._data.shape[d]:
+        raise RuntimeError("selected index k out of range")
+    order = argsort(a, d, descending=largest)._data
+    idx = (
+        np.take(order, np.arange(k), axis=d)
+        if order.__class__ is np.ndarray
+        else (array_module(order).take(order, array_module(order).arange(k), axis=d))
+    )
+    values = apply(O.GATHER, (a,), {"dim": d, "index": idx}, name="TopkBackward0")
+    return _ReturnTypes("topk", values, Tensor._wrap(idx))
+
+
+def nonzero(a: Tensor) -> Tensor:
+    xp = array_module(a._data)
+    return Tensor._wrap(xp.stack(xp.nonzero(a._data), axis=1).astype(np.int64))
