@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import re
 import string
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -35,6 +36,27 @@ def safe_format(value: Any, spec: str, max_len: int, to_str: Callable[[Any], str
     return format(value, spec)
 
 
+def public_repr(value: Any) -> str | None:
+    """How a function, class or engine object prints in the playground: PyTorch-style names,
+    never the host's module paths (``<function _unary.<locals>.fn at 0x...>``). None when the
+    value's own repr is already what a learner should see."""
+    if isinstance(value, type):
+        module = value.__module__ or ""
+        if module.startswith("engine"):
+            prefix = "torch.nn" if module.startswith("engine.nn") else "torch"
+            name = "device" if value.__name__ == "Device" else value.__name__
+            return f"<class '{prefix}.{name}'>"
+        return f"<class '{value.__name__}'>"
+    if callable(value) and isinstance(
+        value, types.FunctionType | types.BuiltinFunctionType | types.MethodType
+    ):
+        return f"<built-in function {getattr(value, '__name__', 'function')}>"
+    text = builtins.repr(value)
+    if text.startswith("<engine.") or text.startswith("<server."):
+        return f"<torch.{type(value).__name__} object>"
+    return None
+
+
 class Repr:
     """Python's str/repr of values, rebuilt for containers with an element and size bound."""
 
@@ -56,7 +78,7 @@ class Repr:
             or isinstance(value, dict)
         ):
             return self.repr(value)
-        text = builtins.str(value)
+        text = public_repr(value) or builtins.str(value)
         if len(text) > self.max_len:
             raise BudgetError(
                 "max_str_len", f"string too long: more than {self.max_len} characters"
@@ -104,7 +126,7 @@ class Repr:
             finally:
                 active.discard(id(value))
             return
-        self._add(parts, repr(value))
+        self._add(parts, public_repr(value) or repr(value))
 
     def _emit_container(self, value: Any, parts: list[builtins.str], active: set[int]) -> None:
         kind = type(value)

@@ -148,3 +148,16 @@ def test_private_attributes_and_dunder_names_are_refused_before_running() -> Non
 
 def test_print_of_recursive_list_is_like_python() -> None:
     assert out("a = [1]\na.append(a)\nprint(a)") == "[1, [...]]\n"
+
+
+def test_functions_classes_and_engine_objects_print_without_host_paths() -> None:
+    printed = out(
+        "import torch\nprint(torch.exp, torch.nn.Linear, torch.device, print, torch.no_grad())\n"
+        "print([torch.relu], torch.float32)\n"
+    )
+    assert printed == (
+        "<built-in function exp> <class 'torch.nn.Linear'> <class 'torch.device'> "
+        "<built-in function print> <torch.no_grad object>\n"
+        "[<built-in function relu>] torch.float32\n"
+    )
+    assert "engine" not in printed and "<locals>" not in printed
