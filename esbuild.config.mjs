@@ -1,6 +1,7 @@
 // Bundles the playground's TypeScript into static/dist/ (run by `npm run build`).
 // Two entry points: the page itself and the graph-layout Web Worker (dagre runs off the UI thread).
 import * as esbuild from "esbuild";
+import { copyFileSync, mkdirSync } from "node:fs";
 
 const watch = process.argv.includes("--watch");
 
@@ -21,6 +22,12 @@ const options = {
   metafile: true,
   logLevel: "info",
 };
+
+// Swagger UI for /docs, served from here so the API docs work offline (no CDN).
+mkdirSync("static/dist/swagger", { recursive: true });
+for (const file of ["swagger-ui-bundle.js", "swagger-ui.css", "LICENSE"]) {
+  copyFileSync(`node_modules/swagger-ui-dist/${file}`, `static/dist/swagger/${file}`);
+}
 
 if (watch) {
   const ctx = await esbuild.context(options);

@@ -9,6 +9,8 @@ from pathlib import Path
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 from engine import backend
@@ -43,8 +45,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         description="Record a PyTorch-style program's graph, run backward, replay the walk.",
         default_response_class=OrjsonResponse,
         lifespan=lifespan,
+        docs_url=None,  # served below from /static, so the docs work offline
+        redoc_url=None,
     )
     app.state.settings = settings
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> HTMLResponse:
+        """Swagger UI for the OpenAPI schema, its bundle served by this app (no CDN)."""
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json",
+            title="Autograd Playground API",
+            swagger_js_url="/static/dist/swagger/swagger-ui-bundle.js",
+            swagger_css_url="/static/dist/swagger/swagger-ui.css",
+            swagger_favicon_url="/static/favicon.svg",
+        )
+
     app.dependency_overrides[get_settings] = lambda: settings
     app.include_router(api.router)
     app.include_router(train.router)

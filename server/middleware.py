@@ -20,14 +20,13 @@ CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
     "object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
 )
-# Swagger UI and ReDoc load their bundles from a CDN and bootstrap with an inline script.
+# Swagger UI is served from /static (no CDN) but bootstraps with an inline script and styles.
 DOCS_CSP = (
-    "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
-    "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
-    "font-src 'self' https://fonts.gstatic.com; img-src 'self' data: https://fastapi.tiangolo.com; "
-    "worker-src 'self' blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; worker-src 'self' blob:; object-src 'none'; base-uri 'none'; "
+    "frame-ancestors 'none'"
 )
-DOCS_PATHS = ("/docs", "/redoc")
+DOCS_PATHS = ("/docs",)
 SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),

@@ -124,3 +124,19 @@ def test_huge_integer_body_is_a_422_not_a_500() -> None:
             )
             assert r.status_code == 422, (path, r.status_code)
             assert r.json()["detail"]
+
+
+def test_docs_are_served_from_this_app() -> None:
+    """/docs references the app's own Swagger bundle (works offline) under a docs-only CSP."""
+    from fastapi.testclient import TestClient
+
+    from server.app import create_app
+    from server.settings import Settings
+
+    with TestClient(create_app(Settings(rate_limit_per_minute=0))) as client:
+        page = client.get("/docs")
+        assert page.status_code == 200
+        assert "/static/dist/swagger/swagger-ui-bundle.js" in page.text
+        assert "cdn" not in page.text.lower()
+        assert "https:" not in page.headers["content-security-policy"]
+        assert client.get("/openapi.json").json()["paths"]["/api/v1/run"]
