@@ -7,7 +7,8 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from tests.e2e.programs import TINY, program_url
+from tests.e2e.programs import TINY
+from tests.e2e.test_playground import open_program, replace_source, wait_ready
 
 pytestmark = pytest.mark.e2e
 
@@ -48,29 +49,6 @@ print(w.grad)
 
 #: The error tag and outline colour of graph.css (light theme).
 ERROR_RED = "rgb(201, 42, 42)"
-
-
-def wait_ready(page: Page, runs: int = 1) -> Locator:
-    """Wait until `runs` runs have been drawn; return the graph SVG."""
-    page.wait_for_function(
-        "n => { const g = document.querySelector('[data-testid=graph]');"
-        " return g.dataset.state === 'ready' && Number(g.dataset.runCount || 0) >= n; }",
-        arg=runs,
-    )
-    return page.get_by_test_id("graph")
-
-
-def open_program(page: Page, source: str, **extra: str) -> Locator:
-    page.goto(program_url(source, **extra))
-    return wait_ready(page)
-
-
-def replace_source(page: Page, source: str) -> None:
-    """Replace the editor's text as a paste does (``fill`` trips the CSP in Chromium)."""
-    page.get_by_test_id("editor").click()
-    page.keyboard.press("ControlOrMeta+a")
-    page.keyboard.press("Delete")
-    page.keyboard.insert_text(source)
 
 
 def error_node(page: Page) -> Locator:
