@@ -310,6 +310,13 @@ def _sum_to(g: Any, shape: tuple[int, ...]) -> Any:
     return g
 
 
+_ndarray = np.ndarray
+#: NumPy's scalar types: the results of NumPy arithmetic on 0-d arrays (host values).
+_HOST_SCALARS = frozenset(
+    t for t in np.sctypeDict.values() if isinstance(t, type) and issubclass(t, np.generic)
+)
+
+
 def run_backward(
     roots: Sequence[Tensor],
     grads: Sequence[Any],
@@ -353,16 +360,18 @@ def run_backward(
         if node.freed and op.saves:
             raise _focused(RuntimeError(_FREED_MSG), roots[0], node)
         versions = node.versions
+        out = node.out()
         try:
             if versions is not None:
                 for x, v in zip(node.inputs, versions):  # noqa: B905 - same length
                     if v is not None and x._version != v:
                         _check_versions(node)
-            elif op.saves:
-                _check_versions(node)
+                if out is not None and out._version and op.saves == "both":
+                    _check_versions(node)
+            elif op.saves and (out is None or out._version):
+                _check_versions(node)  # saves the output: fine while it is at version 0
         except _VersionError as exc:
             raise _focused(RuntimeError(str(exc)), roots[0], exc.tensor) from None
-        out = node.out()
         if out is not None:
             if wanted is not None and id(out) in wanted:
                 captured[id(out)] = g
@@ -370,22 +379,22 @@ def run_backward(
                 out.grad = _wrap_grad(g.copy() if out.grad is None else out.grad._data + g, out)
             if steps is not None:
                 node_grads[id(node)] = g
-        inputs_ = node.inputs
         needs = node.needs
-        xs = node.arrays
-        xp = np if g.__class__ is np.ndarray else array_module(g)
-        grads_in = op.vjp(xp, g, out._data if out is not None else None, xs, node.attrs, needs)
+        cls = g.__class__
+        xp = np if cls is _ndarray or cls in _HOST_SCALARS else array_module(g)
+        grads_in = op.vjp(
+            xp, g, out._data if out is not None else None, node.arrays, node.attrs, needs
+        )
         step = WalkStep(node, g) if steps is not None else None
         i = -1
-        for gi in grads_in:
+        for gi, need, x in zip(grads_in, needs, node.inputs):  # noqa: B905 - same length
             i += 1
-            if gi is None or not needs[i]:
+            if gi is None or not need:
                 continue
-            x = inputs_[i]
             xd = x._data
             if gi.shape != xd.shape:
                 gi = _sum_to(gi, xd.shape)
-            if gi.dtype is not xd.dtype and gi.dtype != xd.dtype:
+            if gi.dtype != xd.dtype:
                 gi = gi.astype(xd.dtype)
             fn = x.grad_fn
             if fn is None:
@@ -394,7 +403,7 @@ def run_backward(
                     owned[x] = True
                 else:
                     acc = gi
-                    owned[x] = gi is not g and getattr(gi, "base", None) is None
+                    owned[x] = gi is not g and gi.base is None
                 leaf_grads[x] = acc
             elif fn in buffers:
                 acc = buffers[fn] = buffers[fn] + gi
@@ -449,6 +458,13 @@ def backward(
     """torch.autograd.backward."""
     from engine.tensor import Tensor
 
+    if grad_tensors is None and tensors.__class__ is Tensor and not create_graph:
+        # The common case, ``loss.backward()``: a scalar float root seeded with 1.
+        d = tensors._data  # type: ignore[union-attr]
+        if tensors.requires_grad and d.size == 1 and d.dtype.kind == "f":  # type: ignore[union-attr]
+            xp = np if d.__class__ is np.ndarray else array_module(d)
+            run_backward((tensors,), (xp.ones(d.shape, d.dtype),), bool(retain_graph))  # type: ignore[arg-type]
+            return
     roots = [tensors] if isinstance(tensors, Tensor) else list(tensors)
     if grad_tensors is None or isinstance(grad_tensors, Tensor):
         grad_tensors = [grad_tensors] * len(roots)

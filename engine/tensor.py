@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from engine import _format, dtypes, limits
+from engine import autograd as _autograd
 from engine import ops as O
 from engine.autograd import Node, _mode
 from engine.autograd import backward as _backward
@@ -348,13 +349,44 @@ class Tensor:
         with _no_record():
             return self._inplace(fn(self, other))
 
+    def _inplace_fast(self, ufunc: Any, other: Any) -> builtins.bool:
+        """An unrecorded in-place update of a CPU array by a same-dtype tensor (same shape or
+        0-d) or a Python float, done by NumPy in place: ``p -= lr * p.grad`` under no_grad.
+        False when the general path must run (graph, promotion, broadcasting, budgets, GPU)."""
+        if (_mode.enabled and self.requires_grad) or limits.active is not None:
+            return False
+        sd = self._data
+        if sd.__class__ is not _ndarray:
+            return False
+        if other.__class__ is Tensor:
+            if _mode.enabled and other.requires_grad:
+                return False
+            od = other._data
+            if od.__class__ is not _ndarray or od.dtype != sd.dtype:
+                return False
+            if od.shape != sd.shape and od.ndim != 0:
+                return False
+        elif other.__class__ is not builtins.float or sd.dtype.kind != "f":
+            return False
+        else:
+            od = other
+        ufunc(sd, od, out=sd)
+        self._version += 1
+        return True
+
     def add_(self, other: Any, alpha: Any = 1) -> Tensor:
+        if alpha == 1 and self._inplace_fast(np.add, other):
+            return self
         return self._inplace_binary(lambda a, b: add(a, b, alpha=alpha), other)
 
     def sub_(self, other: Any, alpha: Any = 1) -> Tensor:
+        if alpha == 1 and self._inplace_fast(np.subtract, other):
+            return self
         return self._inplace_binary(lambda a, b: sub(a, b, alpha=alpha), other)
 
     def mul_(self, other: Any) -> Tensor:
+        if self._inplace_fast(np.multiply, other):
+            return self
         return self._inplace_binary(mul, other)
 
     def div_(self, other: Any) -> Tensor:
@@ -873,6 +905,8 @@ class _no_record:
 _ndarray = np.ndarray
 _generic = np.generic
 _new = object.__new__
+_weakref = weakref.ref
+_next_seq = _autograd._seq.__next__
 
 
 def apply(
@@ -939,8 +973,18 @@ def _apply1(op: O.Op, a: Tensor) -> Tensor:
     out._version = 0
     if a.requires_grad:
         if _mode.enabled:
-            node = Node(op, (a,), None, None, _NEEDS_1, [ad])
-            node.out = weakref.ref(out)
+            node = _new(Node)  # Node.__init__, inlined: this runs once per recorded op
+            node.op = op
+            node.inputs = (a,)
+            node.arrays = [ad]
+            node.attrs = None
+            node.seq = _next_seq()
+            node.freed = False
+            node._name = None
+            node.needs = _NEEDS_1
+            saves = op.saves
+            node.versions = [a._version] if saves == "in" or saves == "both" else None
+            node.out = _weakref(out)
             out.grad_fn = node
             out.requires_grad = True
             return out
@@ -981,15 +1025,21 @@ def _apply2(op: O.Op, a: Tensor, b: Any) -> Tensor:
     rb = bt and b.requires_grad
     if ra or rb:
         if _mode.enabled:
-            node = Node(
-                op,
-                (a, b),
-                None,
-                None,
-                (_NEEDS_TT if rb else _NEEDS_TF) if ra else _NEEDS_FT,
-                [ad, bd],
-            )
-            node.out = weakref.ref(out)
+            node = _new(Node)  # Node.__init__, inlined
+            node.op = op
+            node.inputs = (a, b)
+            node.arrays = [ad, bd]
+            node.attrs = None
+            node.seq = _next_seq()
+            node.freed = False
+            node._name = None
+            node.needs = (_NEEDS_TT if rb else _NEEDS_TF) if ra else _NEEDS_FT
+            saves = op.saves
+            if saves == "in" or saves == "both":
+                node.versions = [a._version, b._version if bt else None]
+            else:
+                node.versions = None
+            node.out = _weakref(out)
             out.grad_fn = node
             out.requires_grad = True
             return out
