@@ -18,6 +18,7 @@ import numpy as np
 
 from engine.backend import array_module
 from engine.dtypes import type_word
+from engine.ops import sum_rows
 
 if TYPE_CHECKING:
     from engine.ops import Op
@@ -298,7 +299,9 @@ def _sum_to(g: Any, shape: tuple[int, ...]) -> Any:
     if g.shape == shape:
         return g
     lead = g.ndim - len(shape)
-    if lead > 0:
+    if lead == 1 and g.ndim == 2:
+        g = sum_rows(np if g.__class__ is np.ndarray else array_module(g), g)  # x @ W + b
+    elif lead > 0:
         g = g.sum(axis=tuple(range(lead)))
     axes = tuple(
         i for i, (gs, s) in enumerate(zip(g.shape, shape, strict=True)) if s == 1 and gs != 1

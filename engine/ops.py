@@ -25,6 +25,7 @@ from these rows and carry no backward code.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
@@ -48,6 +49,9 @@ class Op:
     symbol: str
     saves: str = "in"
     chain: tuple[str, ...] | None = None
+    #: the forward on NumPy arrays without the ``xp`` argument (a C callable such as
+    #: ``np.tanh``), for the hot paths to call directly; set below for the commonest rows
+    host: Callable[..., Array] | None = None
 
 
 OPS: dict[str, Op] = {}
@@ -75,6 +79,15 @@ def _expand_reduced(g: Array, x: Array, axis: Any, keepdim: bool) -> Array:
     if axis is None:
         return g  # scalar g broadcasts over x
     return _keep(g, axis, keepdim, x.ndim)
+
+
+def sum_rows(xp: ModuleType, m: Array) -> Array:
+    """``m.sum(axis=0)`` of a 2-D array; for floats as ``ones @ m`` (one BLAS matrix-vector
+    product, 2-3x faster than NumPy's axis-0 reduction on the small batches of the lessons;
+    the same float32 rounding class as PyTorch's own bias-gradient sum)."""
+    if m.dtype.kind == "f" and m.shape[0] > 1:
+        return xp.ones(m.shape[0], dtype=m.dtype) @ m
+    return m.sum(axis=0)
 
 
 # --- elementwise arithmetic ---------------------------------------------------------------------
@@ -842,7 +855,7 @@ def _linear_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) 
         else:
             gw = g.reshape(-1, g.shape[-1]).T @ x.reshape(-1, x.shape[-1])
     if len(xs) > 2 and n[2]:
-        gb = g.reshape(-1, g.shape[-1]).sum(axis=0) if g.ndim > 1 else g
+        gb = sum_rows(xp, g.reshape(-1, g.shape[-1])) if g.ndim > 1 else g
     return (gx, gw, gb) if len(xs) > 2 else (gx, gw)
 
 
@@ -1178,3 +1191,28 @@ NLL = _row(
         chain=("−{g}/N at each row's target class", ""),
     )
 )
+
+
+# The hot paths (tensor._apply1/_apply2) call ``host`` instead of ``forward(np, ...)`` when set:
+# the same NumPy call, one Python frame fewer per op.
+for _op, _host in (
+    (ADD, operator.add),
+    (SUB, operator.sub),
+    (MUL, operator.mul),
+    (DIV, operator.truediv),
+    (EXP, np.exp),
+    (LOG, np.log),
+    (LOG1P, np.log1p),
+    (SQRT, np.sqrt),
+    (ABS, np.abs),
+    (SIN, np.sin),
+    (COS, np.cos),
+    (TANH, np.tanh),
+    (TAN, np.tan),
+    (LOG2, np.log2),
+    (LOG10, np.log10),
+    (EXPM1, np.expm1),
+    (FLOOR, np.floor),
+    (CEIL, np.ceil),
+):
+    object.__setattr__(_op, "host", _host)  # frozen row: set once, at import

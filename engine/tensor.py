@@ -791,12 +791,18 @@ class Tensor:
 
     # --- operators ------------------------------------------------------------------------------
     def __add__(self, other: Any) -> Tensor:
+        if other.__class__ is builtins.float and self._data.dtype.kind == "f":
+            return _apply2(O.ADD, self, other)  # binary()'s first case, one call sooner
         return binary(O.ADD, self, other)
 
     def __radd__(self, other: Any) -> Tensor:
+        if other.__class__ is builtins.float and self._data.dtype.kind == "f":
+            return _apply2(O.ADD, self, other)  # binary()'s first case, one call sooner
         return binary(O.ADD, self, other)
 
     def __sub__(self, other: Any) -> Tensor:
+        if other.__class__ is builtins.float and self._data.dtype.kind == "f":
+            return _apply2(O.SUB, self, other)  # binary()'s first case, one call sooner
         return binary(O.SUB, self, other)
 
     def __rsub__(self, other: Any) -> Tensor:
@@ -805,12 +811,18 @@ class Tensor:
         return binary(O.RSUB, self, other)
 
     def __mul__(self, other: Any) -> Tensor:
+        if other.__class__ is builtins.float and self._data.dtype.kind == "f":
+            return _apply2(O.MUL, self, other)  # binary()'s first case, one call sooner
         return binary(O.MUL, self, other)
 
     def __rmul__(self, other: Any) -> Tensor:
+        if other.__class__ is builtins.float and self._data.dtype.kind == "f":
+            return _apply2(O.MUL, self, other)  # binary()'s first case, one call sooner
         return binary(O.MUL, self, other)
 
     def __truediv__(self, other: Any) -> Tensor:
+        if other.__class__ is builtins.float and self._data.dtype.kind == "f":
+            return _apply2(O.DIV, self, other)  # binary()'s first case, one call sooner
         return binary(O.DIV, self, other)
 
     def __rtruediv__(self, other: Any) -> Tensor:
@@ -945,8 +957,21 @@ def apply(
     needs = [x.__class__ is Tensor and x.requires_grad for x in inputs]
     if True in needs:
         if _mode.enabled:
-            node = Node(op, inputs, attrs, name, needs, arrays)
-            node.out = weakref.ref(out)
+            node = _new(Node)  # Node.__init__, inlined
+            node.op = op
+            node.inputs = inputs
+            node.arrays = arrays
+            node.attrs = attrs
+            node.seq = _next_seq()
+            node.freed = False
+            node._name = name
+            node.needs = needs
+            saves = op.saves
+            if saves == "in" or saves == "both":
+                node.versions = [getattr(x, "_version", None) for x in inputs]
+            else:
+                node.versions = None
+            node.out = _weakref(out)
             out.grad_fn = node
             out.requires_grad = True
             if lim is not None:
@@ -964,7 +989,8 @@ def _apply1(op: O.Op, a: Tensor) -> Tensor:
     lim = limits.active
     if lim is not None or ad.__class__ is not _ndarray:
         return apply(op, (a,))
-    data = op.forward(np, ad)
+    host = op.host
+    data = host(ad) if host is not None else op.forward(np, ad)
     if data.__class__ is not _ndarray:
         data = np.asarray(data)
     out = _new(Tensor)
@@ -976,14 +1002,14 @@ def _apply1(op: O.Op, a: Tensor) -> Tensor:
             node = _new(Node)  # Node.__init__, inlined: this runs once per recorded op
             node.op = op
             node.inputs = (a,)
-            node.arrays = [ad]
+            node.arrays = (ad,)
             node.attrs = None
             node.seq = _next_seq()
             node.freed = False
             node._name = None
             node.needs = _NEEDS_1
             saves = op.saves
-            node.versions = [a._version] if saves == "in" or saves == "both" else None
+            node.versions = (a._version,) if saves == "in" or saves == "both" else None
             node.out = _weakref(out)
             out.grad_fn = node
             out.requires_grad = True
@@ -1008,8 +1034,9 @@ def _apply2(op: O.Op, a: Tensor, b: Any) -> Tensor:
     lim = limits.active
     if lim is not None or ad.__class__ is not _ndarray:
         return apply(op, (a, b))
+    host = op.host
     try:
-        data = op.forward(np, ad, bd)
+        data = host(ad, bd) if host is not None else op.forward(np, ad, bd)
     except ValueError as exc:
         raise _shape_error(op, [ad, bd], exc) from None
     except TypeError:
@@ -1028,7 +1055,7 @@ def _apply2(op: O.Op, a: Tensor, b: Any) -> Tensor:
             node = _new(Node)  # Node.__init__, inlined
             node.op = op
             node.inputs = (a, b)
-            node.arrays = [ad, bd]
+            node.arrays = (ad, bd)
             node.attrs = None
             node.seq = _next_seq()
             node.freed = False
@@ -1036,7 +1063,7 @@ def _apply2(op: O.Op, a: Tensor, b: Any) -> Tensor:
             node.needs = (_NEEDS_TT if rb else _NEEDS_TF) if ra else _NEEDS_FT
             saves = op.saves
             if saves == "in" or saves == "both":
-                node.versions = [a._version, b._version if bt else None]
+                node.versions = (a._version, b._version if bt else None)
             else:
                 node.versions = None
             node.out = _weakref(out)
