@@ -113,7 +113,9 @@ class Node:
         self.inputs = inputs
         # the input arrays as the forward saw them (what backward reads; in-place changes to
         # them since are caught by the version counters)
-        self.arrays = arrays if arrays is not None else [getattr(x, "_data", x) for x in inputs]
+        self.arrays: Sequence[Any] = (
+            arrays if arrays is not None else [getattr(x, "_data", x) for x in inputs]
+        )
         self.attrs = attrs
         self.seq = next(_seq)
         self.freed = False
@@ -124,7 +126,9 @@ class Node:
         self.out: Any = None  # weakref to the output tensor, set by the tensor layer
         saves = op.saves
         if saves == "in" or saves == "both":
-            self.versions: list[int | None] | None = [getattr(x, "_version", None) for x in inputs]
+            self.versions: Sequence[int | None] | None = [
+                getattr(x, "_version", None) for x in inputs
+            ]
         else:
             self.versions = None
 
