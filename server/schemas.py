@@ -321,7 +321,9 @@ class RunResponse(BaseModel):
     )
     device: str
     notice: str | None = Field(
-        default=None, description="E.g. that the playground called backward() itself."
+        default=None,
+        description="E.g. that the playground called backward() itself, or a warning PyTorch "
+        "would print (reading .grad of a non-leaf tensor), one per line with its line number.",
     )
     timing_ms: dict[str, float] = Field(default_factory=dict)
 

@@ -482,7 +482,11 @@ class Interpreter:
         return self.lookup(node.id, scope)
 
     def _attribute(self, node: ast.Attribute, scope: Scope) -> Any:
-        return namespace.get_attribute(self.eval_expr(node.value, scope), node.attr, self.ctx)
+        obj = self.eval_expr(node.value, scope)
+        value = namespace.get_attribute(obj, node.attr, self.ctx)
+        if value is None and namespace.reads_non_leaf_grad(obj, node.attr):
+            self.ctx.warn(node.lineno, namespace.NON_LEAF_GRAD_WARNING)
+        return value
 
     def _subscript(self, node: ast.Subscript, scope: Scope) -> Any:
         obj = self.eval_expr(node.value, scope)

@@ -155,6 +155,41 @@ class SandboxContext:
         self.max_str_len = max_str_len
         self.to_str = to_str
         self.backward_called = False
+        #: warnings PyTorch would print (to stderr), in order, without repeats
+        self.warnings: list[str] = []
+
+    def warn(self, line: int, message: str) -> None:
+        """Record a warning once per line, as Python's default warning filter shows it once
+        per location."""
+        text = f"Line {line}: {message}"
+        if text not in self.warnings:
+            self.warnings.append(text)
+
+
+#: PyTorch's warning (torch/csrc/autograd: TensorBase::grad) for reading ``.grad`` of a
+#: non-leaf tensor that does not retain its gradient: it is None, and always will be.
+NON_LEAF_GRAD_WARNING = (
+    "UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor is being "
+    "accessed. Its .grad attribute won't be populated during autograd.backward(). If you "
+    "indeed want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on "
+    "the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access "
+    "the leaf Tensor instead."
+)
+
+
+def reads_non_leaf_grad(obj: Any, name: str) -> bool:
+    """``obj.grad`` where obj is a tensor with a grad_fn that does not retain its gradient."""
+    if name != "grad":
+        return False
+    engine = load_engine()
+    tensor_type = getattr(engine, "Tensor", None)
+    return (
+        tensor_type is not None
+        and isinstance(obj, tensor_type)
+        and obj.grad_fn is not None
+        and obj.grad is None
+        and not obj.retains_grad
+    )
 
 
 # ---- engine access (lazy: the engine lands in parts) -------------------------------------------

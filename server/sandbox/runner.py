@@ -189,6 +189,9 @@ def run_program(job: dict[str, Any]) -> dict[str, Any]:
         _add_focus(result, error)
     if interp is not None:
         result["stdout"] = interp.stdout()
+        if interp.ctx.warnings:  # what PyTorch would print to stderr, shown beside the output
+            notes = [n for n in (result.get("notice"), *interp.ctx.warnings) if n]
+            result["notice"] = "\n".join(notes)
     timing["total"] = _ms(started)
     return result
 

@@ -214,3 +214,22 @@ def test_pass_picker_shows_grad_accumulating(page: Page) -> None:
     expect(w).to_contain_text("grad 36")
     picker.select_option("2")
     expect(w).to_contain_text("grad 54")
+
+
+NON_LEAF_GRAD = """\
+import torch
+x = torch.tensor(3.0, requires_grad=True)
+h = x * x
+loss = h + 1
+loss.backward()
+print(x.grad, h.grad)
+"""
+
+
+def test_reading_a_non_leaf_grad_shows_pytorchs_warning(page: Page) -> None:
+    open_program(page, NON_LEAF_GRAD)
+    expect(page.get_by_test_id("stdout")).to_contain_text("tensor(6.) None")
+    notice = page.get_by_test_id("notice")
+    expect(notice).to_be_visible()
+    expect(notice).to_contain_text("Line 6: UserWarning: The .grad attribute of a Tensor")
+    expect(notice).to_contain_text("retain_grad()")

@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from tests.sandbox.helpers import err, out
+from tests.sandbox.helpers import err, out, run
 
 # Programs whose stdout must be exactly what real Python prints.
 PYTHON_PROGRAMS = [
@@ -161,3 +161,41 @@ def test_functions_classes_and_engine_objects_print_without_host_paths() -> None
         "[<built-in function relu>] torch.float32\n"
     )
     assert "engine" not in printed and "<locals>" not in printed
+
+
+def test_reading_grad_of_a_non_leaf_warns_as_pytorch_does() -> None:
+    # PyTorch warns (UserWarning, once per location) and returns None; so do we, in `notice`.
+    source = (
+        "import torch\n"
+        "x = torch.tensor(2.0, requires_grad=True)\n"
+        "y = x * x\n"
+        "z = y + 1\n"
+        "z.backward()\n"
+        "for _ in range(3):\n"
+        "    print(y.grad)\n"
+        "print(x.grad)\n"
+    )
+    result = run(source)
+    assert result["ok"], result["error"]
+    assert result["stdout"] == "None\nNone\nNone\ntensor(4.)\n"
+    notice = result["notice"]
+    assert notice.startswith("Line 7: UserWarning: The .grad attribute of a Tensor that is not")
+    assert notice.count("UserWarning") == 1  # once per location, not once per read
+    assert "retain_grad()" in notice
+
+
+def test_no_warning_for_leaves_or_retained_grads() -> None:
+    source = (
+        "import torch\n"
+        "x = torch.tensor(2.0, requires_grad=True)\n"
+        "y = x * 3\n"
+        "y.retain_grad()\n"
+        "y.backward()\n"
+        "print(x.grad, y.grad)\n"
+        "c = torch.tensor(1.0)\n"
+        "print(c.grad)\n"
+    )
+    result = run(source)
+    assert result["ok"], result["error"]
+    assert result["stdout"] == "tensor(3.) tensor(1.)\nNone\n"
+    assert result["notice"] is None
