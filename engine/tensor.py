@@ -505,7 +505,15 @@ class Tensor:
         return apply(O.CLONE, (self,))
 
     def contiguous(self) -> Tensor:
-        return self
+        """Self when its elements are laid out in row-major order, else a row-major copy
+        (recorded as CloneBackward0, as PyTorch records it)."""
+        if self.is_contiguous():
+            return self
+        return apply(O.CLONE, (self,))
+
+    def is_contiguous(self) -> builtins.bool:
+        flags = getattr(self._data, "flags", None)
+        return flags is None or builtins.bool(flags.c_contiguous)
 
     def __deepcopy__(self, memo: Any) -> Tensor:
         t = Tensor._wrap(self._data.copy(), self.requires_grad)
@@ -518,7 +526,25 @@ class Tensor:
     def view(self, *shape: Any) -> Tensor:
         if len(shape) == 1 and isinstance(shape[0], DType):
             raise RuntimeError("view(dtype) is not supported in the playground")
-        return reshape(self, _shape_arg(shape))
+        size = _shape_arg(shape)
+        d = self._data
+        if d.__class__ is _ndarray and not d.flags.c_contiguous:
+            # A view must reuse the storage: PyTorch refuses shapes that would need a copy
+            # (NumPy's no-copy reshape applies the same rule to the same strides).
+            try:
+                np.reshape(d, size, copy=False)
+            except ValueError:
+                try:
+                    np.reshape(d, size)
+                except ValueError:
+                    pass  # a size mismatch: reshape() below raises PyTorch's message for it
+                else:
+                    raise RuntimeError(
+                        "view size is not compatible with input tensor's size and stride (at "
+                        "least one dimension spans across two contiguous subspaces). Use "
+                        ".reshape(...) instead."
+                    ) from None
+        return reshape(self, size)
 
     def view_as(self, other: Tensor) -> Tensor:
         return reshape(self, other._data.shape)
