@@ -72,6 +72,9 @@ _TYPE_WORDS = {
     "float16": "Half",
     "int64": "Long",
     "int32": "Int",
+    "int16": "Short",
+    "int8": "Char",
+    "uint8": "Byte",
     "bool": "Bool",
 }
 

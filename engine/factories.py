@@ -95,8 +95,10 @@ def _infer_dtype(data: Any) -> Any:
             kinds.add("i")
         elif isinstance(x, float | np.floating):
             kinds.add("f")
+        elif isinstance(x, str):
+            raise TypeError("new(): invalid data type 'str'")
         else:
-            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+            raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
 
     scan(data)
     if "f" in kinds or not kinds:
@@ -104,6 +106,38 @@ def _infer_dtype(data: Any) -> Any:
     if "i" in kinds:
         return np.int64
     return np.bool_
+
+
+def _check_nested_lengths(data: Any) -> None:
+    """PyTorch's errors for ragged nested lists (sizes come from the first element chain)."""
+    if isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
+    sizes: list[int] = []
+    x = data
+    while isinstance(x, list | tuple):
+        sizes.append(len(x))
+        if not x:
+            break
+        x = x[0]
+    if isinstance(x, str) and sizes:
+        raise ValueError("too many dimensions 'str'")
+
+    def walk(y: Any, d: int) -> None:
+        if d < len(sizes):
+            if isinstance(y, Tensor):
+                return
+            if not isinstance(y, list | tuple):
+                raise TypeError("not a sequence")
+            if len(y) != sizes[d]:
+                raise ValueError(
+                    f"expected sequence of length {sizes[d]} at dim {d} (got {len(y)})"
+                )
+            for z in y:
+                walk(z, d + 1)
+        elif isinstance(y, list | tuple):
+            raise TypeError(f"'{type(y).__name__}' object cannot be interpreted as an integer")
+
+    walk(data, 0)
 
 
 def _to_nested(data: Any) -> Any:
@@ -128,6 +162,7 @@ def tensor(
         if dtype is None and arr.dtype == np.float64:
             arr = arr.astype(np.float64)
     else:
+        _check_nested_lengths(data)
         np_dtype = dtype.np if dtype is not None else _infer_dtype(data)
         if limits.active is not None:
             limits.active.check_nested(data)
@@ -164,15 +199,27 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return Tensor._wrap(array)
 
 
-def _shape_arg(shape: Sequence[Any]) -> tuple[int, ...]:
-    if len(shape) == 1 and isinstance(shape[0], list | tuple | Size):
-        shape = tuple(shape[0])
+def _shape_arg(shape: Sequence[Any], fname: str = "") -> tuple[int, ...]:
+    """A shape given as ints or one sequence; ``fname`` words errors as PyTorch's factories do."""
+    single = len(shape) == 1
+    if single and isinstance(shape[0], list | tuple | Size):
+        shape, single = tuple(shape[0]), False
     out = []
-    for s in shape:
+    for pos, s in enumerate(shape):
         if isinstance(s, Tensor):
             s = s.item()
         if not isinstance(s, int | np.integer) or isinstance(s, bool):
-            raise TypeError(f"expected a sequence of integers as the shape, got {type(s).__name__}")
+            name = type(s).__name__
+            if not fname:
+                raise TypeError(f"expected a sequence of integers as the shape, got {name}")
+            if single:
+                raise TypeError(
+                    f"{fname}(): argument 'size' (position 1) must be tuple of ints, not {name}"
+                )
+            raise TypeError(
+                f"{fname}(): argument 'size' failed to unpack the object at pos {pos + 1} with "
+                f'error "type must be tuple of ints,but got {name}"'
+            )
         out.append(int(s))
     return tuple(out)
 
@@ -185,7 +232,7 @@ def _factory(
     fill: Any,
     fname: str = "",
 ) -> Tensor:
-    dims = _shape_arg(shape)
+    dims = _shape_arg(shape, fname)
     for d in dims:
         if d < 0:
             if fname == "zeros":
@@ -212,7 +259,7 @@ def zeros(
 def ones(
     *shape: Any, dtype: DType | None = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
-    return _factory(shape, dtype, device, requires_grad, lambda xp, s, d: xp.ones(s, d))
+    return _factory(shape, dtype, device, requires_grad, lambda xp, s, d: xp.ones(s, d), "ones")
 
 
 def empty(
@@ -228,6 +275,17 @@ def full(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
+    if not isinstance(size, list | tuple | Size):
+        raise TypeError(
+            f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}"
+        )
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    if not isinstance(fill_value, int | float | bool | np.number | np.bool_):
+        raise TypeError(
+            "full(): argument 'fill_value' (position 2) must be Number, not "
+            f"{type(fill_value).__name__}"
+        )
     if dtype is None:
         dtype = dtypes.from_numpy(_infer_dtype(fill_value))
     return _factory(
@@ -265,8 +323,10 @@ def arange(
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
-    if step == 0:
+    if vals[2] == 0:
         raise RuntimeError("step must be nonzero")
+    if (vals[2] > 0 and vals[1] < vals[0]) or (vals[2] < 0 and vals[1] > vals[0]):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         dtype = dtypes.float32 if builtins.any(isinstance(v, float) for v in vals) else dtypes.int64
     n = builtins.max(0, int(np.ceil((vals[1] - vals[0]) / vals[2])))
@@ -287,6 +347,8 @@ def linspace(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
     if limits.active is not None:
         limits.active.alloc(int(steps))
     dt = (dtype or dtypes.float32).np
@@ -310,10 +372,12 @@ def eye(n: int, m: int | None = None, dtype: DType | None = None, device: Any = 
     return Tensor._wrap(move(np.eye(n, m, dtype=(dtype or dtypes.float32).np), _device(device)))
 
 
-def _random(shape: Any, dtype: DType | None, device: Any, requires_grad: bool, draw: Any) -> Tensor:
+def _random(
+    shape: Any, dtype: DType | None, device: Any, requires_grad: bool, draw: Any, fname: str = ""
+) -> Tensor:
     from engine.random import default_generator
 
-    dims = _shape_arg(shape)
+    dims = _shape_arg(shape, fname)
     for d in dims:
         if d < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {d}: {list(dims)}")
@@ -335,7 +399,9 @@ def rand(
     requires_grad: bool = False,
     generator: Any = None,
 ) -> Tensor:
-    return _random(shape, dtype, device, requires_grad, lambda g, n, d: g.uniform(n, 0.0, 1.0, d))
+    return _random(
+        shape, dtype, device, requires_grad, lambda g, n, d: g.uniform(n, 0.0, 1.0, d), "rand"
+    )
 
 
 def randn(
@@ -345,7 +411,9 @@ def randn(
     requires_grad: bool = False,
     generator: Any = None,
 ) -> Tensor:
-    return _random(shape, dtype, device, requires_grad, lambda g, n, d: g.normal(n, 0.0, 1.0, d))
+    return _random(
+        shape, dtype, device, requires_grad, lambda g, n, d: g.normal(n, 0.0, 1.0, d), "randn"
+    )
 
 
 def randint(

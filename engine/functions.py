@@ -170,6 +170,11 @@ def where(condition: Tensor, a: Any = None, b: Any = None) -> Any:
         target = _result_dtype(ta, tb)
         ta, tb = _cast_keep_graph(ta, target), _cast_keep_graph(tb, target)
     cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
+    if isinstance(condition, Tensor) and cond.dtype.kind != "b":
+        raise RuntimeError(
+            "where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{dtypes.type_word(cond.dtype)}"
+        )
     return apply(O.WHERE, (Tensor._wrap(cond.astype(bool, copy=False)), ta, tb))
 
 
@@ -327,14 +332,32 @@ def norm(a: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tenso
     return pow(sum(pow(abs(a), p), dim, keepdim), 1.0 / p)
 
 
-def softmax(a: Tensor, dim: int, dtype: DType | None = None) -> Tensor:
-    a = _as_float(a)
-    return apply(O.SOFTMAX, (a,), {"dim": _norm_dim(dim, a._data.ndim)})
+def _softmax_input(a: Tensor, dim: int, dtype: DType | None, kernel: str) -> tuple[Tensor, int]:
+    """The (cast) input and normalised dim; PyTorch has no softmax kernel for integer input."""
+    if dtype is not None:
+        a = a.to(dtype)
+    d = _norm_dim(dim, a._data.ndim)
+    if a._data.dtype.kind != "f":
+        last = "lastdim_" if d == a._data.ndim - 1 or a._data.ndim == 0 else ""
+        raise NotImplementedError(
+            f'"{kernel}_{last}kernel_impl" not implemented for '
+            f"'{dtypes.type_word(a._data.dtype)}'"
+        )
+    return a, d
 
 
-def log_softmax(a: Tensor, dim: int, dtype: DType | None = None) -> Tensor:
-    a = _as_float(a)
-    return apply(O.LOG_SOFTMAX, (a,), {"dim": _norm_dim(dim, a._data.ndim)})
+def softmax(a: Tensor, dim: int | None = None, dtype: DType | None = None) -> Tensor:
+    if dim is None:
+        raise TypeError('softmax() missing 1 required positional arguments: "dim"')
+    a, d = _softmax_input(a, dim, dtype, "softmax")
+    return apply(O.SOFTMAX, (a,), {"dim": d})
+
+
+def log_softmax(a: Tensor, dim: int | None = None, dtype: DType | None = None) -> Tensor:
+    if dim is None:
+        raise TypeError('log_softmax() missing 1 required positional arguments: "dim"')
+    a, d = _softmax_input(a, dim, dtype, "log_softmax")
+    return apply(O.LOG_SOFTMAX, (a,), {"dim": d})
 
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
@@ -361,7 +384,14 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         )
     k_a = ad.shape[-1]
     k_b = bd.shape[0] if bd.ndim == 1 else bd.shape[-2]
+    if bd.ndim >= 3:
+        _matmul_batch_check(ad.shape, bd.shape, k_a, k_b)
     if k_a != k_b:
+        if ad.ndim >= 3 and bd.ndim == 1:
+            rows = int(np.prod(ad.shape[:-1]))
+            raise RuntimeError(
+                f"size mismatch, got input ({rows}), mat ({rows}x{k_a}), vec ({bd.shape[0]})"
+            )
         if ad.ndim == 1 and bd.ndim == 1:
             raise RuntimeError(
                 f"inconsistent tensor size, expected tensor [{ad.shape[0]}] and src [{bd.shape[0]}] to have the same "
@@ -393,6 +423,25 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
 
 mm = matmul
 dot = matmul
+
+
+def _matmul_batch_check(sa: tuple[int, ...], sb: tuple[int, ...], k_a: int, k_b: int) -> None:
+    """PyTorch's errors for a batched matmul (the second operand has 3 or more dimensions)."""
+    ba, bb = sa[:-2], sb[:-2]
+    n = builtins.max(len(ba), len(bb))
+    pa, pb = (1,) * (n - len(ba)) + tuple(ba), (1,) * (n - len(bb)) + tuple(bb)
+    for i in range(n - 1, -1, -1):
+        if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({pa[i]}) must match the size of tensor b ({pb[i]}) "
+                f"at non-singleton dimension {i}"
+            )
+    if k_a != k_b:
+        batch = int(np.prod([builtins.max(x, y) for x, y in zip(pa, pb, strict=True)]))
+        raise RuntimeError(
+            "Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{batch}, {k_a}] but got: [{batch}, {k_b}]."
+        )
 
 
 def _dtype_word(np_dtype: Any) -> str:
@@ -554,12 +603,56 @@ def _index(key: Any, ndim: int) -> tuple[Any, bool]:
                 "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
                 f"are valid indices (got {type(k).__name__})"
             )
+    _check_index_count(out, ndim)
     return (tuple(out) if isinstance(key, tuple) else out[0]), advanced
+
+
+def _dims_used(part: Any) -> int:
+    """How many dimensions of the indexed tensor one (converted) index part consumes."""
+    if part is None or part is Ellipsis or isinstance(part, bool):
+        return 0
+    if isinstance(part, np.ndarray) and part.dtype == np.bool_:
+        return int(part.ndim)
+    return 1
+
+
+def _check_index_count(parts: list[Any], ndim: int) -> None:
+    """PyTorch's errors for more indices than dimensions (NumPy words them differently)."""
+    if builtins.sum(_dims_used(p) for p in parts) <= ndim:
+        return
+    if ndim == 0:
+        first = next(p for p in parts if _dims_used(p))
+        if isinstance(first, slice):
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        raise IndexError(
+            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+            "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+        )
+    raise IndexError(f"too many indices for tensor of dimension {ndim}")
+
+
+def _check_masks(parts: tuple[Any, ...], shape: tuple[int, ...]) -> None:
+    """PyTorch's error for a boolean mask whose shape does not fit the dimensions it indexes."""
+    pos = 0
+    for i, p in enumerate(parts):
+        if p is Ellipsis:
+            pos = len(shape) - builtins.sum(_dims_used(q) for q in parts[i + 1 :])
+            continue
+        if isinstance(p, np.ndarray) and p.dtype == np.bool_:
+            for j, n in enumerate(p.shape):
+                if pos + j < len(shape) and n != shape[pos + j]:
+                    raise IndexError(
+                        f"The shape of the mask {list(p.shape)} at index {j} does not match the "
+                        f"shape of the indexed tensor {list(shape)} at index {pos + j}"
+                    )
+        pos += _dims_used(p)
 
 
 def getitem(a: Tensor, key: Any) -> Tensor:
     index, advanced = _index(key, a._data.ndim)
     parts = index if isinstance(index, tuple) else (index,)
+    if advanced:
+        _check_masks(parts, a._data.shape)
     if advanced:
         name = "IndexBackward0"
     else:
@@ -607,12 +700,21 @@ def _seq_tensors(tensors: Iterable[Tensor], fname: str) -> list[Tensor]:
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     ts = _seq_tensors(tensors, "torch.cat")
+    kept = [x for x in ts if x._data.shape != (0,)]
+    if kept and len(kept) < len(ts):
+        # PyTorch skips 1-D empty tensors (legacy behaviour), but they still count for the dtype
+        target = dtypes.promote([(x._data.dtype, 1) for x in ts], [])
+        ts = [x if x._data.dtype == target else _cast_keep_graph(x, target) for x in kept]
     nd = ts[0]._data.ndim
     if nd == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
     d = _norm_dim(dim, nd)
     for i, x in enumerate(ts[1:], 1):
         xs = x._data.shape
+        if len(xs) != nd and xs != (0,) and ts[0]._data.shape != (0,):
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {nd} and {len(xs)}"
+            )
         if len(xs) != nd or builtins.any(
             xs[j] != ts[0]._data.shape[j] for j in range(nd) if j != d
         ):

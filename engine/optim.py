@@ -10,6 +10,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from engine import dtypes
 from engine.autograd import zero_grads
 from engine.tensor import Tensor
 
@@ -19,6 +20,11 @@ class Optimizer:
         self.defaults = defaults
         self.state: dict[int, dict[str, Any]] = {}
         self.param_groups: list[dict[str, Any]] = []
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got torch.{dtypes.type_word(params._data.dtype)}Tensor"
+            )
         items = list(params)
         if not items:
             raise ValueError("optimizer got an empty parameter list")
@@ -70,6 +76,8 @@ class SGD(Optimizer):
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0:
             raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(
@@ -129,6 +137,11 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid learning rate: {lr}")
         if not eps >= 0.0:
             raise ValueError(f"Invalid epsilon value: {eps}")
+        for i, beta in enumerate(betas):
+            if not 0.0 <= beta < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+        if not weight_decay >= 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         super().__init__(
             params,
             {

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from engine import dtypes
+from engine import functions as _fn
 from engine import ops as O
+from engine.dtypes import DType
 from engine.functions import (
     linear,
-    log_softmax,
     relu,
     sigmoid,
-    softmax,
     tanh,
 )
 from engine.tensor import Tensor, apply
@@ -62,10 +62,48 @@ def _same_shape_or_broadcast(a: Tensor, b: Tensor) -> None:
                 ) from None
 
 
+def _implicit_softmax_dim(ndim: int) -> int:
+    """The dim PyTorch picks (with a deprecation warning) when softmax gets none."""
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: DType | None = None
+) -> Tensor:
+    if dim is None:
+        dim = _implicit_softmax_dim(input._data.ndim)
+    return _fn.softmax(input, dim, dtype)
+
+
+def log_softmax(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: DType | None = None
+) -> Tensor:
+    if dim is None:
+        dim = _implicit_softmax_dim(input._data.ndim)
+    return _fn.log_softmax(input, dim, dtype)
+
+
+def _promote_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+    """Both operands in their common (PyTorch-promoted) dtype."""
+    common = np.promote_types(input._data.dtype, target._data.dtype)
+    if input._data.dtype != common:
+        input = input.to(dtypes.from_numpy(common))
+    if target._data.dtype != common:
+        target = target.to(dtypes.from_numpy(common))
+    return input, target
+
+
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     _same_shape_or_broadcast(input, target)
-    if target._data.dtype != input._data.dtype:
+    if input._data.dtype.kind != "f" and target._data.dtype.kind != "f":
+        word = dtypes.type_word(np.promote_types(input._data.dtype, target._data.dtype))
+        raise NotImplementedError(f"\"mse_cpu\" not implemented for '{word}'")
+    if target._data.dtype.kind != "f":
         target = target.to(input.dtype)
+    elif input._data.dtype.kind != "f":
+        input = input.to(target.dtype)
+    else:
+        input, target = _promote_pair(input, target)
     return apply(O.MSE, (input, target), {"reduction": _reduction(reduction)})
 
 
@@ -82,6 +120,11 @@ def binary_cross_entropy(
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}) is deprecated. Please ensure they have the same size."
+        )
+    if target._data.dtype != input._data.dtype:
+        raise RuntimeError(
+            f"Found dtype {dtypes.type_word(target._data.dtype)} but expected "
+            f"{dtypes.type_word(input._data.dtype)}"
         )
     d = input._data
     if d.size and (float(d.min()) < 0 or float(d.max()) > 1):
@@ -104,6 +147,21 @@ def binary_cross_entropy_with_logits(
         )
     if pos_weight is not None:
         raise RuntimeError("pos_weight is not supported in the playground")
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(
+            f"\"log_sigmoid_cpu\" not implemented for '{dtypes.type_word(input._data.dtype)}'"
+        )
+    if target._data.dtype.kind == "b":
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
+    if target._data.dtype.kind != "f":
+        raise RuntimeError(
+            f"result type {dtypes.type_word(input._data.dtype)} can't be cast to the desired "
+            f"output type {dtypes.type_word(target._data.dtype)}"
+        )
+    input, target = _promote_pair(input, target)
     if weight is not None:
         loss = apply(O.BCE_LOGITS, (input, target), {"reduction": "none"})
         return _weighted(loss, weight, reduction)
@@ -165,6 +223,11 @@ def cross_entropy(
         raise RuntimeError("label_smoothing is not supported in the playground")
     dim = 1 if input._data.ndim >= 2 else 0
     logp = log_softmax(input, dim)
+    if target._data.dtype.kind not in "f" and target._data.dtype not in (np.int64, np.uint8):
+        raise RuntimeError(
+            "expected target dtype to be Long or Byte, but got "
+            f"{dtypes.type_word(target._data.dtype)}"
+        )
     if target._data.dtype.kind == "f":
         if target._data.shape != input._data.shape:
             raise RuntimeError(

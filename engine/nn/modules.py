@@ -213,8 +213,8 @@ class Linear(Module):
             bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
             init.uniform_(self.bias, -bound, bound)
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.linear(x, self.weight, self.bias)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
         return (
@@ -235,10 +235,10 @@ class Sequential(Module):
                     raise TypeError(f"{type(m).__name__} is not a Module subclass")
                 self._modules[str(i)] = m
 
-    def forward(self, x: Any) -> Any:
+    def forward(self, input: Any) -> Any:
         for m in self._modules.values():
-            x = m(x)
-        return x
+            input = m(input)
+        return input
 
     def __getitem__(self, idx: int | slice) -> Any:
         mods = list(self._modules.values())
@@ -282,8 +282,18 @@ class ModuleList(Module):
 class _Activation(Module):
     fn: Any = None
 
-    def forward(self, x: Tensor) -> Tensor:
-        return type(self).fn(x)
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self).fn(input)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # each activation gets its own forward, so a missing argument names it (ReLU.forward())
+        super().__init_subclass__(**kwargs)
+
+        def forward(self: _Activation, input: Tensor) -> Tensor:
+            return type(self).fn(input)
+
+        forward.__qualname__ = f"{cls.__name__}.forward"
+        cls.forward = forward  # type: ignore[method-assign]
 
 
 class ReLU(_Activation):
@@ -303,8 +313,8 @@ class GELU(Module):
         super().__init__()
         self.approximate = approximate
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.gelu(x, self.approximate)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.gelu(input, self.approximate)
 
     def extra_repr(self) -> str:
         return f"approximate='{self.approximate}'"
@@ -319,8 +329,8 @@ class Softplus(Module):
         super().__init__()
         self.beta, self.threshold = beta, threshold
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.softplus(x, self.beta, self.threshold)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softplus(input, self.beta, self.threshold)
 
     def extra_repr(self) -> str:
         return f"beta={self.beta}, threshold={self.threshold}"
@@ -331,16 +341,16 @@ class ELU(Module):
         super().__init__()
         self.alpha = alpha
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.elu(x, self.alpha)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.elu(input, self.alpha)
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}"
 
 
 class Identity(Module):
-    def forward(self, x: Tensor) -> Tensor:
-        return x
+    def forward(self, input: Tensor) -> Tensor:
+        return input
 
 
 class LeakyReLU(Module):
@@ -348,8 +358,8 @@ class LeakyReLU(Module):
         super().__init__()
         self.negative_slope = negative_slope
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.leaky_relu(x, self.negative_slope)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.leaky_relu(input, self.negative_slope)
 
     def extra_repr(self) -> str:
         return f"negative_slope={self.negative_slope}"
@@ -360,16 +370,16 @@ class Softmax(Module):
         super().__init__()
         self.dim = dim
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.softmax(x, self.dim if self.dim is not None else -1)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softmax(input, self.dim)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
 
 
 class LogSoftmax(Softmax):
-    def forward(self, x: Tensor) -> Tensor:
-        return F.log_softmax(x, self.dim if self.dim is not None else -1)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.log_softmax(input, self.dim)
 
 
 class Dropout(Module):
@@ -377,8 +387,8 @@ class Dropout(Module):
         super().__init__()
         self.p = p
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.dropout(x, self.p, self.training)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout(input, self.p, self.training)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace=False"
@@ -389,8 +399,8 @@ class Flatten(Module):
         super().__init__()
         self.start_dim, self.end_dim = start_dim, end_dim
 
-    def forward(self, x: Tensor) -> Tensor:
-        return x.flatten(self.start_dim, self.end_dim)
+    def forward(self, input: Tensor) -> Tensor:
+        return input.flatten(self.start_dim, self.end_dim)
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
