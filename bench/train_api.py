@@ -10,7 +10,9 @@ Three contestants, timed in alternation (bench.timing.interleaved_medians), 10 s
 - api: POST /api/v1/train through FastAPI's TestClient, passing the state back each call
   (adds JSON parsing and validation, routing, middleware and orjson encoding);
 - http: the same request to a real uvicorn server on 127.0.0.1 over a keep-alive connection
-  (TestClient's own thread hop costs ~1-2 ms a request, which no real client pays).
+  (TestClient's own thread hop costs ~1-2 ms a request, which no real client pays);
+- http floor: an empty POST (/bench/bare: a small body parsed, no work) to the same server on
+  the same connection: what any request costs there, the part of "http" no trainer can cut.
 
 Target (issue 5): the API costs at most 1.5x the engine per step at 10 steps a call.
 """
@@ -40,9 +42,10 @@ def _lesson_setup() -> tuple[Any, Any, Any, Any, Any, Any]:
     """The engine, the dataset, and a lesson-style 2-16-16-2 model, loss and Adam."""
     import engine as torch
     from engine import data, nn
+    from engine.random import manual_seed  # torch.manual_seed (mypy: engine has no __all__)
 
     ds = data.make("moons", n_samples=200, noise=0.1, test_fraction=0.3, seed=0)
-    torch.manual_seed(0)
+    manual_seed(0)
     model = nn.Sequential(
         nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 2)
     )
@@ -81,7 +84,7 @@ def _engine_loop(with_metrics: bool = False) -> Any:
     return ten_steps
 
 
-def _http_loop(base: str) -> tuple[Any, Any]:
+def _http_loop(base: str) -> tuple[Any, Any, Any]:
     import httpx
 
     client = httpx.Client(base_url=base, timeout=30)
@@ -92,7 +95,12 @@ def _http_loop(base: str) -> tuple[Any, Any]:
         r.raise_for_status()
         carried["state"] = orjson.loads(r.content)["state"]  # a client's choice of decoder
 
-    return ten_steps, client
+    def empty_post() -> None:
+        r = client.post("/bench/bare", json={"source": "x = 1"})
+        r.raise_for_status()
+        orjson.loads(r.content)
+
+    return ten_steps, empty_post, client
 
 
 def _service_loop() -> Any:
@@ -137,7 +145,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     api, client = _api_loop()
     try:
         with serve(workers=1) as url:
-            http, http_client = _http_loop(url)
+            http, floor, http_client = _http_loop(url)
             medians = interleaved_medians(
                 {
                     "engine": _engine_loop(),
@@ -145,6 +153,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
                     "service": _service_loop(),
                     "api": api,
                     "http": http,
+                    "http floor": floor,
                 },
                 min_time=0.3 if quick else 1.0,
                 repeats=9 if quick else 15,
@@ -160,12 +169,14 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         "service": "server.train in-process",
         "api": "POST /api/v1/train (TestClient)",
         "http": "POST /api/v1/train (uvicorn on 127.0.0.1, keep-alive)",
+        "http floor": f"HTTP floor: an empty POST to that server (its time / {STEPS_PER_CALL})",
     }
     rows = []
     for key, seconds in medians.items():
         per_step = seconds / STEPS_PER_CALL
+        workload = f"2-16-16-2, batch 32, {STEPS_PER_CALL} steps/call: {titles[key]}"
         rows.append({
-            "workload": f"2-16-16-2, batch 32, {STEPS_PER_CALL} steps/call: {titles[key]}",
+            "workload": titles[key] if key == "http floor" else workload,
             "s_per_step": per_step,
             "steps_per_s": 1.0 / per_step,
             "vs_engine": per_step / base,

@@ -105,3 +105,74 @@ def test_dataset_is_learned(
     assert len(rows) == steps and rows[-1]["step"] == steps
     assert rows[-1]["test_acc"] >= accuracy, rows[-1]
     assert rows[-1]["train_loss"] < rows[0]["train_loss"]
+
+
+# ---- batched evaluation: a call's history rows in one pass equal a pass per step --------------
+
+EVALUATED = [
+    ({"name": "moons", "n_samples": 200}, {"hidden": [16, 16], "activation": "tanh"}),
+    ({"name": "spiral", "n_samples": 300, "classes": 3}, {"hidden": [8, 8], "activation": "relu"}),
+    ({"name": "blobs", "n_samples": 200, "classes": 8}, {"hidden": [8], "activation": "sigmoid"}),
+    ({"name": "blobs", "n_samples": 120, "classes": 5, "test_fraction": 0.0}, {"hidden": [4]}),
+]
+
+
+def _reference_row(trainer: Trainer) -> dict[str, object]:
+    """The history row as the service computed it before batching: one forward pass of the
+    current parameters with NumPy's own reductions (max, sum, mean over the class axis)."""
+    act = {"tanh": np.tanh, "relu": lambda z: np.maximum(z, 0),
+           "sigmoid": lambda z: 0.5 * (np.tanh(0.5 * z) + 1.0)}[trainer.activation]  # fmt: skip
+    params = trainer.host_params()
+    d = trainer.data
+    h = np.concatenate([d.x_train, d.x_test])
+    for i in range(0, len(params), 2):
+        h = h @ params[i].T + params[i + 1]
+        if i < len(params) - 2:
+            h = act(h)
+    e = np.exp(h - h.max(axis=1, keepdims=True))
+    probs = e / e.sum(axis=1, keepdims=True)
+    row: dict[str, object] = {"step": trainer.step}
+    for split, p, y in (("train", probs[: d.n_train], d.y_train),
+                        ("test", probs[d.n_train :], d.y_test)):  # fmt: skip
+        if y.shape[0] == 0:
+            row[f"{split}_loss"] = row[f"{split}_acc"] = None
+            continue
+        picked = p[np.arange(y.shape[0]), y].astype(np.float64)
+        row[f"{split}_loss"] = float(-np.log(np.maximum(picked, 1e-30)).mean())
+        row[f"{split}_acc"] = float((p.argmax(axis=1) == y).mean())
+    return row
+
+
+@pytest.mark.parametrize(("dataset", "model"), EVALUATED, ids=[d["name"] + str(d.get("classes", 2))
+                                                               for d, _ in EVALUATED])  # fmt: skip
+def test_batched_history_equals_a_forward_pass_per_step(
+    dataset: dict[str, object], model: dict[str, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    req = TrainRequest.model_validate({"dataset": dataset, "model": model, "steps": 12,
+                                       "optimizer": {"name": "adam", "lr": 0.05}})  # fmt: skip
+    batched = Trainer(req, Settings(), max_steps=12).advance(12)
+    one_by_one = Trainer(req, Settings(), max_steps=12)
+    reference = []
+    for _ in range(12):
+        [row] = one_by_one.advance(1)
+        assert row == one_by_one.evaluate()
+        reference.append(_reference_row(one_by_one))
+    assert batched == reference  # bit for bit, not approximately
+    # Passes of a few snapshots each (as for a long call of a big model) give the same rows.
+    grouped = Trainer(req, Settings(), max_steps=12)
+    activations = grouped.data.x_all.shape[0] * max(grouped.sizes)
+    monkeypatch.setattr("server.train.EVAL_ELEMENTS", 5 * activations)
+    assert grouped.snapshots_per_pass() == 5
+    assert grouped.advance(12) == batched
+
+
+def test_estimated_ms_grows_with_steps_model_and_grid() -> None:
+    def estimate(**spec: object) -> float:
+        req = TrainRequest.model_validate({"dataset": {"name": "moons"}, **spec})
+        return Trainer(req, Settings(), max_steps=1000).estimated_ms()
+
+    small = estimate(steps=10)
+    assert 1 < small < 5  # the playground's call: run on the event loop
+    assert estimate(steps=100) > 5 * small
+    assert estimate(steps=10, model={"hidden": [64, 64]}) > 2 * small
+    assert estimate(steps=10, grid=100) > small
