@@ -95,6 +95,7 @@ class Node:
         "op",
         "out",
         "out_value",
+        "out_version",
         "seq",
         "versions",
     )
@@ -124,6 +125,8 @@ class Node:
             needs if needs is not None else [getattr(x, "requires_grad", False) for x in inputs]
         )
         self.out: Any = None  # weakref to the output tensor, set by the tensor layer
+        # the output's version when recorded (not 0 when an in-place op produced it)
+        self.out_version = 0
         saves = op.saves
         if saves == "in" or saves == "both":
             self.versions: Sequence[int | None] | None = [
@@ -274,7 +277,7 @@ def _check_versions(node: Node) -> None:
             if cur != v:
                 where = ""
                 if x.grad_fn is not None:
-                    where = f", which is output 0 of {x.grad_fn.name()},"
+                    where = f", which is output 0 of {_forward_name(x.grad_fn)},"
                 raise _VersionError(
                     "one of the variables needed for gradient computation has been modified "
                     f"by an inplace operation: {_type_name(x)}{where} is at version {cur}; "
@@ -283,19 +286,25 @@ def _check_versions(node: Node) -> None:
                 )
     if saves == "out" or saves == "both":
         out = node.out() if node.out is not None else None
-        if out is not None and out._version != 0:
+        if out is not None and out._version != node.out_version:
             raise _VersionError(
                 "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: {_type_name(out)}, which is output 0 of "
                 f"{_forward_name(node)}, is at "
-                f"version {out._version}; expected version 0 instead. {_HINT}",
+                f"version {out._version}; expected version {node.out_version} instead. {_HINT}",
                 node,
             )
 
 
-def _forward_name(node: Node) -> str:
-    name = node.name()
-    return name[: name.index("Backward")] if "Backward" in name else name
+def _forward_name(node: Any) -> str:
+    """How PyTorch's version-counter message names a node: ``AddBackward0`` -> ``Add``,
+    ``FillBackward2`` -> ``Fill2``; other names (``torch::autograd::CopyBackwards``) as they are."""
+    name: str = node.name()
+    i = name.find("Backward")
+    suffix = name[i + len("Backward") :] if i >= 0 else "-"
+    if not (suffix == "" or suffix.isdigit()):
+        return name
+    return name[:i] + ("" if suffix in ("", "0") else suffix)
 
 
 def _sum_to(g: Any, shape: tuple[int, ...]) -> Any:
@@ -373,9 +382,9 @@ def run_backward(
                 for x, v in zip(node.inputs, versions):  # noqa: B905 - same length
                     if v is not None and x._version != v:
                         _check_versions(node)
-                if out is not None and out._version and op.saves == "both":
+                if out is not None and out._version != node.out_version and op.saves == "both":
                     _check_versions(node)
-            elif op.saves and (out is None or out._version):
+            elif op.saves and (out is None or out._version != node.out_version):
                 _check_versions(node)  # saves the output: fine while it is at version 0
         except _VersionError as exc:
             raise _focused(RuntimeError(str(exc)), roots[0], exc.tensor) from None

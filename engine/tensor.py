@@ -40,6 +40,26 @@ class Size(tuple):  # type: ignore[type-arg]
             n *= s
         return n
 
+    # Slices, sums and repeats of a Size are Sizes, as in PyTorch (tuple's would be tuples).
+    def __getitem__(self, key: Any) -> Any:
+        item = tuple.__getitem__(self, key)
+        return Size(item) if isinstance(key, slice) else item
+
+    def __add__(self, other: Any) -> Size:  # type: ignore[override]
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple(self) + tuple(other))
+
+    def __radd__(self, other: Any) -> Size:
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple(other) + tuple(self))
+
+    def __mul__(self, n: Any) -> Size:  # type: ignore[override]
+        return Size(tuple(self) * n)
+
+    __rmul__ = __mul__  # type: ignore[assignment]
+
 
 class _ReturnTypes(tuple):  # type: ignore[type-arg]
     """Named results (``torch.return_types.max(values=..., indices=...)``): a 2-tuple."""
@@ -315,7 +335,7 @@ class Tensor:
         if new.dtype != self._data.dtype:
             if dtypes.category(new.dtype) > dtypes.category(self._data.dtype):
                 raise RuntimeError(
-                    f"result type {dtypes.from_numpy(new.dtype).name.capitalize()} can't be "
+                    f"result type {dtypes.type_word(new.dtype)} can't be "
                     f"cast to the desired output type "
                     f"{dtypes.type_word(self._data.dtype)}"
                 )
@@ -331,6 +351,7 @@ class Tensor:
             self.grad_fn = result.grad_fn
             self.requires_grad = True
             result.grad_fn.out = weakref.ref(self)
+            result.grad_fn.out_version = self._version  # what backward may read: this value
         return self
 
     def _shadow(self) -> Tensor:
@@ -411,11 +432,58 @@ class Tensor:
         return self.div_(other)
 
     def zero_(self) -> Tensor:
+        if self._check_inplace():
+            return self._inplace(self._named(mul(self._shadow(), 0), "ZeroBackward0"))
         return self.fill_(0)
+
+    # In-place forms of the elementwise functions (``x.exp_()``): the function's result written
+    # back into x, recorded in the graph as PyTorch records them (ExpBackward0, ...).
+    def exp_(self) -> Tensor:
+        return self._inplace_binary(lambda a, _: a.exp(), None)
+
+    def log_(self) -> Tensor:
+        return self._inplace_binary(lambda a, _: a.log(), None)
+
+    def sqrt_(self) -> Tensor:
+        return self._inplace_binary(lambda a, _: a.sqrt(), None)
+
+    def neg_(self) -> Tensor:
+        return self._inplace_binary(lambda a, _: a.neg(), None)
+
+    def abs_(self) -> Tensor:
+        return self._inplace_binary(lambda a, _: a.abs(), None)
+
+    def sigmoid_(self) -> Tensor:
+        return self._inplace_binary(lambda a, _: a.sigmoid(), None)
+
+    def tanh_(self) -> Tensor:
+        return self._inplace_binary(lambda a, _: a.tanh(), None)
+
+    def relu_(self) -> Tensor:
+        return self._inplace_binary(lambda a, _: a.relu(), None)
+
+    def sin_(self) -> Tensor:
+        return self._inplace_binary(lambda a, _: a.sin(), None)
+
+    def cos_(self) -> Tensor:
+        return self._inplace_binary(lambda a, _: a.cos(), None)
+
+    def reciprocal_(self) -> Tensor:
+        return self._inplace_binary(lambda a, _: a.reciprocal(), None)
+
+    def square_(self) -> Tensor:
+        return self._inplace_binary(lambda a, _: a.square(), None)
+
+    def _named(self, result: Tensor, name: str) -> Tensor:
+        """Name the node an in-place composite recorded as PyTorch names that op's node."""
+        if result.grad_fn is not None:
+            result.grad_fn._name = name
+        return result
 
     def fill_(self, value: Any) -> Tensor:
         if self._check_inplace():
-            return self._inplace(mul(self._shadow(), 0) + value)
+            filled = self._named(mul(self._shadow(), 0) + value, "FillBackward2")
+            return self._inplace(filled)
         self._data[...] = value.item() if isinstance(value, Tensor) else value
         self._version += 1
         return self
@@ -423,7 +491,8 @@ class Tensor:
     def copy_(self, src: Any) -> Tensor:
         src_t = src if isinstance(src, Tensor) else tensor(src)
         if self._check_inplace() or (_mode.enabled and src_t.requires_grad):
-            return self._inplace(mul(self._shadow(), 0) + src_t)
+            copied = mul(self._shadow(), 0) + src_t
+            return self._inplace(self._named(copied, "torch::autograd::CopyBackwards"))
         self._data[...] = move(src_t._data, self.device).astype(self._data.dtype, copy=False)
         self._version += 1
         return self
@@ -453,12 +522,16 @@ class Tensor:
                 "indexed assignment to a tensor that is part of a graph is not supported in the "
                 "playground; build the new tensor with torch.where or torch.cat instead"
             )
-        index, _ = _index(key, self._data.ndim)
+        index, advanced = _index(key, self._data.ndim)
+        if advanced:
+            _check_masks(index if isinstance(index, tuple) else (index,), self._data.shape)
         val = value._data if isinstance(value, Tensor) else value
         try:
             self._data[index] = val
         except IndexError as exc:
             raise IndexError(str(exc).replace("axis", "dimension")) from None
+        except ValueError:
+            raise _expand_error(self._data[index].shape, np.shape(val)) from None
         self._version += 1
 
     # --- conversions that record ----------------------------------------------------------------
@@ -492,7 +565,11 @@ class Tensor:
     def bool(self) -> Tensor:
         return to_copy(self, dtypes.bool_, None)
 
-    def type(self, dtype: DType) -> Tensor:
+    def type(self, dtype: DType | None = None) -> Any:
+        """``x.type()`` names the tensor type (``'torch.FloatTensor'``); ``x.type(dtype)`` casts."""
+        if dtype is None:
+            prefix = "torch." if self._data.__class__ is np.ndarray else "torch.cuda."
+            return f"{prefix}{dtypes.type_word(self._data.dtype)}Tensor"
         return to_copy(self, dtype, None)
 
     def cpu(self) -> Tensor:
@@ -647,34 +724,34 @@ class Tensor:
 
     # --- elementwise ----------------------------------------------------------------------------
     def exp(self) -> Tensor:
-        return _apply1(O.EXP, self)
+        return _apply1(O.EXP, self if self._data.dtype.kind == "f" else _as_float(self))
 
     def log(self) -> Tensor:
-        return _apply1(O.LOG, self)
+        return _apply1(O.LOG, self if self._data.dtype.kind == "f" else _as_float(self))
 
     def log1p(self) -> Tensor:
-        return _apply1(O.LOG1P, self)
+        return _apply1(O.LOG1P, self if self._data.dtype.kind == "f" else _as_float(self))
 
     def sqrt(self) -> Tensor:
-        return _apply1(O.SQRT, self)
+        return _apply1(O.SQRT, self if self._data.dtype.kind == "f" else _as_float(self))
 
     def rsqrt(self) -> Tensor:
-        return _apply1(O.RSQRT, self)
+        return _apply1(O.RSQRT, self if self._data.dtype.kind == "f" else _as_float(self))
 
     def abs(self) -> Tensor:
         return _apply1(O.ABS, self)
 
     def sin(self) -> Tensor:
-        return _apply1(O.SIN, self)
+        return _apply1(O.SIN, self if self._data.dtype.kind == "f" else _as_float(self))
 
     def cos(self) -> Tensor:
-        return _apply1(O.COS, self)
+        return _apply1(O.COS, self if self._data.dtype.kind == "f" else _as_float(self))
 
     def tanh(self) -> Tensor:
-        return _apply1(O.TANH, self)
+        return _apply1(O.TANH, self if self._data.dtype.kind == "f" else _as_float(self))
 
     def sigmoid(self) -> Tensor:
-        return _apply1(O.SIGMOID, self)
+        return _apply1(O.SIGMOID, self if self._data.dtype.kind == "f" else _as_float(self))
 
     def relu(self) -> Tensor:
         return _apply1(O.RELU, self)
@@ -683,30 +760,34 @@ class Tensor:
         return _apply1(O.NEG, self)
 
     def reciprocal(self) -> Tensor:
-        return _apply1(O.RECIPROCAL, self)
+        return _apply1(O.RECIPROCAL, self if self._data.dtype.kind == "f" else _as_float(self))
 
     def square(self) -> Tensor:
         return pow(self, 2)
 
     def floor(self) -> Tensor:
+        if self._data.dtype.kind != "f":  # integers are already whole: a copy, as PyTorch
+            return Tensor._wrap(self._data.copy())
         return _apply1(O.FLOOR, self)
 
     def tan(self) -> Tensor:
-        return _apply1(O.TAN, self)
+        return _apply1(O.TAN, self if self._data.dtype.kind == "f" else _as_float(self))
 
     def log2(self) -> Tensor:
-        return _apply1(O.LOG2, self)
+        return _apply1(O.LOG2, self if self._data.dtype.kind == "f" else _as_float(self))
 
     def log10(self) -> Tensor:
-        return _apply1(O.LOG10, self)
+        return _apply1(O.LOG10, self if self._data.dtype.kind == "f" else _as_float(self))
 
     def expm1(self) -> Tensor:
-        return _apply1(O.EXPM1, self)
+        return _apply1(O.EXPM1, self if self._data.dtype.kind == "f" else _as_float(self))
 
     def erf(self) -> Tensor:
-        return _apply1(O.ERF, self)
+        return _apply1(O.ERF, self if self._data.dtype.kind == "f" else _as_float(self))
 
     def ceil(self) -> Tensor:
+        if self._data.dtype.kind != "f":  # integers are already whole: a copy, as PyTorch
+            return Tensor._wrap(self._data.copy())
         return _apply1(O.CEIL, self)
 
     def cumsum(self, dim: builtins.int) -> Tensor:
@@ -919,6 +1000,24 @@ class Tensor:
         return _nograd_unary(self, np.logical_not if self._data.dtype.kind == "b" else np.invert)
 
 
+def _expand_error(target: tuple[int, ...], sizes: tuple[int, ...]) -> RuntimeError:
+    """PyTorch's message when a value cannot be broadcast to where it is assigned."""
+    if len(sizes) <= len(target):
+        off = len(target) - len(sizes)
+        for j in range(len(sizes) - 1, -1, -1):
+            if sizes[j] != 1 and sizes[j] != target[off + j]:
+                return RuntimeError(
+                    f"The expanded size of the tensor ({target[off + j]}) must match the "
+                    f"existing size ({sizes[j]}) at non-singleton dimension {off + j}.  "
+                    f"Target sizes: {list(target)}.  Tensor sizes: {list(sizes)}"
+                )
+    return RuntimeError(
+        f"expand(torch.FloatTensor{{{list(sizes)}}}, size={list(target)}): the number of sizes "
+        f"provided ({len(target)}) must be greater or equal to the number of dimensions in the "
+        f"tensor ({len(sizes)})"
+    )
+
+
 def _check_int_division(a: Tensor, b: Any) -> None:
     """Integer // and % by zero raise, as in PyTorch (NumPy would return 0 silently)."""
     bd = to_numpy(b._data) if isinstance(b, Tensor) else np.asarray(b)
@@ -998,6 +1097,7 @@ def apply(
             else:
                 node.versions = None
             node.out = _weakref(out)
+            node.out_version = 0
             out.grad_fn = node
             out.requires_grad = True
             if lim is not None:
@@ -1037,6 +1137,7 @@ def _apply1(op: O.Op, a: Tensor) -> Tensor:
             saves = op.saves
             node.versions = (a._version,) if saves == "in" or saves == "both" else None
             node.out = _weakref(out)
+            node.out_version = 0
             out.grad_fn = node
             out.requires_grad = True
             return out
@@ -1093,6 +1194,7 @@ def _apply2(op: O.Op, a: Tensor, b: Any) -> Tensor:
             else:
                 node.versions = None
             node.out = _weakref(out)
+            node.out_version = 0
             out.grad_fn = node
             out.requires_grad = True
             return out
@@ -1258,6 +1360,7 @@ from engine.factories import (  # noqa: E402
     zeros,
 )
 from engine.functions import (  # noqa: E402
+    _check_masks,
     _index,
     _norm_dim,
     add,

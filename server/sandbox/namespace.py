@@ -32,7 +32,7 @@ atan atan2 sigmoid relu softmax log_softmax clamp clip floor ceil round trunc fr
 matmul mm bmm mv dot outer einsum transpose permute reshape flatten squeeze unsqueeze t numel
 allclose isclose equal eq ne lt le gt ge logical_and logical_or logical_not isnan isinf isfinite
 cumsum cumprod sort argsort topk unique chunk split gather index_select masked_fill diag tril triu
-nonzero
+nonzero add sub subtract mul multiply div divide true_divide amax amin initial_seed
 broadcast_to broadcast_tensors meshgrid lerp addmm baddbmm erf dist cdist
 Tensor FloatTensor DoubleTensor LongTensor IntTensor BoolTensor Size device dtype is_tensor
 get_default_dtype set_default_dtype pi e inf nan
@@ -94,7 +94,7 @@ num_features running_mean running_var momentum num_embeddings embedding_dim star
 OPTIMIZER_METHODS = "step zero_grad state_dict add_param_group"
 OPTIMIZER_PROPERTIES = "param_groups defaults"
 GRAD_FN_METHODS = "name"
-GRAD_FN_PROPERTIES = "next_functions"
+GRAD_FN_PROPERTIES = "next_functions variable"
 DEVICE_PROPERTIES = "type index"
 DTYPE_PROPERTIES = "is_floating_point itemsize is_signed"
 SIZE_METHODS = "numel count index"
