@@ -149,8 +149,13 @@ class Node:
                 out.append((None, 0))
         return tuple(out)
 
+    def type_name(self) -> str:
+        """The name PyTorch's reprs show: its node's Python type (``CopyBackwards`` for
+        ``torch::autograd::CopyBackwards``)."""
+        return self.name().rsplit("::", 1)[-1]
+
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {id(self):#x}>"
+        return f"<{self.type_name()} object at {id(self):#x}>"
 
 
 class AccumulateGrad:
@@ -484,10 +489,27 @@ def backward(
     roots = [tensors] if isinstance(tensors, Tensor) else list(tensors)
     if grad_tensors is None or isinstance(grad_tensors, Tensor):
         grad_tensors = [grad_tensors] * len(roots)
-    if create_graph:
-        raise RuntimeError("create_graph=True (higher-order gradients) is not supported here")
     grads = _seed_grads(roots, list(grad_tensors))
+    if create_graph:
+        from engine.higher import run_backward_graph
+
+        run_backward_graph(roots, _seed_tensors(list(grad_tensors), grads))
+        return
     run_backward(roots, grads, bool(retain_graph))
+
+
+def _seed_tensors(given: list[Any], arrays: list[Any]) -> list[Tensor]:
+    """Seeds for a recorded backward: the caller's tensors (they may require grad), else the
+    checked arrays as constants."""
+    from engine.tensor import Tensor
+
+    seeds = []
+    for g, arr in zip(given, arrays, strict=True):
+        if isinstance(g, Tensor):
+            seeds.append(g if g._data.dtype == arr.dtype else g.to(Tensor._wrap(arr).dtype))
+        else:
+            seeds.append(Tensor._wrap(arr))
+    return seeds
 
 
 def _seed_grads(roots: list[Tensor], grad_tensors: list[Any]) -> list[Any]:
@@ -544,15 +566,19 @@ def grad(
 
     outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     ins = [inputs] if isinstance(inputs, Tensor) else list(inputs)
-    if create_graph:
-        raise RuntimeError("create_graph=True (higher-order gradients) is not supported here")
     for t in ins:
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     if grad_outputs is None or isinstance(grad_outputs, Tensor):
         grad_outputs = [grad_outputs] * len(outs)
     seeds = _seed_grads(outs, list(grad_outputs))
-    found = run_backward(outs, seeds, bool(retain_graph), inputs=ins, accumulate=False)
+    if create_graph:
+        from engine.higher import run_backward_graph
+
+        graphed = _seed_tensors(list(grad_outputs), seeds)
+        found: dict[int, Any] = run_backward_graph(outs, graphed, inputs=ins, accumulate=False)
+    else:
+        found = run_backward(outs, seeds, bool(retain_graph), inputs=ins, accumulate=False)
     result: list[Tensor | None] = []
     for i, t in enumerate(ins):
         g = found.get(id(t))
@@ -566,6 +592,8 @@ def grad(
                     "the graph. Set allow_unused=True if this is the desired behavior."
                 )
             result.append(None)
+        elif isinstance(g, Tensor):  # create_graph: a recorded gradient
+            result.append(g)
         else:
             result.append(
                 Tensor._wrap(

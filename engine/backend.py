@@ -155,6 +155,8 @@ def index_add(xp: ModuleType, target: Any, index: Any, values: Any) -> None:
     """target[index] += values, accumulating repeated indices (np.add.at / cupyx.scatter_add)."""
     if xp is np:
         np.add.at(target, index, values)
+    elif getattr(xp, "index_add", None) is not None:  # engine.higher's tensor facade
+        xp.index_add(target, index, values)
     else:
         import cupyx
 
@@ -175,6 +177,9 @@ def erf(xp: ModuleType, a: Any) -> Any:
     """The error function, exact to double precision (NumPy has no erf ufunc)."""
     if xp is np:
         return np.asarray(_erf_ufunc(a), dtype=np.float64).astype(a.dtype, copy=False)
+    own = getattr(xp, "erf", None)  # engine.higher's tensor facade (CuPy's module has none)
+    if own is not None:
+        return own(a)
     import cupyx.scipy.special
 
     return cupyx.scipy.special.erf(a)

@@ -940,6 +940,27 @@ def _getitem_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any)
     return (grad,)
 
 
+def _scatter_fwd(xp: ModuleType, g: Array, shape: Any, index: Any, advanced: bool) -> Array:
+    """Zeros of ``shape`` with g placed at ``index`` (summed where advanced indices repeat)."""
+    return _getitem_vjp(xp, g, None, [xp.empty(shape, dtype=g.dtype)], {"index": index,
+                        "advanced": advanced}, [True])[0]  # fmt: skip
+
+
+# The backward of indexing, as an op of its own: higher-order gradients (create_graph=True)
+# record it, and its own backward is indexing again. PyTorch names it per kind of index
+# (SliceBackwardBackward0, SelectBackwardBackward0, IndexPutImplBackward0); see higher.py.
+# Not in OPS: no user call reaches it directly; tests/unit/test_higher_order.py checks it.
+SCATTER = Op(
+    "scatter",
+    "IndexPutImplBackward0",
+    _scatter_fwd,
+    lambda xp, g, out, xs, at, n: (g[at["index"]],),
+    ("1 from the indexed place",),
+    "{a} placed at […]",
+    saves="",
+    chain=("{g} at the indexed positions",),
+)
+
 GETITEM = _row(
     Op(
         "getitem",

@@ -258,7 +258,7 @@ class Tensor:
     __str__ = __repr__
 
     def _repr(self) -> str:
-        grad_fn = self.grad_fn.name() if self.grad_fn is not None else None
+        grad_fn = self.grad_fn.type_name() if self.grad_fn is not None else None
         return _format.tensor_repr(
             to_numpy(self._data),
             dtype_name=self._data.dtype.name,

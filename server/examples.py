@@ -287,6 +287,23 @@ for step in range(3):
 """,
     ),
     Example(
+        "second-derivative",
+        "A derivative of a derivative: create_graph=True",
+        "With create_graph=True the backward pass is itself recorded, so the gradient has a "
+        "grad_fn and can be differentiated again: y = x³ gives dy/dx = 3x² = 12 and "
+        "d²y/dx² = 6x = 12 at x = 2. The graph shown is the second backward, through the "
+        "operations that computed 3x² (the pow and the multiplies of the first backward).",
+        """import torch
+
+x = torch.tensor(2.0, requires_grad=True)
+y = x ** 3
+(dy_dx,) = torch.autograd.grad(y, x, create_graph=True)
+print("dy/dx =", dy_dx)                 # 3x² = 12, with a grad_fn: it was recorded
+dy_dx.backward()                        # differentiate the derivative
+print("d2y/dx2 =", x.grad)              # 6x = 12
+""",
+    ),
+    Example(
         "expression",
         "An expression with free variables",
         "A bare expression: its free variables become inputs you can edit. The playground calls "

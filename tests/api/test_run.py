@@ -180,3 +180,13 @@ def test_autograd_errors_point_at_their_node(client: TestClient) -> None:
         nodes = {n["id"]: n for n in body["graph"]["nodes"]}
         assert node_id in nodes, (source, body["error"])
         assert nodes[node_id]["grad_fn"] == grad_fn
+
+
+def test_second_derivative_example_records_the_first_backward(client: TestClient) -> None:
+    body = run(client, next(e for e in EXAMPLES if e.id == "second-derivative").source)
+    assert body["ok"], body["error"]
+    assert body["stdout"] == "dy/dx = tensor(12., grad_fn=<MulBackward0>)\nd2y/dx2 = tensor(12.)\n"
+    ops = [n["op"] for n in body["graph"]["nodes"]]
+    assert "pow" in ops and ops.count("mul") >= 2  # 3 · x² · 1, recorded by the first backward
+    x = next(n for n in body["graph"]["nodes"] if n["name"] == "x")
+    assert x["grad"] == 12.0
