@@ -340,8 +340,59 @@ def _nll_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
     return (_Arr(apply(ops.SCATTER, (scale,), attrs, name="NllLossBackwardBackward0")), None)
 
 
+def _scatter(g: _Arr, shape: tuple[int, ...], index: Any, name: str) -> _Arr:
+    from engine import ops
+    from engine.tensor import apply
+
+    attrs = {"shape": shape, "index": index, "advanced": True}
+    return _Arr(apply(ops.SCATTER, (g.t,), attrs, name=name))
+
+
+def _gather_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
+    """gather, sort, topk: g added back at the gathered places (ScatterAdd in PyTorch; for
+    sort and topk, whose places are distinct, PyTorch records Scatter)."""
+    from engine import ops
+
+    at = node.attrs or {}
+    index = ops._gather_index(np, np.asarray(at["index"]), at["dim"])  # sparse grids
+    name = "ScatterAddBackward0" if node.name() == "GatherBackward0" else "ScatterBackward0"
+    return (_scatter(g, tuple(xs[0].shape), index, name),)
+
+
+def _max_dim_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
+    """max/min over a dim: g placed at each row's arg-max (Scatter in PyTorch)."""
+    at = node.attrs or {}
+    axis, idx = at["axis"], np.asarray(at["indices"])
+    gk = g if at["keepdim"] else _Arr(g.t.unsqueeze(axis))
+    grid = list(np.indices(gk.shape, sparse=True))
+    grid[axis % len(grid)] = np.expand_dims(idx, axis) if not at["keepdim"] else idx
+    return (_scatter(gk, tuple(xs[0].shape), tuple(grid), "ScatterBackward0"),)
+
+
+def _cumsum_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
+    """cumsum: the reversed cumulative sum of g (flips are index selections here)."""
+    from engine.factories import tensor
+
+    d = (node.attrs or {})["dim"] % g.ndim
+    n = g.shape[d]
+    lead = (slice(None),) * d
+    reverse = tensor(np.arange(n - 1, -1, -1))
+    flipped = g.t[(*lead, reverse)]
+    result = flipped.cumsum(d)[(*lead, reverse)]
+    if result.grad_fn is not None:
+        result.grad_fn._name = "FlipBackward0"  # PyTorch flips; we index in reverse
+    return (_Arr(result),)
+
+
 #: Rules that differ on tensors from ops.py's array rules.
-_OVERRIDES: dict[str, Any] = {"to": _to_vjp, "getitem": _getitem_vjp, "nll_loss": _nll_vjp}
+_OVERRIDES: dict[str, Any] = {
+    "to": _to_vjp,
+    "getitem": _getitem_vjp,
+    "nll_loss": _nll_vjp,
+    "gather": _gather_vjp,
+    "max_dim": _max_dim_vjp,
+    "cumsum": _cumsum_vjp,
+}
 
 
 def _sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
