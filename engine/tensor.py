@@ -96,6 +96,8 @@ class Tensor:
     _untracked: str | None = None
     _param: bool = False
     _retains_grad: bool = False
+    # tensors sharing one version counter (detach()), as weak references; None when alone
+    _vgroup: list[Any] | None = None
     __array_priority__ = 1000  # so numpy scalars defer to our reflected operators
 
     _data: Any
@@ -286,10 +288,28 @@ class Tensor:
         _backward(self, gradient, retain_graph, create_graph, inputs)
 
     def detach(self) -> Tensor:
+        """The same storage outside the graph, sharing the version counter as PyTorch's does:
+        an in-place change through either is seen by backward (``.data`` does not share it)."""
         t = Tensor._wrap(self._data)
         if self.requires_grad:
             t._untracked = "detach()"
+        group = self._vgroup
+        if group is None:
+            group = self._vgroup = [weakref.ref(self)]
+        group.append(weakref.ref(t))
+        t._vgroup = group
+        t._version = self._version
         return t
+
+    def _bump(self) -> None:
+        """Count an in-place change: this tensor's version, and its detached aliases'."""
+        self._version += 1
+        group = self._vgroup
+        if group is not None:
+            for ref in group:
+                other = ref()
+                if other is not None and other is not self:
+                    other._version += 1
 
     def detach_(self) -> Tensor:
         self.grad_fn = None
@@ -346,7 +366,7 @@ class Tensor:
                 f"{list(new.shape)}"
             )
         self._data[...] = new
-        self._version += 1
+        self._bump()
         if result.grad_fn is not None:
             self.grad_fn = result.grad_fn
             self.requires_grad = True
@@ -392,7 +412,7 @@ class Tensor:
         else:
             od = other
         ufunc(sd, od, out=sd)
-        self._version += 1
+        self._bump()
         return True
 
     def add_(self, other: Any, alpha: Any = 1) -> Tensor:
@@ -485,7 +505,7 @@ class Tensor:
             filled = self._named(mul(self._shadow(), 0) + value, "FillBackward2")
             return self._inplace(filled)
         self._data[...] = value.item() if isinstance(value, Tensor) else value
-        self._version += 1
+        self._bump()
         return self
 
     def copy_(self, src: Any) -> Tensor:
@@ -494,7 +514,7 @@ class Tensor:
             copied = mul(self._shadow(), 0) + src_t
             return self._inplace(self._named(copied, "torch::autograd::CopyBackwards"))
         self._data[...] = move(src_t._data, self.device).astype(self._data.dtype, copy=False)
-        self._version += 1
+        self._bump()
         return self
 
     def normal_(self, mean: builtins.float = 0.0, std: builtins.float = 1.0) -> Tensor:
@@ -504,7 +524,7 @@ class Tensor:
             self._check_inplace()
         vals = default_generator.normal(self._data.size, mean, std, self._data.dtype)
         self._data[...] = move(vals.reshape(self._data.shape), self.device)
-        self._version += 1
+        self._bump()
         return self
 
     def uniform_(self, a: builtins.float = 0.0, b: builtins.float = 1.0) -> Tensor:
@@ -513,7 +533,7 @@ class Tensor:
         self._check_inplace()
         vals = default_generator.uniform(self._data.size, a, b, self._data.dtype)
         self._data[...] = move(vals.reshape(self._data.shape), self.device)
-        self._version += 1
+        self._bump()
         return self
 
     def __setitem__(self, key: Any, value: Any) -> None:
@@ -532,7 +552,7 @@ class Tensor:
             raise IndexError(str(exc).replace("axis", "dimension")) from None
         except ValueError:
             raise _expand_error(self._data[index].shape, np.shape(val)) from None
-        self._version += 1
+        self._bump()
 
     # --- conversions that record ----------------------------------------------------------------
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
