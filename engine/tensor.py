@@ -293,12 +293,7 @@ class Tensor:
         t = Tensor._wrap(self._data)
         if self.requires_grad:
             t._untracked = "detach()"
-        group = self._vgroup
-        if group is None:
-            group = self._vgroup = [weakref.ref(self)]
-        group.append(weakref.ref(t))
-        t._vgroup = group
-        t._version = self._version
+        _share_version(self, t)
         return t
 
     def _bump(self) -> None:
@@ -1038,6 +1033,18 @@ def _expand_error(target: tuple[int, ...], sizes: tuple[int, ...]) -> RuntimeErr
     )
 
 
+def _share_version(base: Tensor, alias: Tensor) -> None:
+    """Make alias (a view or detach() of base, same storage) share base's version counter."""
+    group = base._vgroup
+    if group is None:
+        group = base._vgroup = [weakref.ref(base)]
+    if len(group) >= 8:  # drop the dead (views made each step, say), keeping _bump cheap
+        group[:] = [ref for ref in group if ref() is not None]
+    group.append(weakref.ref(alias))
+    alias._vgroup = group
+    alias._version = base._version
+
+
 def _check_int_division(a: Tensor, b: Any) -> None:
     """Integer // and % by zero raise, as in PyTorch (NumPy would return 0 silently)."""
     bd = to_numpy(b._data) if isinstance(b, Tensor) else np.asarray(b)
@@ -1099,6 +1106,9 @@ def apply(
     out._data = data
     out.grad = None
     out._version = 0
+    base = getattr(data, "base", None)
+    if base is not None and (base is a0 or base is getattr(a0, "base", None)):
+        _share_version(inputs[0], out)  # a view (reshape, slice, transpose ...) of its input
     needs = [x.__class__ is Tensor and x.requires_grad for x in inputs]
     if True in needs:
         if _mode.enabled:
@@ -1117,7 +1127,7 @@ def apply(
             else:
                 node.versions = None
             node.out = _weakref(out)
-            node.out_version = 0
+            node.out_version = out._version  # not 0 for a view of a changed tensor
             out.grad_fn = node
             out.requires_grad = True
             if lim is not None:
