@@ -6,11 +6,12 @@
 from __future__ import annotations
 
 import builtins as _builtins
+import math as _math
 
 import numpy as _np
 
 from engine import autograd, backend, dtypes, limits
-from engine.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from engine.autograd import enable_grad, is_grad_enabled, no_grad
 from engine.backend import Device as device
 from engine.dtypes import (
     DType as dtype,
@@ -78,6 +79,7 @@ from engine.functions import (
     broadcast_to,
     cat,
     ceil,
+    chunk,
     clamp,
     clip,
     concat,
@@ -87,6 +89,7 @@ from engine.functions import (
     div,
     divide,
     dot,
+    eq,
     equal,
     erf,
     exp,
@@ -95,13 +98,31 @@ from engine.functions import (
     flatten,
     floor,
     gather,
+    ge,
+    greater,
+    greater_equal,
+    gt,
+    hstack,
+    index_select,
+    inference_mode,
     is_tensor,
+    isclose,
+    isfinite,
+    isinf,
     isnan,
+    le,
+    less,
+    less_equal,
     log,
     log10,
     log1p,
     log2,
     log_softmax,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    lt,
     masked_fill,
     matmul,
     max,
@@ -112,10 +133,13 @@ from engine.functions import (
     mm,
     mul,
     multiply,
+    mv,
+    ne,
     neg,
     negative,
     nonzero,
     norm,
+    not_equal,
     numel,
     outer,
     permute,
@@ -124,12 +148,15 @@ from engine.functions import (
     relu,
     reshape,
     round,
+    row_stack,
     rsqrt,
     sigmoid,
+    set_grad_enabled,
     sign,
     sin,
     softmax,
     sort,
+    split,
     sqrt,
     square,
     squeeze,
@@ -143,9 +170,12 @@ from engine.functions import (
     tanh,
     topk,
     transpose,
+    tril,
+    triu,
     true_divide,
     unsqueeze,
     var,
+    vstack,
     where,
 )
 
@@ -156,6 +186,12 @@ _builtin_bool = _builtins.bool
 # PyTorch semantics: overflow, division by zero and invalid operations silently give inf/nan.
 _np.seterr(all="ignore")
 __version__ = "0.1.0"
+
+# torch.pi, torch.e, torch.inf, torch.nan: plain Python floats, as in PyTorch
+pi = _math.pi
+e = _math.e
+inf = _math.inf
+nan = _math.nan
 
 
 def get_default_dtype() -> dtype:

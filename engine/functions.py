@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import dtypes
+from engine import autograd, dtypes
 from engine import ops as O
 from engine.backend import array_module, move, parse_device, to_numpy
 from engine.dtypes import DType
@@ -857,3 +857,192 @@ def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True) -> _ReturnTypes
 def nonzero(a: Tensor) -> Tensor:
     xp = array_module(a._data)
     return Tensor._wrap(xp.stack(xp.nonzero(a._data), axis=1).astype(np.int64))
+
+
+# ---- comparisons, predicates and shape helpers learners reach for by their torch.* names --------
+
+
+def _compare_fn(method: str) -> Any:
+    def compare(a: Any, b: Any) -> Tensor:
+        return getattr(_as_tensor(a), method)(b)  # method is one of eq/ne/lt/le/gt/ge
+
+    compare.__name__ = compare.__qualname__ = method
+    return compare
+
+
+eq = _compare_fn("eq")
+ne = not_equal = _compare_fn("ne")
+lt = less = _compare_fn("lt")
+le = less_equal = _compare_fn("le")
+gt = greater = _compare_fn("gt")
+ge = greater_equal = _compare_fn("ge")
+
+
+def _predicate(fn: Any, name: str) -> Any:
+    def predicate(a: Tensor) -> Tensor:
+        if not isinstance(a, Tensor):
+            raise TypeError(
+                f"{name}(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}"
+            )
+        return Tensor._wrap(fn(a._data))
+
+    predicate.__name__ = predicate.__qualname__ = name
+    return predicate
+
+
+isfinite = _predicate(np.isfinite, "isfinite")
+isinf = _predicate(np.isinf, "isinf")
+logical_not = _predicate(np.logical_not, "logical_not")
+
+
+def _logical(fn: Any, name: str) -> Any:
+    def logical(a: Tensor, b: Tensor) -> Tensor:
+        a = _as_tensor(a)
+        b = _as_tensor(b)
+        if a._data.__class__ is not b._data.__class__:
+            raise RuntimeError(
+                "Expected all tensors to be on the same device, but found at least two devices"
+            )
+        try:
+            return Tensor._wrap(fn(a._data, b._data))
+        except ValueError:
+            # PyTorch's broadcast message, through the engine's arithmetic
+            binary(O.ADD, a.float(), b.float())
+            raise
+
+    logical.__name__ = logical.__qualname__ = name
+    return logical
+
+
+logical_and = _logical(np.logical_and, "logical_and")
+logical_or = _logical(np.logical_or, "logical_or")
+logical_xor = _logical(np.logical_xor, "logical_xor")
+
+
+def isclose(
+    a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> Tensor:
+    xp = array_module(a._data)
+    return Tensor._wrap(xp.isclose(a._data, b._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def mv(a: Tensor, v: Tensor) -> Tensor:
+    if a._data.ndim != 2 or v._data.ndim != 1:
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got 1, {a._data.ndim}, {v._data.ndim}"
+        )
+    if a._data.shape[1] != v._data.shape[0]:
+        raise RuntimeError(
+            f"size mismatch, got input ({a._data.shape[0]}), mat "
+            f"({a._data.shape[0]}x{a._data.shape[1]}), vec ({v._data.shape[0]})"
+        )
+    return matmul(a, v)
+
+
+def hstack(tensors: Sequence[Tensor]) -> Tensor:
+    ts = [x if x._data.ndim else reshape(x, (1,)) for x in _seq_tensors(tensors, "hstack")]
+    return cat(ts, 0 if ts[0]._data.ndim == 1 else 1)
+
+
+def vstack(tensors: Sequence[Tensor]) -> Tensor:
+    ts = _seq_tensors(tensors, "vstack")
+    return cat([x if x._data.ndim >= 2 else reshape(x, (1, -1)) for x in ts], 0)
+
+
+row_stack = vstack
+
+
+def _slices(a: Tensor, d: int, sizes: list[int], name: str) -> tuple[Tensor, ...]:
+    parts = []
+    start = 0
+    for size in sizes:
+        key = tuple([slice(None)] * d + [slice(start, start + size)])
+        parts.append(apply(O.GETITEM, (a,), {"index": key, "advanced": False}, name=name))
+        start += size
+    return tuple(parts)
+
+
+def split(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    d = _norm_dim(dim, a._data.ndim)
+    n = a._data.shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step <= 0 and n:
+            raise RuntimeError(
+                f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
+            )
+        sizes = [builtins.min(step, n - s) for s in range(0, n, step)] if n else [0]
+        return _slices(a, d, sizes, "SplitBackward0")
+    sizes = [int(s) for s in split_size_or_sections]
+    if builtins.sum(sizes) != n:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+            f"dimension {d}), but got split_sizes={sizes}"
+        )
+    return _slices(a, d, sizes, "SplitWithSizesBackward0")
+
+
+def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    d = _norm_dim(dim, a._data.ndim)
+    n = a._data.shape[d]
+    step = -(-n // chunks) if n else 1
+    return split(a, step, d) if n else _slices(a, d, [0] * chunks, "SplitBackward0")
+
+
+def _triangle(a: Tensor, diagonal: int, upper: bool, name: str) -> Tensor:
+    if a._data.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    xp = array_module(a._data)
+    rows, cols = a._data.shape[-2:]
+    keep = (xp.triu if upper else xp.tril)(xp.ones((rows, cols), dtype=bool), diagonal)
+    if not a.requires_grad:
+        return Tensor._wrap(xp.where(keep, a._data, xp.zeros((), dtype=a._data.dtype)))
+    zero = Tensor._wrap(xp.zeros((), dtype=a._data.dtype))
+    node = "TriuBackward0" if upper else "TrilBackward0"
+    return apply(O.WHERE, (Tensor._wrap(keep), a, zero), name=node)
+
+
+def tril(a: Tensor, diagonal: int = 0) -> Tensor:
+    return _triangle(a, diagonal, False, "tril")
+
+
+def triu(a: Tensor, diagonal: int = 0) -> Tensor:
+    return _triangle(a, diagonal, True, "triu")
+
+
+def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
+    if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu":
+        raise RuntimeError("index_select(): Expected dtype int32/int64 for index")
+    if index._data.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    d = _norm_dim(dim, a._data.ndim)
+    key = tuple([slice(None)] * d + [index])
+    return getitem(a, key)
+
+
+# ---- grad-mode managers beyond autograd's no_grad / enable_grad ----------------------------------
+
+
+class inference_mode(autograd.no_grad):
+    """``with torch.inference_mode():`` records no graph, as ``no_grad`` (``mode=False``:
+    recording stays as it was)."""
+
+    def __init__(self, mode: bool = True) -> None:
+        self._target = not mode and autograd.is_grad_enabled()
+
+
+class set_grad_enabled(autograd._GradContext):
+    """``torch.set_grad_enabled(mode)``: sets the mode when called, and used in ``with``,
+    restores the previous mode on exit (PyTorch's behaviour for both uses)."""
+
+    def __init__(self, mode: bool) -> None:
+        self._prev = autograd.is_grad_enabled()
+        autograd.set_grad_enabled(mode)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        autograd.set_grad_enabled(self._prev)

@@ -10,6 +10,8 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 from engine import dtypes
 from engine.autograd import zero_grads
 from engine.tensor import Tensor
@@ -30,7 +32,10 @@ class Optimizer:
             raise ValueError("optimizer got an empty parameter list")
         groups = items if isinstance(items[0], dict) else [{"params": items}]
         for g in groups:
-            group = {**defaults, **g, "params": list(g["params"])}
+            # PyTorch's order: the group as given ('params' first), then the missing defaults
+            group = {"params": list(g["params"]), **{k: v for k, v in g.items() if k != "params"}}
+            for k, v in defaults.items():
+                group.setdefault(k, v)
             for p in group["params"]:
                 if not isinstance(p, Tensor):
                     raise TypeError(
@@ -51,6 +56,27 @@ class Optimizer:
         """The optimizer state of one parameter (arrays), for the stateless train API."""
         return self.state.get(id(p), {})
 
+    def state_dict(self) -> dict[str, Any]:
+        """PyTorch's layout: per-parameter state keyed by the parameter's index over all
+        groups, and each group's settings with its parameters as those indices."""
+        index: dict[int, int] = {}
+        groups = []
+        for g in self.param_groups:
+            packed = {k: v for k, v in g.items() if k != "params"}
+            ids = []
+            for p in g["params"]:
+                index.setdefault(id(p), len(index))
+                ids.append(index[id(p)])
+            packed["params"] = ids
+            groups.append(packed)
+        state: dict[int, dict[str, Any]] = {}
+        for g in self.param_groups:
+            for p in g["params"]:
+                saved = self.state.get(id(p))
+                if saved:
+                    state[index[id(p)]] = {k: _state_value(v) for k, v in saved.items()}
+        return {"state": state, "param_groups": groups}
+
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]
         for i, g in enumerate(self.param_groups):
@@ -59,6 +85,14 @@ class Optimizer:
                 lines.append(f"    {k}: {g[k]}")
         lines.append(")")
         return "\n".join(lines)
+
+
+def _state_value(value: Any) -> Any:
+    """An optimizer state entry as PyTorch holds it: a tensor (Adam's step count is a float32
+    0-d tensor)."""
+    if isinstance(value, int | float):
+        return Tensor._wrap(np.asarray(value, dtype=np.float32))
+    return Tensor._wrap(value)
 
 
 class SGD(Optimizer):

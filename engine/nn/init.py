@@ -78,3 +78,12 @@ def xavier_normal_(t: Tensor, gain: float = 1.0) -> Tensor:
     fan_in, fan_out = _fans(t)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return normal_(t, 0.0, std)
+
+
+def kaiming_normal_(
+    t: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
+) -> Tensor:
+    fan_in, fan_out = _fans(t)
+    fan = fan_in if mode == "fan_in" else fan_out
+    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    return normal_(t, 0.0, std)

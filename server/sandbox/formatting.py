@@ -131,6 +131,9 @@ class Repr:
     def _emit_container(self, value: Any, parts: list[builtins.str], active: set[int]) -> None:
         kind = type(value)
         if isinstance(value, dict):
+            if kind is not dict and not value:  # OrderedDict(): an empty state_dict()
+                self._add(parts, f"{kind.__name__}()")
+                return
             if kind is not dict:
                 self._add(parts, f"{kind.__name__}(")
             self._add(parts, "{")

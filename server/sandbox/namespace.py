@@ -50,6 +50,10 @@ mse_loss l1_loss smooth_l1_loss huber_loss binary_cross_entropy binary_cross_ent
 cross_entropy nll_loss one_hot normalize pad layer_norm embedding
 """
 
+INIT_NAMES = """
+uniform_ normal_ zeros_ ones_ constant_ kaiming_uniform_ kaiming_normal_ xavier_uniform_
+xavier_normal_ calculate_gain
+"""
 OPTIM_NAMES = "SGD Adam AdamW RMSprop Adagrad Optimizer"
 AUTOGRAD_NAMES = "grad backward Function"
 CUDA_NAMES = "is_available device_count"
@@ -238,6 +242,8 @@ def modules() -> dict[str, ModuleProxy]:
         )
         nn_members = _members(_submodule(engine, "nn"), NN_NAMES)
         nn_members["functional"] = functional
+        init = ModuleProxy("torch.nn.init", _members(_submodule(engine, "nn.init"), INIT_NAMES))
+        nn_members["init"] = init
         nn = ModuleProxy("torch.nn", nn_members)
         optim = ModuleProxy("torch.optim", _members(_submodule(engine, "optim"), OPTIM_NAMES))
         autograd = ModuleProxy(
@@ -251,6 +257,7 @@ def modules() -> dict[str, ModuleProxy]:
                 "torch": ModuleProxy("torch", torch_members),
                 "torch.nn": nn,
                 "torch.nn.functional": functional,
+                "torch.nn.init": init,
                 "torch.optim": optim,
                 "torch.autograd": autograd,
             }

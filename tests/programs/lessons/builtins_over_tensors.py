@@ -1,0 +1,18 @@
+import torch
+t = torch.tensor([3.0, 1.0, 2.0])
+print(len(t), t.size(0), t.shape[0])
+print(sum(t))
+print(max(t), min(t))
+print(sum(t).item(), max(t).item())
+print(sorted(t.tolist()))
+print(list(t))
+print([x for x in t])
+print(abs(torch.tensor(-2.5)))
+print(float(t[0]), int(t[1]), bool(t[2]))
+print(round(t[0].item(), 3), round(float(t.mean()), 3))
+m = torch.ones(2, 3)
+print(len(m), [row.shape for row in m])
+print(any(t > 2), all(t > 0))
+for i, v in enumerate(t):
+    print(i, v)
+print(sum([torch.tensor(1.0), torch.tensor(2.0)]))

@@ -1,0 +1,15 @@
+import torch
+a = torch.tensor([1.0, 2.0, 3.0])
+b = torch.tensor([1.0, 0.0, 3.0])
+print(a == b, a > b, a != b)
+print((a == b).all(), (a == b).any())
+print((a == b).all().item(), bool((a > 0).all()))
+print(torch.equal(a, b), torch.allclose(a, a + 1e-9))
+print((a > 1).sum(), (a > 1).sum().item())
+print(a[a > 1])
+print(torch.where(a > 1, a, torch.zeros(3)))
+print(a.eq(b), a.gt(1.5), a.le(2))
+print(2 in [1, 2], (a > 2).float())
+if (a > 0).all():
+    print("all positive")
+print(a.dtype == b.dtype)

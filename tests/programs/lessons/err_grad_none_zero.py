@@ -1,0 +1,3 @@
+import torch
+w = torch.tensor(1.0, requires_grad=True)
+w.grad.zero_()

@@ -1,0 +1,2 @@
+import torch
+opt = torch.optim.SGD([], lr=0.1)

@@ -1,0 +1,4 @@
+import torch
+x = torch.tensor([2.0], requires_grad=True)
+y = x * 2
+y.requires_grad_(False)

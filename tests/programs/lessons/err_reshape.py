@@ -1,0 +1,3 @@
+import torch
+x = torch.arange(6)
+print(x.reshape(4, -1))

@@ -1,0 +1,4 @@
+import torch
+x = torch.arange(10)
+print(x.view(2, 5))
+y = x.view(3, -1)

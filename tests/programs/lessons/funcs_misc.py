@@ -1,0 +1,10 @@
+import torch
+x = torch.tensor([1.0, float("inf"), float("nan"), -2.0])
+print(torch.isfinite(x), torch.isinf(x), torch.isnan(x))
+print(x.isnan())
+a = torch.tensor([1, 2, 3])
+print(torch.eq(a, 2), torch.gt(a, 1), torch.le(a, torch.tensor([1, 1, 5])))
+print(torch.logical_and(a > 1, a < 3), torch.logical_not(a > 1), torch.logical_or(a == 1, a == 3))
+print(torch.pi, torch.e, torch.inf, torch.nan)
+print(torch.mv(torch.eye(2), torch.tensor([1.0, 2.0])))
+print(torch.isclose(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.1])))

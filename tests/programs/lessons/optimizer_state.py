@@ -1,0 +1,10 @@
+import torch
+w = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
+print(w)
+opt = torch.optim.SGD([w], lr=0.1)
+print(opt.state_dict())
+print(opt.defaults)
+(w * w).sum().backward()
+opt.step()
+print(w)
+print(opt.param_groups[0]["params"][0] is w)

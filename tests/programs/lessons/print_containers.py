@@ -1,0 +1,12 @@
+import torch
+a = torch.tensor([1.0, 2.0])
+print([a, a * 2])
+print((a, 3))
+print({"w": a, "n": 1})
+print([torch.tensor(1.5), torch.tensor(2)])
+print(dict(zip(["x", "y"], a.tolist())))
+print(str([a]))
+print(f"{[a]}")
+print(f"value: {a}")
+print("value:", a)
+print("a =", a, "sum =", a.sum())

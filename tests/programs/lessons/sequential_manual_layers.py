@@ -1,0 +1,17 @@
+import torch
+from torch import nn
+torch.manual_seed(42)
+layer1 = nn.Linear(2, 3)
+act = nn.ReLU()
+layer2 = nn.Linear(3, 1)
+x = torch.tensor([[1.0, -1.0], [0.5, 2.0]])
+h = layer1(x)
+print(h)
+a = act(h)
+print(a)
+out = layer2(a)
+print(out)
+print(out.grad_fn)
+out.sum().backward()
+print(layer1.weight.grad)
+print(layer2.weight.grad, layer2.bias.grad)

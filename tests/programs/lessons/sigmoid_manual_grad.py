@@ -1,0 +1,13 @@
+import torch
+x = torch.tensor([-1.0, 0.0, 1.0], requires_grad=True)
+s = torch.sigmoid(x)
+s.sum().backward()
+manual = s * (1 - s)
+print(x.grad)
+print(manual)
+print(torch.allclose(x.grad, manual))
+print(manual.requires_grad, manual.grad_fn)
+x.grad.zero_()
+t = torch.tanh(x)
+t.sum().backward()
+print(x.grad, 1 - t.detach() ** 2)

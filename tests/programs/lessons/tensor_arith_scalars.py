@@ -1,0 +1,13 @@
+import torch
+x = torch.tensor([1.0, 2.0, 3.0])
+print(x + 1, 1 + x, x - 1, 1 - x, 2 * x, x / 2, 2 / x)
+print(x ** 2, 2 ** x, -x, abs(-x))
+print(x // 2, x % 2)
+print(x.mean().item(), x.std().item(), x.var())
+print(x.sum() / len(x))
+print(x.exp(), x.log(), x.sqrt())
+print(torch.exp(torch.tensor(1.0)), torch.log(torch.tensor(10.0)))
+print(x.clamp(min=1.5), x.clamp(0, 2))
+print(x.norm(), torch.norm(x))
+print(x.cumsum(0), x.max(), x.min(), x.argmax(), x.argmin())
+print(x.round(), torch.tensor([1.234, 5.678]).round(decimals=1))

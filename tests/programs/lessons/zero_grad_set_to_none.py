@@ -1,0 +1,17 @@
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Linear(2, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+print(model.weight.grad)
+loss = model(torch.ones(1, 2)).sum()
+loss.backward()
+print(model.weight.grad, model.bias.grad)
+opt.zero_grad(set_to_none=False)
+print(model.weight.grad, model.bias.grad)
+loss = model(torch.ones(1, 2)).sum()
+loss.backward()
+opt.zero_grad()
+print(model.weight.grad)
+model.zero_grad()
+print(model.bias.grad is None)

@@ -1,0 +1,49 @@
+"""Lesson-style programs through the playground's interpreter print what PyTorch prints.
+
+Each file in tests/programs/lessons/ is a small learner program (the seeds' examples and their
+variations: autograd by hand, training loops, printing models and grads, error programs). It
+runs through the sandbox, as the product runs it, and through real Python with real PyTorch:
+stdout must match (numbers to the last printed place, object addresses aside), and a program
+that fails must fail the same way (error type, first line of the message, line number).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.api.differential import run_with_torch, same_output
+from tests.sandbox.helpers import run
+
+pytestmark = pytest.mark.torch
+
+LESSONS = sorted((Path(__file__).parents[1] / "programs" / "lessons").glob("*.py"))
+
+
+@pytest.fixture(scope="module")
+def torch_oracle() -> None:
+    pytest.importorskip("torch")
+
+
+def test_there_are_many_lessons() -> None:
+    assert len(LESSONS) >= 40
+
+
+@pytest.mark.parametrize("program", LESSONS, ids=[p.stem for p in LESSONS])
+def test_lesson_matches_pytorch(torch_oracle: None, program: Path) -> None:
+    source = program.read_text()
+    expected = run_with_torch(source)
+    got = run(source, wall_clock_s=20.0)
+    assert same_output(got["stdout"], expected["stdout"]), (got["stdout"], expected["stdout"])
+    if expected["error"] is None:
+        assert got["ok"], got["error"]
+        return
+    error = got["error"]
+    assert error is not None, "PyTorch failed but the playground did not"
+    want = expected["error"]
+    assert (error["type"], error["message"].split("\n")[0], error["line"]) == (
+        want["type"],
+        want["message"],
+        want["line"],
+    )
