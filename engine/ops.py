@@ -754,14 +754,28 @@ MAX_DIM = _row(
 )
 
 
+def _rows(kind: str, a: Array, dim: int) -> Array:
+    """``a.sum`` or ``a.max`` over ``dim``, keeping it; for a 2-D host array reduced over up
+    to 4 columns (the 2- and 3-class logits of the lessons and the train page) as column-wise
+    ufunc calls, 5-8x faster than NumPy's short-axis reduction and bit-identical (NumPy adds
+    fewer than 8 elements in order)."""
+    if a.__class__ is np.ndarray and a.ndim == 2 and dim % 2 == 1 and 1 < a.shape[1] <= 4:
+        ufunc = np.add if kind == "sum" else np.maximum
+        r = ufunc(a[:, 0], a[:, 1])
+        for j in range(2, a.shape[1]):
+            ufunc(r, a[:, j], out=r)
+        return r[:, None]
+    return a.sum(axis=dim, keepdims=True) if kind == "sum" else a.max(axis=dim, keepdims=True)
+
+
 def _softmax_fwd(xp: ModuleType, a: Array, dim: int) -> Array:
-    e = xp.exp(a - a.max(axis=dim, keepdims=True))
-    return e / e.sum(axis=dim, keepdims=True)
+    e = xp.exp(a - _rows("max", a, dim))
+    return e / _rows("sum", e, dim)
 
 
 def _log_softmax_fwd(xp: ModuleType, a: Array, dim: int) -> Array:
-    shifted = a - a.max(axis=dim, keepdims=True)
-    return shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
+    shifted = a - _rows("max", a, dim)
+    return shifted - xp.log(_rows("sum", xp.exp(shifted), dim))
 
 
 # NOTE: softmax and log_softmax get fused rules (not exp/sum/div) for numerical stability.
@@ -770,7 +784,7 @@ SOFTMAX = _row(
         "softmax",
         "SoftmaxBackward0",
         _softmax_fwd,
-        lambda xp, g, out, xs, at, n: (out * (g - (g * out).sum(axis=at["dim"], keepdims=True)),),
+        lambda xp, g, out, xs, at, n: (out * (g - _rows("sum", g * out, at["dim"])),),
         ("s·(δ − s)",),
         "softmax({a})",
         saves="out",
@@ -782,7 +796,7 @@ LOG_SOFTMAX = _row(
         "log_softmax",
         "LogSoftmaxBackward0",
         _log_softmax_fwd,
-        lambda xp, g, out, xs, at, n: (g - xp.exp(out) * g.sum(axis=at["dim"], keepdims=True),),
+        lambda xp, g, out, xs, at, n: (g - xp.exp(out) * _rows("sum", g, at["dim"]),),
         ("δ − softmax",),
         "log_softmax({a})",
         saves="out",
