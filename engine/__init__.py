@@ -180,6 +180,12 @@ from engine.functions import (
 )
 
 from engine import cuda, nn, optim
+from engine import functions as _functions
+
+# torch.sum(x, axis=0), torch.cat(xs, axis=0): NumPy's keyword names, as PyTorch accepts them
+for _name in _functions.AXIS_ALIASED:
+    if _name in globals():
+        globals()[_name] = _functions.dim_aliases(globals()[_name])
 
 _builtin_bool = _builtins.bool
 

@@ -7,8 +7,9 @@ Each function validates its arguments with PyTorch's messages, then calls ``appl
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable, Sequence
-from typing import Any
+import functools
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -1046,3 +1047,52 @@ class set_grad_enabled(autograd._GradContext):
 
     def __exit__(self, *exc: object) -> None:
         autograd.set_grad_enabled(self._prev)
+
+
+# ---- NumPy-style keyword aliases -------------------------------------------------------------
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+#: Functions and Tensor methods whose ``dim`` / ``keepdim`` PyTorch also accepts as NumPy's
+#: ``axis`` / ``keepdims`` (``x.sum(axis=0)``, ``torch.max(x, axis=1)``, ``torch.cat(xs, axis=0)``).
+AXIS_ALIASED: list[str] = [
+    "sum",
+    "mean",
+    "max",
+    "min",
+    "amax",
+    "amin",
+    "argmax",
+    "argmin",
+    "var",
+    "std",
+    "norm",
+    "softmax",
+    "log_softmax",
+    "cumsum",
+    "unsqueeze",
+    "squeeze",
+    "cat",
+    "concat",
+    "concatenate",
+    "stack",
+    "all",
+    "any",
+]
+
+
+def dim_aliases(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """fn accepting ``axis=`` for ``dim=`` and ``keepdims=`` for ``keepdim=``, as PyTorch does
+    for its built-in functions."""
+
+    @functools.wraps(fn)
+    def accepting(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        if kwargs:
+            if "axis" in kwargs:
+                kwargs["dim"] = kwargs.pop("axis")
+            if "keepdims" in kwargs:
+                kwargs["keepdim"] = kwargs.pop("keepdims")
+        return fn(*args, **kwargs)
+
+    return accepting

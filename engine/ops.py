@@ -497,7 +497,7 @@ RELU = _row(
         "relu",
         "ReluBackward0",
         lambda xp, a: xp.maximum(a, 0),
-        lambda xp, g, out, xs, at, n: (g * (out > 0),),
+        lambda xp, g, out, xs, at, n: (xp.where(out > 0, g, 0),),  # +0. where dead, as PyTorch
         ("[{a} > 0]",),
         "relu({a})",
         saves="out",
@@ -521,7 +521,7 @@ def _clamp_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -
         mask &= a >= lo
     if hi is not None:
         mask &= a <= hi
-    return (g * mask,)
+    return (xp.where(mask, g, 0),)  # +0. outside, as PyTorch (g * mask would give -0.)
 
 
 CLAMP = _row(
@@ -807,6 +807,15 @@ LOG_SOFTMAX = _row(
 # --- linear algebra -----------------------------------------------------------------------------
 
 
+def _mm(a: Array, b: Array) -> Array:
+    """a @ b; for 2-D operands with one inner column and a result of at least 2x2, as the
+    exact products a * b, as PyTorch's kernel for that case computes them (so 0 · −1 stays
+    −0. and prints as PyTorch prints it, e.g. a weight gradient from a batch of one)."""
+    if a.ndim == 2 and b.ndim == 2 and a.shape[1] == 1 and a.shape[0] > 1 and b.shape[1] > 1:
+        return a * b
+    return a @ b
+
+
 def _matmul_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
     a, b = xs
     if a.ndim == 1 and b.ndim == 1:  # dot
@@ -820,12 +829,12 @@ def _matmul_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) 
         g2 = xp.expand_dims(g2, -1)
     ga = gb = None
     if n[0]:
-        ga = g2 @ xp.swapaxes(b2, -1, -2)
+        ga = _mm(g2, xp.swapaxes(b2, -1, -2))
         if a.ndim == 1:
             ga = ga.reshape(ga.shape[:-2] + ga.shape[-1:]) if ga.ndim > 2 else ga[0]
         ga = _sum_leading(ga, a.shape)
     if n[1]:
-        gb = xp.swapaxes(a2, -1, -2) @ g2
+        gb = _mm(xp.swapaxes(a2, -1, -2), g2)
         if b.ndim == 1:
             gb = gb[..., 0]
         gb = _sum_leading(gb, b.shape)
@@ -843,7 +852,7 @@ MATMUL = _row(
     Op(
         "matmul",
         "MmBackward0",
-        lambda xp, a, b: a @ b,
+        lambda xp, a, b: _mm(a, b),
         _matmul_vjp,
         ("{b}ᵀ", "{a}ᵀ"),
         "{a} @ {b}",
@@ -853,7 +862,7 @@ MATMUL = _row(
 
 
 def _linear_fwd(xp: ModuleType, x: Array, w: Array, b: Array | None = None) -> Array:
-    out = x @ w.T
+    out = _mm(x, w.T)
     if b is not None:
         out += b
     return out
@@ -861,13 +870,13 @@ def _linear_fwd(xp: ModuleType, x: Array, w: Array, b: Array | None = None) -> A
 
 def _linear_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
     x, w = xs[0], xs[1]
-    gx = g @ w if n[0] else None
+    gx = _mm(g, w) if n[0] else None
     gw = gb = None
     if n[1]:
         if x.ndim == 1:
             gw = xp.outer(g, x)
         else:
-            gw = g.reshape(-1, g.shape[-1]).T @ x.reshape(-1, x.shape[-1])
+            gw = _mm(g.reshape(-1, g.shape[-1]).T, x.reshape(-1, x.shape[-1]))
     if len(xs) > 2 and n[2]:
         gb = sum_rows(xp, g.reshape(-1, g.shape[-1])) if g.ndim > 1 else g
     return (gx, gw, gb) if len(xs) > 2 else (gx, gw)

@@ -235,10 +235,9 @@ class Tensor:
         return int(self.item())
 
     def _scalar(self, what: str) -> Any:
+        """float(t), int(t): PyTorch's ValueError for several elements (item() says otherwise)."""
         if self._data.size != 1:
-            raise RuntimeError(
-                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
-            )
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return self.item()
 
     def __len__(self) -> builtins.int:
@@ -433,6 +432,8 @@ class Tensor:
 
     def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
         return self._inplace_binary(lambda a, _: clamp(a, min, max), None)
+
+    clip_ = clamp_
 
     def __iadd__(self, other: Any) -> Tensor:
         return self.add_(other)
@@ -810,6 +811,96 @@ class Tensor:
 
     def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
         return masked_fill(self, mask, value)
+
+    def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
+        return self._inplace_binary(lambda a, _: masked_fill(a, mask, value), None)
+
+    # --- methods that are the module functions of the same name -------------------------------
+    def chunk(self, chunks: builtins.int, dim: builtins.int = 0) -> Any:
+        return _functions.chunk(self, chunks, dim)
+
+    def split(self, split_size_or_sections: Any, dim: builtins.int = 0) -> Any:
+        return _functions.split(self, split_size_or_sections, dim)
+
+    def unbind(self, dim: builtins.int = 0) -> tuple[Tensor, ...]:
+        d = _norm_dim(dim, self._data.ndim)
+        lead = (slice(None),) * d
+        return tuple(self[(*lead, i)] for i in range(self._data.shape[d]))
+
+    def narrow(self, dim: builtins.int, start: builtins.int, length: builtins.int) -> Tensor:
+        d = _norm_dim(dim, self._data.ndim)
+        return self[(*(slice(None),) * d, slice(start, start + length))]
+
+    def index_select(self, dim: builtins.int, index: Tensor) -> Tensor:
+        return _functions.index_select(self, dim, index)
+
+    def tril(self, diagonal: builtins.int = 0) -> Tensor:
+        return _functions.tril(self, diagonal)
+
+    def triu(self, diagonal: builtins.int = 0) -> Tensor:
+        return _functions.triu(self, diagonal)
+
+    def mv(self, vec: Tensor) -> Tensor:
+        return _functions.mv(self, vec)
+
+    def bmm(self, mat2: Tensor) -> Tensor:
+        if self._data.ndim != 3 or getattr(mat2, "ndim", 0) != 3:
+            raise RuntimeError("batch1 must be a 3D tensor")
+        return matmul(self, mat2)
+
+    def where(self, condition: Tensor, other: Any) -> Tensor:
+        return _functions.where(condition, self, other)  # type: ignore[no-any-return]
+
+    def isfinite(self) -> Tensor:
+        return _functions.isfinite(self)  # type: ignore[no-any-return]
+
+    def isinf(self) -> Tensor:
+        return _functions.isinf(self)  # type: ignore[no-any-return]
+
+    def isclose(self, other: Tensor, rtol: builtins.float = 1e-05, atol: builtins.float = 1e-08,
+                equal_nan: builtins.bool = False) -> Tensor:  # fmt: skip
+        return _functions.isclose(self, other, rtol, atol, equal_nan)
+
+    def logical_and(self, other: Tensor) -> Tensor:
+        return _functions.logical_and(self, other)  # type: ignore[no-any-return]
+
+    def logical_or(self, other: Tensor) -> Tensor:
+        return _functions.logical_or(self, other)  # type: ignore[no-any-return]
+
+    def logical_xor(self, other: Tensor) -> Tensor:
+        return _functions.logical_xor(self, other)  # type: ignore[no-any-return]
+
+    def logical_not(self) -> Tensor:
+        return _functions.logical_not(self)  # type: ignore[no-any-return]
+
+    def remainder(self, other: Any) -> Tensor:
+        return self.__mod__(other)
+
+    def fmod(self, other: Any) -> Tensor:
+        _check_int_division(self, other)
+        return _nograd_binary(self, other, np.fmod)  # C's sign rule (of the dividend)
+
+    def logsumexp(self, dim: Any, keepdim: builtins.bool = False) -> Tensor:
+        """log(sum(exp(x))) over dim, stably (shifted by the max), recorded from its parts."""
+        m = self.amax(dim, keepdim=True).detach()
+        m = _functions.where(m.isfinite(), m, m * 0)
+        out = (self - m).exp().sum(dim, keepdim=True).log() + m
+        if keepdim:
+            return out
+        dims = {d % out.dim() for d in ((dim,) if isinstance(dim, builtins.int) else dim)}
+        return out.reshape([s for i, s in enumerate(out.shape) if i not in dims])
+
+    def type_as(self, other: Tensor) -> Tensor:
+        return self.to(other.dtype)
+
+    def element_size(self) -> builtins.int:
+        return builtins.int(self._data.dtype.itemsize)
+
+    def ndimension(self) -> builtins.int:
+        return builtins.int(self._data.ndim)
+
+    def new_empty(self, *size: Any) -> Tensor:
+        return zeros(*size, dtype=self.dtype, device=self.device)
 
     def sort(self, dim: builtins.int = -1, descending: builtins.bool = False) -> Any:
         return sort(self, dim, descending)
@@ -1381,6 +1472,7 @@ def _nograd_binary(a: Tensor, b: Any, fn: Any) -> Tensor:
 
 # The class's methods call the function API and factories, which import this module: bound at
 # the end so both sides see each other (methods look these names up when called).
+from engine import functions as _functions  # noqa: E402
 from engine.factories import (  # noqa: E402
     _legacy_new,
     _shape_arg,
@@ -1390,6 +1482,7 @@ from engine.factories import (  # noqa: E402
     zeros,
 )
 from engine.functions import (  # noqa: E402
+    AXIS_ALIASED,
     _check_masks,
     _index,
     _norm_dim,
@@ -1401,6 +1494,7 @@ from engine.functions import (  # noqa: E402
     argsort,
     clamp,
     cumsum,
+    dim_aliases,
     div,
     expand,
     flatten,
@@ -1434,3 +1528,8 @@ from engine.functions import (  # noqa: E402
     unsqueeze,
     var,
 )
+
+# x.sum(axis=0, keepdims=True): NumPy's keyword names, as PyTorch's methods accept them
+for _name in AXIS_ALIASED:
+    if hasattr(Tensor, _name):
+        setattr(Tensor, _name, dim_aliases(getattr(Tensor, _name)))
