@@ -114,6 +114,22 @@ tanh = _unary(O.TANH)
 sigmoid = _unary(O.SIGMOID)
 relu = _unary(O.RELU)
 tan = _unary(O.TAN)
+sinh = _unary(O.SINH)
+cosh = _unary(O.COSH)
+asin = arcsin = _unary(O.ASIN)
+acos = arccos = _unary(O.ACOS)
+atan = arctan = _unary(O.ATAN)
+frac = _unary(O.FRAC)
+
+
+def trunc(a: Tensor) -> Tensor:
+    """Rounding toward zero; integers are already whole (a copy, as PyTorch)."""
+    if a._data.dtype.kind != "f":
+        return Tensor._wrap(a._data.copy())
+    return _apply1(O.TRUNC, a)
+
+
+fix = trunc
 log2 = _unary(O.LOG2)
 log10 = _unary(O.LOG10)
 expm1 = _unary(O.EXPM1)

@@ -236,6 +236,12 @@ class _XP:
     def tanh(self, a: Any) -> _Arr:
         return self._unary("tanh", a)
 
+    def sinh(self, a: Any) -> _Arr:
+        return self._unary("sinh", a)
+
+    def cosh(self, a: Any) -> _Arr:
+        return self._unary("cosh", a)
+
     def abs(self, a: Any) -> _Arr:
         return self._unary("abs", a)
 

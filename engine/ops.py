@@ -340,6 +340,79 @@ SIGMOID = _row(
         saves="out",
     )
 )
+SINH = _row(
+    Op(
+        "sinh",
+        "SinhBackward0",
+        lambda xp, a: xp.sinh(a),
+        lambda xp, g, out, xs, at, n: (g * xp.cosh(xs[0]),),
+        ("cosh({a})",),
+        "sinh({a})",
+    )
+)
+COSH = _row(
+    Op(
+        "cosh",
+        "CoshBackward0",
+        lambda xp, a: xp.cosh(a),
+        lambda xp, g, out, xs, at, n: (g * xp.sinh(xs[0]),),
+        ("sinh({a})",),
+        "cosh({a})",
+    )
+)
+ASIN = _row(
+    Op(
+        "asin",
+        "AsinBackward0",
+        lambda xp, a: xp.arcsin(a),
+        lambda xp, g, out, xs, at, n: (g / xp.sqrt(1 - xs[0] * xs[0]),),
+        ("1/√(1 − {a}²)",),
+        "asin({a})",
+    )
+)
+ACOS = _row(
+    Op(
+        "acos",
+        "AcosBackward0",
+        lambda xp, a: xp.arccos(a),
+        lambda xp, g, out, xs, at, n: (-g / xp.sqrt(1 - xs[0] * xs[0]),),
+        ("−1/√(1 − {a}²)",),
+        "acos({a})",
+    )
+)
+ATAN = _row(
+    Op(
+        "atan",
+        "AtanBackward0",
+        lambda xp, a: xp.arctan(a),
+        lambda xp, g, out, xs, at, n: (g / (1 + xs[0] * xs[0]),),
+        ("1/(1 + {a}²)",),
+        "atan({a})",
+    )
+)
+# trunc's derivative is 0 almost everywhere (PyTorch: zeros), frac's is 1
+TRUNC = _row(
+    Op(
+        "trunc",
+        "TruncBackward0",
+        lambda xp, a: xp.trunc(a),
+        lambda xp, g, out, xs, at, n: (xp.zeros_like(g),),
+        ("0",),
+        "trunc({a})",
+        saves="",
+    )
+)
+FRAC = _row(
+    Op(
+        "frac",
+        "FracBackward0",
+        lambda xp, a: a - xp.trunc(a),
+        lambda xp, g, out, xs, at, n: (g,),
+        ("1",),
+        "frac({a})",
+        saves="",
+    )
+)
 TAN = _row(
     Op(
         "tan",
@@ -1258,6 +1331,12 @@ for _op, _host in (
     (COS, np.cos),
     (TANH, np.tanh),
     (TAN, np.tan),
+    (SINH, np.sinh),
+    (COSH, np.cosh),
+    (ASIN, np.arcsin),
+    (ACOS, np.arccos),
+    (ATAN, np.arctan),
+    (TRUNC, np.trunc),
     (LOG2, np.log2),
     (LOG10, np.log10),
     (EXPM1, np.expm1),

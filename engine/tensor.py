@@ -789,6 +789,33 @@ class Tensor:
     def tan(self) -> Tensor:
         return _apply1(O.TAN, self if self._data.dtype.kind == "f" else _as_float(self))
 
+    def sinh(self) -> Tensor:
+        return _functions.sinh(self)  # type: ignore[no-any-return]
+
+    def cosh(self) -> Tensor:
+        return _functions.cosh(self)  # type: ignore[no-any-return]
+
+    def asin(self) -> Tensor:
+        return _functions.asin(self)  # type: ignore[no-any-return]
+
+    arcsin = asin
+
+    def acos(self) -> Tensor:
+        return _functions.acos(self)  # type: ignore[no-any-return]
+
+    arccos = acos
+
+    def atan(self) -> Tensor:
+        return _functions.atan(self)  # type: ignore[no-any-return]
+
+    arctan = atan
+
+    def trunc(self) -> Tensor:
+        return _functions.trunc(self)
+
+    def frac(self) -> Tensor:
+        return _functions.frac(self)  # type: ignore[no-any-return]
+
     def log2(self) -> Tensor:
         return _apply1(O.LOG2, self if self._data.dtype.kind == "f" else _as_float(self))
 
