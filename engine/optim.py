@@ -1,18 +1,21 @@
-"""``torch.optim``: SGD (momentum, dampening, Nesterov, weight decay) and Adam.
+"""``torch.optim``: SGD (momentum, dampening, Nesterov, weight decay), Adam, AdamW, RMSprop
+and Adagrad.
 
 The update rules follow PyTorch's single-tensor implementations step for step, in the
-parameters' dtype, so a seeded run matches PyTorch to float32 rounding.
+parameters' dtype, with PyTorch's CPU kernels' roundings (``add(alpha=)``, ``addcmul`` and
+``lerp`` are fused multiply-adds there), so a seeded float32 run matches PyTorch bit for bit
+but for the last bit of some square roots (PyTorch's vectorised float32 ``sqrt`` is not
+correctly rounded).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
-from engine import dtypes
+from engine import backend, dtypes
 from engine.autograd import zero_grads
 from engine.tensor import Tensor
 
@@ -80,6 +83,8 @@ class Optimizer:
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]
         for i, g in enumerate(self.param_groups):
+            if i:
+                lines.append("")  # PyTorch separates the groups with a blank line
             lines.append(f"Parameter Group {i}")
             for k in sorted(k for k in g if k != "params"):
                 lines.append(f"    {k}: {g[k]}")
@@ -93,6 +98,30 @@ def _state_value(value: Any) -> Any:
     if isinstance(value, int | float):
         return Tensor._wrap(np.asarray(value, dtype=np.float32))
     return Tensor._wrap(value)
+
+
+def _fma(a: Any, b: Any, c: Any) -> Any:
+    """``a * b + c`` rounded once, as PyTorch's CPU kernels compute ``c.add(b, alpha=a)``,
+    ``c.addcmul(a, b)`` and ``lerp``: for float32 exactly, via float64 (a product of two
+    float32 values fits a double's mantissa); other dtypes round twice."""
+    if c.dtype != np.float32:
+        return a * b + c
+    wide = np.float64
+    a = a.astype(wide) if hasattr(a, "astype") else wide(np.float32(a))
+    return (a * b.astype(wide) + c).astype(np.float32)
+
+
+def _lerp_(a: Any, b: Any, weight: float) -> None:
+    """``a.lerp_(b, weight)`` with PyTorch's formula: from the nearer end, one rounding."""
+    w = a.dtype.type(weight)
+    if abs(weight) < 0.5:
+        a[...] = _fma(w, b - a, a)
+    else:
+        a[...] = _fma(w - a.dtype.type(1), b - a, b)
+
+
+def _zeros(p: Tensor) -> Any:
+    return backend.array_module(p._data).zeros_like(p._data)
 
 
 class SGD(Optimizer):
@@ -141,7 +170,7 @@ class SGD(Optimizer):
                 if group["maximize"]:
                     d_p = -d_p
                 if wd:
-                    d_p = d_p + wd * p._data
+                    d_p = _fma(wd, p._data, d_p)  # grad.add(param, alpha=weight_decay)
                 if mom:
                     state = self._state(p)
                     buf = state.get("momentum_buffer")
@@ -149,11 +178,11 @@ class SGD(Optimizer):
                         buf = d_p.copy()
                     else:
                         buf *= mom
-                        buf += (1 - damp) * d_p
+                        buf[...] = _fma(1 - damp, d_p, buf)
                     state["momentum_buffer"] = buf
-                    d_p = d_p + mom * buf if nesterov else buf
-                p._data -= lr * d_p
-                p._version += 1
+                    d_p = _fma(mom, buf, d_p) if nesterov else buf
+                p._data[...] = _fma(-lr, d_p, p._data)
+                p._bump()
 
 
 class Adam(Optimizer):
@@ -166,8 +195,10 @@ class Adam(Optimizer):
         weight_decay: float = 0,
         amsgrad: bool = False,
         maximize: bool = False,
+        *,
+        decoupled_weight_decay: bool = False,
     ) -> None:
-        if lr < 0:
+        if not lr >= 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not eps >= 0.0:
             raise ValueError(f"Invalid epsilon value: {eps}")
@@ -189,7 +220,7 @@ class Adam(Optimizer):
                 "capturable": False,
                 "differentiable": False,
                 "fused": None,
-                "decoupled_weight_decay": False,
+                "decoupled_weight_decay": decoupled_weight_decay,
             },
         )
 
@@ -206,32 +237,208 @@ class Adam(Optimizer):
                 state = self._state(p)
                 if not state:
                     state["step"] = 0
-                    state["exp_avg"] = p._data * 0
-                    state["exp_avg_sq"] = p._data * 0
+                    state["exp_avg"] = _zeros(p)
+                    state["exp_avg_sq"] = _zeros(p)
                     if amsgrad:
-                        state["max_exp_avg_sq"] = p._data * 0
+                        state["max_exp_avg_sq"] = _zeros(p)
                 state["step"] += 1
                 step = state["step"]
                 if wd:
-                    grad = grad + wd * p._data
+                    if group["decoupled_weight_decay"]:  # AdamW: decay the weights themselves
+                        p._data *= 1 - lr * wd
+                        p._bump()  # PyTorch's param.mul_ counts as its own in-place change
+                    else:
+                        grad = _fma(wd, p._data, grad)
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                exp_avg += (1 - beta1) * (grad - exp_avg)  # lerp_ with weight 1 - beta1
+                _lerp_(exp_avg, grad, 1 - beta1)
                 exp_avg_sq *= beta2
-                exp_avg_sq += (1 - beta2) * (grad * grad)
+                exp_avg_sq[...] = _fma(exp_avg_sq.dtype.type(1 - beta2) * grad, grad, exp_avg_sq)
                 bias_correction1 = 1 - beta1**step
                 bias_correction2 = 1 - beta2**step
                 step_size = lr / bias_correction1
-                bias_correction2_sqrt = math.sqrt(bias_correction2)
+                bias_correction2_sqrt = bias_correction2**0.5
+                xp = backend.array_module(exp_avg_sq)
                 if amsgrad:
-                    xp_max = state["max_exp_avg_sq"]
-                    xp_max[...] = (xp_max > exp_avg_sq) * xp_max + (
-                        xp_max <= exp_avg_sq
-                    ) * exp_avg_sq
-                    denom = (xp_max**0.5) / bias_correction2_sqrt + eps
+                    max_sq = state["max_exp_avg_sq"]
+                    xp.maximum(max_sq, exp_avg_sq, out=max_sq)
+                    denom = xp.sqrt(max_sq) / bias_correction2_sqrt + eps
                 else:
-                    denom = (exp_avg_sq**0.5) / bias_correction2_sqrt + eps
-                p._data -= step_size * (exp_avg / denom)
-                p._version += 1
+                    denom = xp.sqrt(exp_avg_sq) / bias_correction2_sqrt + eps
+                p._data += (-step_size * exp_avg) / denom  # addcdiv_(value=-step_size)
+                p._bump()
 
 
-__all__ = ["SGD", "Adam", "Optimizer"]
+class AdamW(Adam):
+    """Adam with decoupled weight decay: the weights shrink by ``lr * weight_decay`` each step,
+    outside the moment estimates."""
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+    ) -> None:
+        super().__init__(
+            params, lr, betas, eps, weight_decay, amsgrad, maximize, decoupled_weight_decay=True
+        )
+
+
+class RMSprop(Optimizer):
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-2,
+        alpha: float = 0.99,
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        momentum: float = 0,
+        centered: bool = False,
+        *,
+        maximize: bool = False,
+    ) -> None:
+        if not lr >= 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not eps >= 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not momentum >= 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not weight_decay >= 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not alpha >= 0.0:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        super().__init__(
+            params,
+            {
+                "lr": lr,
+                "momentum": momentum,
+                "alpha": alpha,
+                "eps": eps,
+                "centered": centered,
+                "weight_decay": weight_decay,
+                "capturable": False,
+                "foreach": None,
+                "maximize": maximize,
+                "differentiable": False,
+            },
+        )
+
+    def step(self) -> None:
+        for group in self.param_groups:
+            lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
+            wd, mom, centered = group["weight_decay"], group["momentum"], group["centered"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                grad = p.grad._data
+                if group["maximize"]:
+                    grad = -grad
+                state = self._state(p)
+                if not state:
+                    state["step"] = 0
+                    state["square_avg"] = _zeros(p)
+                    if mom > 0:
+                        state["momentum_buffer"] = _zeros(p)
+                    if centered:
+                        state["grad_avg"] = _zeros(p)
+                state["step"] += 1
+                if wd:
+                    grad = _fma(wd, p._data, grad)
+                square_avg = state["square_avg"]
+                square_avg *= alpha
+                square_avg[...] = _fma(square_avg.dtype.type(1 - alpha) * grad, grad, square_avg)
+                xp = backend.array_module(square_avg)
+                if centered:
+                    grad_avg = state["grad_avg"]
+                    _lerp_(grad_avg, grad, 1 - alpha)
+                    avg = xp.sqrt(_fma(-grad_avg, grad_avg, square_avg)) + eps
+                else:
+                    avg = xp.sqrt(square_avg) + eps
+                if mom > 0:
+                    buf = state["momentum_buffer"]
+                    buf *= mom
+                    buf += grad / avg  # addcdiv_(grad, avg)
+                    p._data[...] = _fma(-lr, buf, p._data)
+                else:
+                    p._data += (-lr * grad) / avg  # addcdiv_(value=-lr)
+                p._bump()
+
+
+class Adagrad(Optimizer):
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-2,
+        lr_decay: float = 0,
+        weight_decay: float = 0,
+        initial_accumulator_value: float = 0,
+        eps: float = 1e-10,
+        *,
+        maximize: bool = False,
+    ) -> None:
+        if not lr >= 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not lr_decay >= 0.0:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not weight_decay >= 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not initial_accumulator_value >= 0.0:
+            raise ValueError(
+                f"Invalid initial_accumulator_value value: {initial_accumulator_value}"
+            )
+        if not eps >= 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        super().__init__(
+            params,
+            {
+                "lr": lr,
+                "lr_decay": lr_decay,
+                "eps": eps,
+                "weight_decay": weight_decay,
+                "initial_accumulator_value": initial_accumulator_value,
+                "foreach": None,
+                "maximize": maximize,
+                "differentiable": False,
+                "fused": None,
+            },
+        )
+        # PyTorch fills every parameter's state at construction, from the constructor's value
+        # (a group's own initial_accumulator_value is not used)
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self._state(p)
+                state["step"] = 0
+                xp = backend.array_module(p._data)
+                state["sum"] = xp.full_like(p._data, initial_accumulator_value)
+
+    def step(self) -> None:
+        for group in self.param_groups:
+            lr, lr_decay, eps, wd = (
+                group["lr"],
+                group["lr_decay"],
+                group["eps"],
+                group["weight_decay"],
+            )
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                grad = p.grad._data
+                if group["maximize"]:
+                    grad = -grad
+                state = self._state(p)
+                state["step"] += 1
+                if wd:
+                    grad = _fma(wd, p._data, grad)
+                clr = lr / (1 + (state["step"] - 1) * lr_decay)
+                state_sum = state["sum"]
+                state_sum[...] = _fma(grad, grad, state_sum)
+                std = backend.array_module(state_sum).sqrt(state_sum) + eps
+                p._data += (-clr * grad) / std  # addcdiv_(value=-clr)
+                p._bump()
+
+
+__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop"]
