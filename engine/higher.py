@@ -91,6 +91,12 @@ class _Arr:
             return _Arr(total.reshape(*([1] * self.ndim)) if keepdims else total)
         return _Arr(self.t.sum(dim=axis, keepdim=keepdims))
 
+    def mean(self, axis: Any = None, keepdims: bool = False) -> _Arr:
+        if axis is None:
+            total = self.t.mean()
+            return _Arr(total.reshape(*([1] * self.ndim)) if keepdims else total)
+        return _Arr(self.t.mean(dim=axis, keepdim=keepdims))
+
     def astype(self, dtype: Any, copy: bool = True) -> _Arr:
         return _Arr(self.t.to(dtypes.from_numpy(np.dtype(dtype))))
 

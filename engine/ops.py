@@ -1194,6 +1194,140 @@ def _mse_fwd(xp: ModuleType, a: Array, b: Array, reduction: str) -> Array:
     return _reduce(xp, d * d, reduction)
 
 
+# --- normalization ---------------------------------------------------------------------------
+# One rule for layer norm (statistics over the last k axes of each sample) and batch norm
+# (over the batch axes of each channel): x̂ = (x − mean) / √(var + eps), out = x̂·w + b, with
+# the biased variance. Batch norm in eval mode normalizes with given running statistics.
+
+
+def _norm_stats(xp: ModuleType, x: Array, at: Any) -> tuple[Array, Array]:
+    """(mean, 1/√(var + eps)) with reduced axes kept, from x or from the given statistics."""
+    axes = at["axes"]
+    if at.get("mean") is not None:  # batch norm in eval mode: running statistics
+        shape = [1] * x.ndim
+        shape[1] = -1
+        mean = at["mean"].reshape(shape)
+        return mean, 1 / xp.sqrt(at["var"].reshape(shape) + at["eps"])
+    mean = x.mean(axis=axes, keepdims=True)
+    d = x - mean
+    var = (d * d).mean(axis=axes, keepdims=True)
+    return mean, 1 / xp.sqrt(var + at["eps"])
+
+
+def _affine(at: Any, ndim: int, w: Array) -> Array:
+    """w shaped to broadcast against x: trailing for layer norm, along axis 1 for batch norm."""
+    if at.get("channel_axis") is None:
+        return w
+    shape = [1] * ndim
+    shape[1] = -1
+    return w.reshape(shape)
+
+
+def _normalize_fwd(xp: ModuleType, x: Array, *wb: Array, **at: Any) -> Array:
+    mean, rstd = _norm_stats(xp, x, at)
+    out = (x - mean) * rstd
+    if wb:
+        out = out * _affine(at, x.ndim, wb[0]) + _affine(at, x.ndim, wb[1])
+    return out
+
+
+def _normalize_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    x = xs[0]
+    axes = at["axes"]
+    mean, rstd = _norm_stats(xp, x, at)
+    xhat = (x - mean) * rstd
+    gxhat = g * _affine(at, x.ndim, xs[1]) if len(xs) > 1 else g
+    gx = None
+    if n[0]:
+        if at.get("mean") is not None:  # fixed statistics: an affine map of x
+            gx = gxhat * rstd
+        else:
+            m1 = gxhat.mean(axis=axes, keepdims=True)
+            m2 = (gxhat * xhat).mean(axis=axes, keepdims=True)
+            gx = (gxhat - m1 - xhat * m2) * rstd
+    if len(xs) == 1:
+        return (gx,)
+    gw = gb = None
+    if at.get("channel_axis") is not None:  # per channel: sum over every other axis
+        other = tuple(a for a in range(x.ndim) if a != 1)
+        gw = (g * xhat).sum(axis=other) if n[1] else None
+        gb = g.sum(axis=other) if n[2] else None
+    else:  # per normalized element: the backward loop sums the leading axes away
+        gw = g * xhat if n[1] else None
+        gb = g if n[2] else None
+    return gx, gw, gb
+
+
+LAYER_NORM = _row(
+    Op(
+        "layer_norm",
+        "NativeLayerNormBackward0",
+        _normalize_fwd,
+        _normalize_vjp,
+        ("(1 − 1/N − x̂²/N)/σ", "x̂", "1"),
+        "layer_norm({a})",
+        chain=("(ĝ − mean ĝ − x̂·mean(ĝ·x̂))/σ", "Σ {g}·x̂", "Σ {g}"),
+    )
+)
+BATCH_NORM = _row(
+    Op(
+        "batch_norm",
+        "NativeBatchNormBackward0",
+        _normalize_fwd,
+        _normalize_vjp,
+        ("(1 − 1/N − x̂²/N)/σ", "x̂", "1"),
+        "batch_norm({a})",
+        chain=("(ĝ − mean ĝ − x̂·mean(ĝ·x̂))/σ", "Σ {g}·x̂", "Σ {g}"),
+    )
+)
+
+
+def _huber_terms(xp: ModuleType, d: Array, at: Any) -> tuple[Array, Array]:
+    """(loss, d loss / d d) elementwise: quadratic within delta (beta), linear outside."""
+    delta = at["delta"]
+    ad = xp.abs(d)
+    small = ad < delta
+    if at["kind"] == "huber":
+        return (xp.where(small, 0.5 * d * d, delta * (ad - 0.5 * delta)),
+                xp.where(small, d, delta * xp.sign(d)))  # fmt: skip
+    return (xp.where(small, 0.5 * d * d / delta, ad - 0.5 * delta),
+            xp.where(small, d / delta, xp.sign(d)))  # fmt: skip
+
+
+def _huber_fwd(xp: ModuleType, a: Array, b: Array, **at: Any) -> Array:
+    loss, _ = _huber_terms(xp, a - b, at)
+    return _reduce(xp, loss, at["reduction"]).astype(a.dtype, copy=False)
+
+
+def _huber_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    a, b = xs
+    _, slope = _huber_terms(xp, a - b, at)
+    d = slope * _reduce_grad(g, a, at["reduction"])
+    return (d if n[0] else None, -d if n[1] else None)
+
+
+HUBER = _row(
+    Op(
+        "huber_loss",
+        "HuberLossBackward0",
+        _huber_fwd,
+        _huber_vjp,
+        ("clip({a} − {b}, ±δ)/N", "−clip({a} − {b}, ±δ)/N"),
+        "huber({a}, {b})",
+    )
+)
+SMOOTH_L1 = _row(
+    Op(
+        "smooth_l1_loss",
+        "SmoothL1LossBackward0",
+        _huber_fwd,
+        _huber_vjp,
+        ("clip(({a} − {b})/β, ±1)/N", "−clip(({a} − {b})/β, ±1)/N"),
+        "smooth_l1({a}, {b})",
+    )
+)
+
+
 MSE = _row(
     Op(
         "mse_loss",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from engine import dtypes
@@ -34,6 +36,11 @@ __all__ = [
     "softmax",
     "tanh",
     "l1_loss",
+    "layer_norm",
+    "batch_norm",
+    "embedding",
+    "huber_loss",
+    "smooth_l1_loss",
 ]
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -290,3 +297,118 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
 
     keep = (rand_like(input) >= p).to(input.dtype)
     return input * keep * (1.0 / (1.0 - p))
+
+
+# ---- normalization, embedding, robust losses --------------------------------------------------
+
+
+def layer_norm(
+    input: Tensor,
+    normalized_shape: Any,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalize each sample over its last ``len(normalized_shape)`` axes (one node:
+    NativeLayerNormBackward0, as PyTorch records it)."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if tuple(input.shape[input.dim() - k :]) != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape "
+            f"[*, {', '.join(str(s) for s in shape)}], but got input of size{input.shape}"
+        )
+    axes = tuple(range(input.dim() - k, input.dim()))
+    inputs = (
+        (input,) if weight is None else (input, weight, bias if bias is not None else weight * 0)
+    )
+    return apply(O.LAYER_NORM, inputs, {"axes": axes, "eps": eps})
+
+
+def batch_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalize each channel (axis 1) over the batch (and length) axes; in training, update
+    the running statistics in place (unbiased variance), as PyTorch does."""
+    if input.dim() not in (2, 3):
+        raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+    axes = (0,) if input.dim() == 2 else (0, 2)
+    attrs: dict[str, Any] = {"axes": axes, "eps": eps, "channel_axis": 1}
+    if training:
+        count = input._data.size // input._data.shape[1]
+        if count <= 1:
+            raise ValueError(
+                "Expected more than 1 value per channel when training, got input size "
+                f"{input.shape}"
+            )
+        if running_mean is not None and running_var is not None:
+            x = input._data
+            mean = x.mean(axis=axes)
+            var = x.var(axis=axes, ddof=1)
+            rm, rv = running_mean._data, running_var._data
+            rm *= 1 - momentum
+            rm += momentum * mean.astype(rm.dtype, copy=False)
+            rv *= 1 - momentum
+            rv += momentum * var.astype(rv.dtype, copy=False)
+            running_mean._bump()
+            running_var._bump()
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+        attrs["mean"], attrs["var"] = running_mean._data, running_var._data
+    inputs = (
+        (input,) if weight is None else (input, weight, bias if bias is not None else weight * 0)
+    )
+    return apply(O.BATCH_NORM, inputs, attrs)
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> Tensor:
+    """Rows of weight picked by integer indices (EmbeddingBackward0); the padding row gets
+    no gradient."""
+    idx = input._data
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got torch.{dtypes.from_numpy(idx.dtype).name} instead "
+            "(while checking arguments for embedding)"
+        )
+    n = weight._data.shape[0]
+    if idx.size and (int(idx.min()) < -n or int(idx.max()) >= n):
+        raise IndexError("index out of range in self")
+    out = weight[input]
+    if padding_idx is not None and out.grad_fn is not None:
+        keep = (input != (padding_idx % n)).to(weight.dtype).unsqueeze(-1)
+        out = out * keep + (out * (1 - keep)).detach()
+    if out.grad_fn is not None:
+        out.grad_fn._name = "EmbeddingBackward0"
+    return out
+
+
+def _robust(
+    op: Any, input: Tensor, target: Tensor, reduction: str, delta: float, kind: str
+) -> Tensor:
+    _same_shape_or_broadcast(input, target)
+    input, target = _promote_pair(input, target)
+    attrs = {"reduction": _reduction(reduction), "delta": float(delta), "kind": kind}
+    return apply(op, (input, target), attrs)
+
+
+def huber_loss(
+    input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0
+) -> Tensor:
+    return _robust(O.HUBER, input, target, reduction, delta, "huber")
+
+
+def smooth_l1_loss(
+    input: Tensor, target: Tensor, reduction: str = "mean", beta: float = 1.0
+) -> Tensor:
+    if beta == 0:
+        return l1_loss(input, target, reduction)
+    return _robust(O.SMOOTH_L1, input, target, reduction, beta, "smooth_l1")

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from engine import dtypes
-from engine.autograd import zero_grads
-from engine.factories import empty
+from engine.autograd import no_grad, zero_grads
+from engine.factories import empty, ones, tensor, zeros
 from engine.functions import to_copy
 from engine.nn import functional as F
 from engine.nn import init
@@ -37,8 +37,24 @@ class Module:
 
     def __init__(self) -> None:
         object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "training", True)
+
+    def register_buffer(self, name: str, tensor: Tensor | None) -> None:
+        """State that is not a parameter (saved in state_dict, moved by .to(), no gradient)."""
+        self._buffers[name] = tensor
+        object.__setattr__(self, name, tensor)
+
+    def named_buffers(self, prefix: str = "") -> Iterator[tuple[str, Tensor]]:
+        for mod_prefix, mod in self.named_modules(prefix):
+            for name, b in mod.__dict__.get("_buffers", {}).items():
+                if b is not None:
+                    yield (f"{mod_prefix}.{name}" if mod_prefix else name), b
+
+    def buffers(self) -> Iterator[Tensor]:
+        for _, b in self.named_buffers():
+            yield b
 
     def __setattr__(self, name: str, value: Any) -> None:
         params = self.__dict__.get("_parameters")
@@ -135,6 +151,10 @@ class Module:
             else:
                 device = a
         for m in self.modules():
+            for b in list(m.__dict__.get("_buffers", {}).values()):
+                if b is not None:  # buffers follow the device; integer counters keep their dtype
+                    keep = dtype if b._data.dtype.kind == "f" else None
+                    b._data = to_copy(b, keep, device)._data
             for p in list(m._parameters.values()):
                 if p is None:
                     continue
@@ -157,10 +177,20 @@ class Module:
         return self.to("cuda")
 
     def state_dict(self) -> OrderedDict[str, Tensor]:
-        return OrderedDict((k, v.detach()) for k, v in self.named_parameters())
+        """Each module's parameters then its buffers, depth first (PyTorch's order)."""
+        out: OrderedDict[str, Tensor] = OrderedDict()
+        for prefix, mod in self.named_modules():
+            dot = f"{prefix}." if prefix else ""
+            for name, p in mod._parameters.items():
+                if p is not None:
+                    out[dot + name] = p.detach()
+            for name, b in mod.__dict__.get("_buffers", {}).items():
+                if b is not None:
+                    out[dot + name] = b.detach()
+        return out
 
     def load_state_dict(self, state: dict[str, Tensor]) -> None:
-        own = dict(self.named_parameters())
+        own = {**dict(self.named_parameters()), **dict(self.named_buffers())}
         for k, v in state.items():
             if k not in own:
                 raise RuntimeError(f'Unexpected key(s) in state_dict: "{k}".')
@@ -473,3 +503,125 @@ class NLLLoss(_Loss):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
+
+
+class LayerNorm(Module):
+    def __init__(
+        self,
+        normalized_shape: Any,
+        eps: float = 1e-5,
+        elementwise_affine: bool = True,
+        bias: bool = True,
+    ) -> None:
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
+        self.normalized_shape = tuple(shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        self.weight: Tensor | None = None
+        self.bias: Tensor | None = None
+        if elementwise_affine:
+            self.weight = Parameter(ones(*self.normalized_shape))
+            self.bias = Parameter(zeros(*self.normalized_shape)) if bias else None
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, "
+            f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}"
+        )
+
+
+class BatchNorm1d(Module):
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        bias: bool = True,
+    ) -> None:
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        self.weight = Parameter(ones(num_features)) if affine else None
+        self.bias = Parameter(zeros(num_features)) if affine and bias else None
+        if track_running_stats:
+            self.register_buffer("running_mean", zeros(num_features))
+            self.register_buffer("running_var", ones(num_features))
+            self.register_buffer("num_batches_tracked", tensor(0))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+        use_batch = self.training or not self.track_running_stats
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked._data += 1
+            self.num_batches_tracked._bump()
+        return F.batch_norm(
+            input,
+            self.running_mean if not use_batch or self.training else None,
+            self.running_var if not use_batch or self.training else None,
+            self.weight,
+            self.bias,
+            use_batch,
+            self.momentum,
+            self.eps,
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+            f"affine={self.affine}, bias={self.bias is not None}, "
+            f"track_running_stats={self.track_running_stats}"
+        )
+
+
+class Embedding(Module):
+    def __init__(
+        self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None
+    ) -> None:
+        super().__init__()
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx %= num_embeddings
+        self.padding_idx = padding_idx
+        self.weight = Parameter(empty(num_embeddings, embedding_dim))
+        init.normal_(self.weight)
+        if padding_idx is not None:
+            with no_grad():
+                self.weight[padding_idx] = 0.0
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.embedding(input, self.weight, self.padding_idx)
+
+    def extra_repr(self) -> str:
+        pad = f", padding_idx={self.padding_idx}" if self.padding_idx is not None else ""
+        return f"{self.num_embeddings}, {self.embedding_dim}{pad}"
+
+
+class HuberLoss(_Loss):
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        super().__init__(reduction)
+        self.delta = delta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.huber_loss(input, target, self.reduction, self.delta)
+
+
+class SmoothL1Loss(_Loss):
+    def __init__(self, reduction: str = "mean", beta: float = 1.0) -> None:
+        super().__init__(reduction)
+        self.beta = beta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.smooth_l1_loss(input, target, self.reduction, self.beta)

@@ -47,7 +47,7 @@ BCEWithLogitsLoss CrossEntropyLoss NLLLoss ModuleList LayerNorm BatchNorm1d Embe
 FUNCTIONAL_NAMES = """
 relu relu_ leaky_relu gelu silu elu softplus sigmoid tanh softmax log_softmax linear dropout
 mse_loss l1_loss smooth_l1_loss huber_loss binary_cross_entropy binary_cross_entropy_with_logits
-cross_entropy nll_loss one_hot normalize pad layer_norm embedding
+cross_entropy nll_loss one_hot normalize pad layer_norm embedding batch_norm
 """
 
 INIT_NAMES = """
@@ -88,12 +88,14 @@ TENSOR_SETTABLE = "grad requires_grad data"
 
 MODULE_METHODS = """
 forward parameters named_parameters children named_children modules named_modules zero_grad train
-eval to cpu cuda double float half requires_grad_ state_dict load_state_dict extra_repr
+eval to cpu cuda double float half requires_grad_ state_dict load_state_dict extra_repr buffers
+named_buffers
 append extend insert add_module
 """
 MODULE_PROPERTIES = """
 training weight bias in_features out_features negative_slope reduction p dim normalized_shape eps
 num_features running_mean running_var momentum num_embeddings embedding_dim start_dim end_dim
+num_batches_tracked padding_idx affine track_running_stats elementwise_affine delta beta
 """
 OPTIMIZER_METHODS = "step zero_grad state_dict add_param_group"
 OPTIMIZER_PROPERTIES = "param_groups defaults"

@@ -150,6 +150,43 @@ CASES: dict[str, list[Case]] = {
     "stack": [(lambda T, a, b: T.stack([a, b], dim=1), [((2, 3), R), ((2, 3), R)])],
     "clone": [(lambda T, a: a.clone() * 2.0, [((3,), R)])],
     "to": [(lambda T, a: a.float().double() * 1.5, [((3,), R)])],
+    "layer_norm": [
+        (
+            lambda T, a, w, b: T.nn.functional.layer_norm(a, (4,), w, b),
+            [((3, 4), R), ((4,), R), ((4,), R)],
+        ),
+        (lambda T, a: T.nn.functional.layer_norm(a, (2, 3)), [((2, 2, 3), R)]),
+    ],
+    "batch_norm": [
+        (
+            lambda T, a, w, b: T.nn.functional.batch_norm(a, None, None, w, b, training=True),
+            [((5, 3), R), ((3,), R), ((3,), R)],
+        ),
+        (
+            lambda T, a: T.nn.functional.batch_norm(a, None, None, training=True),
+            [((4, 2, 3), R)],
+        ),
+        (
+            lambda T, a, w, b: T.nn.functional.batch_norm(
+                a, T.tensor([0.1, -0.2], dtype=a.dtype), T.tensor([1.5, 0.5], dtype=a.dtype), w, b
+            ),
+            [((3, 2), R), ((2,), R), ((2,), R)],
+        ),
+    ],
+    "huber_loss": [
+        (lambda T, a, b: T.nn.functional.huber_loss(a * 2, b), [((6,), A), ((6,), A)]),
+        (
+            lambda T, a, b: T.nn.functional.huber_loss(a, b, reduction="sum", delta=0.5),
+            [((2, 3), A), ((2, 3), A)],
+        ),
+    ],
+    "smooth_l1_loss": [
+        (lambda T, a, b: T.nn.functional.smooth_l1_loss(a * 2, b), [((6,), A), ((6,), A)]),
+        (
+            lambda T, a, b: T.nn.functional.smooth_l1_loss(a, b, reduction="none", beta=0.5),
+            [((4,), A), ((4,), A)],
+        ),
+    ],
     "mse_loss": [
         (lambda T, a, b: T.nn.functional.mse_loss(a, b), [((4, 2), R), ((4, 2), R)]),
         (lambda T, a, b: T.nn.functional.mse_loss(a, b, reduction="sum"), [((3,), R), ((3,), R)]),

@@ -1,0 +1,57 @@
+"""nn.LayerNorm, BatchNorm1d (training statistics, running buffers, eval mode, state_dict order),
+Embedding (seeded init, padding_idx), HuberLoss and SmoothL1Loss: values, gradients, node
+names and reprs as PyTorch prints them."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+ln = nn.LayerNorm(4)
+bn = nn.BatchNorm1d(3)
+emb = nn.Embedding(10, 3)
+emb_pad = nn.Embedding(5, 2, padding_idx=0)
+print(ln, bn, emb, emb_pad, nn.HuberLoss(), nn.SmoothL1Loss(beta=0.5), nn.LayerNorm([2, 3], elementwise_affine=False), sep="\n")
+print(emb.weight)
+print(emb_pad.weight)
+x = torch.randn(5, 4, requires_grad=True)
+y = ln(x)
+print(y, y.grad_fn.name())
+(y * torch.arange(4.0)).sum().backward()
+print(x.grad, ln.weight.grad, ln.bias.grad)
+h = torch.randn(6, 3, requires_grad=True)
+out = bn(h)
+print(out, out.grad_fn.name())
+(out * torch.arange(6.0).reshape(6, 1)).sum().backward()
+print(h.grad, bn.weight.grad, bn.bias.grad)
+print(bn.running_mean, bn.running_var, bn.num_batches_tracked)
+print(list(bn.state_dict().keys()), [n for n, _ in bn.named_parameters()], [n for n, _ in bn.named_buffers()])
+bn.eval()
+e = bn(h)
+print(e, e.grad_fn.name())
+idx = torch.tensor([[1, 2, 4], [4, 3, 9]])
+v = emb(idx)
+print(v.shape, v.grad_fn.name())
+v.sum().backward()
+print(emb.weight.grad)
+p = emb_pad(torch.tensor([0, 1, 0, 3]))
+p.sum().backward()
+print(emb_pad.weight.grad)
+a = torch.tensor([0.5, -2.0, 3.0, 0.1], requires_grad=True)
+t = torch.tensor([0.0, 0.0, 1.0, 1.0])
+for loss in [F.huber_loss(a, t), F.huber_loss(a, t, delta=0.5), F.smooth_l1_loss(a, t), F.smooth_l1_loss(a, t, beta=2.0), nn.HuberLoss(reduction="sum")(a, t), nn.SmoothL1Loss(reduction="none")(a, t)]:
+    print(loss, loss.grad_fn.name())
+model = nn.Sequential(nn.Linear(3, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.LayerNorm(8), nn.Linear(8, 1))
+print(model)
+print(list(model.state_dict().keys()))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+X = torch.randn(16, 3)
+Y = X.sum(dim=1, keepdim=True)
+for step in range(5):
+    opt.zero_grad()
+    loss = F.smooth_l1_loss(model(X), Y)
+    loss.backward()
+    opt.step()
+    print(step, round(loss.item(), 4))
+model.eval()
+print(model(X[:2]))
