@@ -35,19 +35,30 @@ class Optimizer:
             raise ValueError("optimizer got an empty parameter list")
         groups = items if isinstance(items[0], dict) else [{"params": items}]
         for g in groups:
-            # PyTorch's order: the group as given ('params' first), then the missing defaults
-            group = {"params": list(g["params"]), **{k: v for k, v in g.items() if k != "params"}}
-            for k, v in defaults.items():
-                group.setdefault(k, v)
-            for p in group["params"]:
-                if not isinstance(p, Tensor):
-                    raise TypeError(
-                        "optimizer can only optimize Tensors, but one of the params "
-                        f"is {type(p).__name__}"
-                    )
-                if not p.is_leaf:
-                    raise ValueError("can't optimize a non-leaf Tensor")
-            self.param_groups.append(group)
+            self.add_param_group(g)
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a group of parameters with its own settings (the defaults fill the rest)."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        params = param_group["params"]
+        params = [params] if isinstance(params, Tensor) else list(params)
+        # PyTorch's order: the group as given ('params' first), then the missing defaults
+        group = {"params": params, **{k: v for k, v in param_group.items() if k != "params"}}
+        for k, v in self.defaults.items():
+            group.setdefault(k, v)
+        for p in group["params"]:
+            if not isinstance(p, Tensor):
+                raise TypeError(
+                    "optimizer can only optimize Tensors, but one of the params "
+                    f"is {type(p).__name__}"
+                )
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         zero_grads((p for g in self.param_groups for p in g["params"]), set_to_none)
