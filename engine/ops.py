@@ -565,14 +565,20 @@ SILU = _row(
 )
 
 
+def _relu_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    grad = g * (out > 0)
+    # + 0.0 turns g·0's −0. into +0. where dead, as PyTorch's threshold gives (np.where would
+    # too, but costs ~10x on a random mask: branch mispredictions); in place where it can be
+    grad += 0.0
+    return (grad,)
+
+
 RELU = _row(
     Op(
         "relu",
         "ReluBackward0",
         lambda xp, a: xp.maximum(a, 0),
-        # + 0.0 turns g·0's −0. into +0. where dead, as PyTorch's threshold gives (np.where
-        # would too, but costs ~10x on a random mask: branch mispredictions)
-        lambda xp, g, out, xs, at, n: (g * (out > 0) + 0.0,),
+        _relu_vjp,
         ("[{a} > 0]",),
         "relu({a})",
         saves="out",
