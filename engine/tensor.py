@@ -740,34 +740,34 @@ class Tensor:
 
     # --- elementwise ----------------------------------------------------------------------------
     def exp(self) -> Tensor:
-        return _apply1(O.EXP, self if self._data.dtype.kind == "f" else _as_float(self))
+        return _apply1(O.EXP, _floating(self))
 
     def log(self) -> Tensor:
-        return _apply1(O.LOG, self if self._data.dtype.kind == "f" else _as_float(self))
+        return _apply1(O.LOG, _floating(self))
 
     def log1p(self) -> Tensor:
-        return _apply1(O.LOG1P, self if self._data.dtype.kind == "f" else _as_float(self))
+        return _apply1(O.LOG1P, _floating(self))
 
     def sqrt(self) -> Tensor:
-        return _apply1(O.SQRT, self if self._data.dtype.kind == "f" else _as_float(self))
+        return _apply1(O.SQRT, _floating(self))
 
     def rsqrt(self) -> Tensor:
-        return _apply1(O.RSQRT, self if self._data.dtype.kind == "f" else _as_float(self))
+        return _apply1(O.RSQRT, _floating(self))
 
     def abs(self) -> Tensor:
         return _apply1(O.ABS, self)
 
     def sin(self) -> Tensor:
-        return _apply1(O.SIN, self if self._data.dtype.kind == "f" else _as_float(self))
+        return _apply1(O.SIN, _floating(self))
 
     def cos(self) -> Tensor:
-        return _apply1(O.COS, self if self._data.dtype.kind == "f" else _as_float(self))
+        return _apply1(O.COS, _floating(self))
 
     def tanh(self) -> Tensor:
-        return _apply1(O.TANH, self if self._data.dtype.kind == "f" else _as_float(self))
+        return _apply1(O.TANH, _floating(self))
 
     def sigmoid(self) -> Tensor:
-        return _apply1(O.SIGMOID, self if self._data.dtype.kind == "f" else _as_float(self))
+        return _apply1(O.SIGMOID, _floating(self))
 
     def relu(self) -> Tensor:
         return _apply1(O.RELU, self)
@@ -776,7 +776,7 @@ class Tensor:
         return _apply1(O.NEG, self)
 
     def reciprocal(self) -> Tensor:
-        return _apply1(O.RECIPROCAL, self if self._data.dtype.kind == "f" else _as_float(self))
+        return _apply1(O.RECIPROCAL, _floating(self))
 
     def square(self) -> Tensor:
         return pow(self, 2)
@@ -787,7 +787,7 @@ class Tensor:
         return _apply1(O.FLOOR, self)
 
     def tan(self) -> Tensor:
-        return _apply1(O.TAN, self if self._data.dtype.kind == "f" else _as_float(self))
+        return _apply1(O.TAN, _floating(self))
 
     def sinh(self) -> Tensor:
         return _functions.sinh(self)  # type: ignore[no-any-return]
@@ -817,16 +817,16 @@ class Tensor:
         return _functions.frac(self)  # type: ignore[no-any-return]
 
     def log2(self) -> Tensor:
-        return _apply1(O.LOG2, self if self._data.dtype.kind == "f" else _as_float(self))
+        return _apply1(O.LOG2, _floating(self))
 
     def log10(self) -> Tensor:
-        return _apply1(O.LOG10, self if self._data.dtype.kind == "f" else _as_float(self))
+        return _apply1(O.LOG10, _floating(self))
 
     def expm1(self) -> Tensor:
-        return _apply1(O.EXPM1, self if self._data.dtype.kind == "f" else _as_float(self))
+        return _apply1(O.EXPM1, _floating(self))
 
     def erf(self) -> Tensor:
-        return _apply1(O.ERF, self if self._data.dtype.kind == "f" else _as_float(self))
+        return _apply1(O.ERF, _floating(self))
 
     def ceil(self) -> Tensor:
         if self._data.dtype.kind != "f":  # integers are already whole: a copy, as PyTorch
@@ -1368,6 +1368,11 @@ def _shape_error(op: O.Op, arrays: list[Any], exc: Exception) -> Exception:
     if isinstance(exc, IndexError):
         return IndexError(msg.replace("axis", "dimension"))
     return RuntimeError(msg)
+
+
+def _floating(t: Tensor) -> Tensor:
+    """t itself when floating point, else t as float32 (what PyTorch's float functions take)."""
+    return t if t._data.dtype.kind == "f" else _as_float(t)
 
 
 def _as_float(t: Tensor) -> Tensor:
