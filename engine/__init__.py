@@ -153,6 +153,7 @@ from engine.functions import (
     outer,
     permute,
     pow,
+    prod,
     reciprocal,
     relu,
     reshape,

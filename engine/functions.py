@@ -227,6 +227,23 @@ def sum(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: DType | None =
     return apply(O.SUM, (a,), {"axis": axis, "keepdim": keepdim}, name=name, out_dtype=target)
 
 
+def prod(
+    a: Tensor, dim: int | None = None, keepdim: bool = False, dtype: DType | None = None
+) -> Tensor:
+    """Product of all elements (ProdBackward0) or along one dim (ProdBackward1); integer and
+    bool inputs give int64, as in PyTorch."""
+    if dim is not None and not isinstance(dim, int):
+        raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
+    axis = None if dim is None else _norm_dim(dim, a._data.ndim)
+    target = (
+        dtype.np
+        if dtype is not None
+        else (np.dtype(np.int64) if a._data.dtype.kind in "iub" else None)
+    )
+    name = "ProdBackward1" if dim is not None else None
+    return apply(O.PROD, (a,), {"axis": axis, "keepdim": keepdim}, name=name, out_dtype=target)
+
+
 def mean(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
     if a._data.dtype.kind != "f" and dtype is None:
         raise RuntimeError(
@@ -1075,6 +1092,7 @@ _R = TypeVar("_R")
 AXIS_ALIASED: list[str] = [
     "sum",
     "mean",
+    "prod",
     "max",
     "min",
     "amax",

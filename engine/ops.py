@@ -723,6 +723,42 @@ def _sum_fwd(xp: ModuleType, a: Array, axis: Any, keepdim: bool) -> Array:
     return a.sum(axis=axis, keepdims=keepdim)
 
 
+def _prod_fwd(xp: ModuleType, a: Array, axis: Any, keepdim: bool) -> Array:
+    return a.prod(axis=axis, keepdims=keepdim)
+
+
+def _prod_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    """g times the product of the *other* elements, from exclusive running products from
+    both ends (exact with zeros, where out / a would divide by zero)."""
+    a, axis = xs[0], at["axis"]
+    flat, ax = (a.reshape(-1), 0) if axis is None else (a, axis % max(a.ndim, 1))
+    if flat.ndim == 0:
+        return (g * xp.ones_like(a),)
+    edge = list(flat.shape)
+    edge[ax] = 1
+    one = xp.ones(edge, dtype=a.dtype)
+    size = flat.shape[ax]
+    lead = (slice(None),) * ax
+    before = xp.cumprod(flat, axis=ax)[(*lead, slice(0, size - 1))]
+    after = xp.flip(xp.cumprod(xp.flip(flat, ax), axis=ax), ax)[(*lead, slice(1, size))]
+    others = xp.concatenate([one, before], axis=ax) * xp.concatenate([after, one], axis=ax)
+    grad = _expand_reduced(g, a, axis, at["keepdim"]) * others.reshape(a.shape)
+    return (grad,)
+
+
+PROD = _row(
+    Op(
+        "prod",
+        "ProdBackward0",
+        _prod_fwd,
+        _prod_vjp,
+        ("Π of the other elements",),
+        "Π {a}",
+        chain=("{g} times the product of the other elements",),
+    )
+)
+
+
 def _filled(xp: ModuleType, g: Array, shape: tuple[int, ...]) -> Array:
     """g broadcast to shape, as a fresh array (np.broadcast_to costs ~6 µs a call)."""
     out = xp.empty(shape, dtype=g.dtype)

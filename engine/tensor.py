@@ -689,6 +689,11 @@ class Tensor:
     ) -> Tensor:
         return mean(self, dim, keepdim, dtype=dtype)
 
+    def prod(
+        self, dim: Any = None, keepdim: builtins.bool = False, dtype: DType | None = None
+    ) -> Tensor:
+        return _functions.prod(self, dim, keepdim, dtype=dtype)
+
     def max(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
         return max(self, dim, keepdim)
 

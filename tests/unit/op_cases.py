@@ -89,6 +89,11 @@ CASES: dict[str, list[Case]] = {
         (lambda T, a: a.sum(dim=1), [((2, 3), R)]),
         (lambda T, a: a.sum((0, 2), keepdim=True), [((2, 3, 4), R)]),
     ],
+    "prod": [
+        (lambda T, a: a.prod(), [((2, 3), P)]),
+        (lambda T, a: T.prod(a, 1), [((2, 4), R)]),
+        (lambda T, a: a.prod(dim=0, keepdim=True) * a, [((3, 2), R)]),
+    ],
     "mean": [
         (lambda T, a: a.mean(), [((2, 3), R)]),
         (lambda T, a: a.mean(-1, keepdim=True), [((2, 3), R)]),
