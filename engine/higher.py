@@ -261,10 +261,10 @@ class _XP:
         raise Unsupported("scatter-add (engine.backend.index_add)")
 
     def maximum(self, a: Any, b: Any) -> _Arr:
-        return self.where(_Arr(_t(a) >= _t(b)) if isinstance(_t(a), _tensor_cls()) else a, a, b)
+        return self.where(_t(a) >= _t(b), a, b)  # a mask whichever side is the tensor
 
     def minimum(self, a: Any, b: Any) -> _Arr:
-        return self.where(_Arr(_t(a) <= _t(b)) if isinstance(_t(a), _tensor_cls()) else a, a, b)
+        return self.where(_t(a) <= _t(b), a, b)
 
     def zeros_like(self, a: Any) -> _Arr:
         return _Arr(self._fn("zeros_like")(_t(a)))
