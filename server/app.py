@@ -12,10 +12,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
 
 from engine import backend
 from server.middleware import BodyLimitMiddleware, RateLimitMiddleware, SecurityHeadersMiddleware
 from server.routes import api, pages, train
+from server.sandbox import service
 from server.serialize import OrjsonResponse
 from server.settings import Settings, get_settings
 
@@ -28,16 +30,23 @@ async def validation_error(request: Request, exc: Exception) -> OrjsonResponse:
     return OrjsonResponse({"detail": jsonable_encoder(errors)}, status_code=422)
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """Build the application; pass settings to override the environment's."""
+def create_app(settings: Settings | None = None, sandbox_paths: list[str] | None = None) -> FastAPI:
+    """Build the application; pass settings to override the environment's.
+
+    ``sandbox_paths`` are put first on the sandbox's import path (tests: a fake CuPy).
+    """
     settings = settings or get_settings()
     resolved = settings
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        api.sandbox_pool(resolved)  # start the sandbox workers before the first request
+        # the zygote and its jailed workers, ready before the first request
+        app.state.sandbox = await run_in_threadpool(service.start, resolved, sandbox_paths)
         backend.set_cuda_memory_limit(resolved.cuda_memory_limit_bytes)  # train runs in-process
-        yield
+        try:
+            yield
+        finally:
+            app.state.sandbox.close()
 
     app = FastAPI(
         title="Autograd Playground",

@@ -5,13 +5,13 @@ from __future__ import annotations
 import logging
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 from starlette.responses import Response
 
 from engine import backend
 from server.examples import gallery
-from server.sandbox.budgets import Budgets
-from server.sandbox.pool import PoolBusy, WorkerPool, get_pool
+from server.sandbox import service
+from server.sandbox.pool import PoolBusy, Sandbox
 from server.schemas import DeviceInfo, ErrorBody, Example, Health, RunRequest, RunResponse
 from server.serialize import OrjsonResponse, dumps, json_bytes_response
 from server.settings import Settings, get_settings
@@ -26,14 +26,16 @@ REQUEST_ERRORS: dict[int | str, dict[str, Any]] = {
     422: {
         "description": "The request does not match RunRequest (FastAPI's validation error body)."
     },
-    429: {"model": ErrorBody, "description": "Rate limit exceeded, or every worker stayed busy."},
+    429: {"model": ErrorBody, "description": "Rate limit exceeded (Retry-After says when)."},
+    503: {"model": ErrorBody, "description": "Every worker stayed busy (Retry-After says when)."},
 }
 
 
 @router.get("/healthz", response_model=Health, tags=["meta"])
-def healthz() -> Health:
-    """Liveness: the process answers."""
-    return Health(status="ok")
+def healthz(http: Request) -> Health:
+    """Liveness: the process answers; says how programs are confined."""
+    sandbox = getattr(http.app.state, "sandbox", None)
+    return Health(status="ok", sandbox=sandbox.mode if sandbox is not None else "starting")
 
 
 @router.get("/api/v1/devices", response_model=list[DeviceInfo], tags=["meta"])
@@ -42,21 +44,13 @@ def devices() -> list[DeviceInfo]:
     return [DeviceInfo(**d) for d in backend.devices()]
 
 
-def sandbox_pool(settings: Settings) -> WorkerPool:
-    """The process-wide worker pool for these settings."""
-    return get_pool(
-        settings.sandbox_workers, settings.sandbox_memory_limit_bytes, settings.hard_kill_grace_s
-    )
-
-
-def _user_error(device: str, type_name: str, message: str) -> bytes:
-    return dumps(
-        {
-            "ok": False, "stdout": "", "graph": None, "passes": [], "notice": None,
-            "device": device, "timing_ms": {},
-            "error": {"type": type_name, "message": message, "line": None, "col": None},
-        }
-    )  # fmt: skip
+def _unavailable_device(device: str) -> str | None:
+    """Why ``device`` cannot run programs here, or None."""
+    info = {d["name"]: d for d in backend.devices()}
+    kind = device.split(":")[0]
+    if info.get(kind, {}).get("available", False):
+        return None
+    return str(info.get(kind, {}).get("reason") or "not available")
 
 
 @router.post(
@@ -66,51 +60,28 @@ def _user_error(device: str, type_name: str, message: str) -> bytes:
     tags=["playground"],
     summary="Run a program; return its output, error and recorded graphs",
 )
-def run(request: RunRequest, settings: SettingsDep) -> Response:
-    """Run a program (or bare expression) in a sandboxed worker.
+def run(request: RunRequest, http: Request, settings: SettingsDep) -> Response:
+    """Run a program (or a bare expression) as real Python in a one-shot jailed worker.
 
     Errors in the program (syntax, runtime, autograd, budget) are a normal 200 response with
     ``ok: false`` and ``error`` located at line:col, like a REPL.
     """
-    device_info = {d["name"]: d for d in backend.devices()}
-    kind = request.device.split(":")[0]
-    if not device_info.get(kind, {}).get("available", False):
-        reason = device_info.get(kind, {}).get("reason") or "not available"
-        return json_bytes_response(
-            _user_error(
-                request.device,
-                "RuntimeError",
-                f"device '{request.device}' is not available: {reason}",
-            )
+    reason = _unavailable_device(request.device)
+    if reason is not None:
+        body = service.error_response(
+            request.device, "RuntimeError", f"device '{request.device}' is not available: {reason}"
         )
-    job = {
-        "source": request.source,
-        "device": request.device,
-        "seed": request.seed,
-        "bindings": {
-            k: (v.model_dump() if hasattr(v, "model_dump") else v)
-            for k, v in request.bindings.items()
-        },
-        "budgets": Budgets.from_settings(settings).as_dict(),
-    }
+        return json_bytes_response(dumps(body))
+    sandbox: Sandbox = http.app.state.sandbox
     try:
-        body = sandbox_pool(settings).run(
-            job, settings.wall_clock_s, settings.sandbox_queue_timeout_s
-        )
+        outcome = sandbox.run(service.job_for(request, settings), settings.sandbox_queue_timeout_s)
     except PoolBusy:
         return OrjsonResponse(
-            {"detail": "all sandbox workers are busy; retry later"},
-            status_code=429,
+            {"detail": "every sandbox worker is busy; retry shortly"},
+            status_code=503,
             headers={"retry-after": "1"},
         )
-    except Exception as exc:
-        log.exception("sandbox failure")
-        body = _user_error(
-            request.device,
-            "RuntimeError",
-            f"the sandbox failed to run the program ({type(exc).__name__})",
-        )
-    return json_bytes_response(body)
+    return json_bytes_response(service.respond(outcome, request.device, sandbox.mode == "none"))
 
 
 @router.get("/api/v1/examples", response_model=list[Example], tags=["playground"])
