@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import pkgutil
 import sys
 import types
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -77,6 +79,9 @@ def preload(extra: Sequence[str] = ()) -> dict[str, types.ModuleType]:
         loaded[name] = importlib.import_module(name)
     for public, ours in TORCH.items():
         loaded[public] = importlib.import_module(ours)
+    engine = loaded["torch"]
+    for info in pkgutil.walk_packages(engine.__path__, engine.__name__ + "."):
+        importlib.import_module(info.name)  # the engine imports some of its parts lazily
     # modules that the loaded ones import lazily on first use
     for lazy in ("numpy.core._dtype", "numpy.lib.recfunctions", "encodings.idna", "unicodedata"):
         try:
@@ -99,6 +104,8 @@ def present_as_torch(loaded: Mapping[str, types.ModuleType]) -> None:
     for public, module in loaded.items():
         if public in TORCH:
             module.__name__ = public
+            if module.__spec__ is not None:
+                module.__spec__.name = public  # what the module's repr shows
             sys.modules.setdefault(public, module)
 
 
@@ -110,6 +117,45 @@ def _class_module(cls: type, defined_in: str, engine_names: Mapping[str, str]) -
     if cls.__name__.endswith("Loss"):
         return "torch.nn.modules.loss"
     return engine_names.get(defined_in, "torch")
+
+
+#: PyTorch's warning (TensorBase::grad) for reading ``.grad`` of a non-leaf tensor that does
+#: not retain its gradient: it is None, and always will be.
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information."
+)
+
+
+def warn_on_non_leaf_grad(tensor_type: type, program_file: str) -> None:
+    """Make ``t.grad`` warn as PyTorch does when a program reads it on a non-leaf tensor.
+
+    The engine keeps ``grad`` as a plain slot for speed; in a worker the slot is wrapped in a
+    property that warns only for reads made by the program itself (its frames' file name).
+    """
+    slot = tensor_type.__dict__["grad"]
+
+    def get(t: Any) -> Any:
+        value = slot.__get__(t, tensor_type)
+        if (
+            value is None
+            and t.grad_fn is not None
+            and not t._retains_grad
+            and sys._getframe(1).f_code.co_filename == program_file
+        ):
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return value
+
+    def set_(t: Any, value: Any) -> None:
+        slot.__set__(t, value)
+
+    def delete(t: Any) -> None:
+        slot.__set__(t, None)
+
+    setattr(tensor_type, "grad", property(get, set_, delete, "The gradient (see PyTorch's)."))
 
 
 def scrub_paths() -> None:

@@ -30,6 +30,7 @@ import orjson
 
 from server.sandbox import protocol
 from server.sandbox.protocol import CONTROL_FD_ENV, PID, PID_STATUS
+from server.sandbox.worker import EXIT_NO_REPORT
 
 log = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parents[2]
@@ -413,6 +414,12 @@ class Sandbox:
             name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
             return _error("RuntimeError", f"the program's process was ended by signal {name}")
         code = os.waitstatus_to_exitcode(status)
+        if code == EXIT_NO_REPORT:
+            return _error(
+                "RuntimeError",
+                "the program broke its worker's pipe to the server (closed or overwrote it), "
+                "so no result came back",
+            )
         return _error(
             "SystemExit", f"the program ended its process (exit status {code}) before it finished"
         )

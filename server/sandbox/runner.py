@@ -202,6 +202,9 @@ def error_info(exc: BaseException, fallback: tuple[int | None, int | None] = (No
     message = str(exc)
     if isinstance(exc, KeyError) and len(exc.args) == 1:
         message = repr(exc.args[0])
+    if isinstance(exc, MemoryError):
+        note = "the program ran out of memory (budget: sandbox_memory_limit_bytes)"
+        message = f"{message} — {note}" if message else note
     text = ""
     if frames:
         text = "Traceback (most recent call last):\n" + "".join(frames.format())

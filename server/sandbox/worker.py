@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import time
 import types
 from collections.abc import Mapping
 from typing import Any
@@ -28,23 +27,26 @@ import orjson
 from server.sandbox import protocol
 from server.sandbox.jail import JailError, JailSpec, install
 
+#: exit statuses of a worker that could not do its job (others are the program's own)
+EXIT_NO_JAIL = 3
+EXIT_NO_REPORT = 4
+
 
 class PipeSink:
-    """Program output to the server as STDOUT frames: buffered, flushed every ``interval`` s
-    or ``chunk`` characters, so a killed program loses at most the last few milliseconds."""
+    """Program output to the server as STDOUT frames, line by line (or every ``chunk``
+    characters), so a program killed in the middle of a native call keeps every whole line it
+    printed: ``print(x)`` writes ``x`` and then ``"\n"``, which sends both in one frame."""
 
-    def __init__(self, fd: int, interval: float = 0.02, chunk: int = 8192) -> None:
+    def __init__(self, fd: int, chunk: int = 8192) -> None:
         self.fd = fd
-        self.interval = interval
         self.chunk = chunk
         self._parts: list[str] = []
         self._size = 0
-        self._last = time.monotonic()
 
     def write(self, text: str) -> int:
         self._parts.append(text)
         self._size += len(text)
-        if self._size >= self.chunk or time.monotonic() - self._last >= self.interval:
+        if self._size >= self.chunk or "\n" in text:
             self.flush()
         return len(text)
 
@@ -54,7 +56,6 @@ class PipeSink:
         data = "".join(self._parts).encode("utf-8", "surrogatepass")
         self._parts.clear()
         self._size = 0
-        self._last = time.monotonic()
         write_all(self.fd, protocol.frame(protocol.STDOUT, data))
 
 
@@ -98,6 +99,18 @@ def _isolate(keep: tuple[int, ...]) -> None:
             os.close(null)
 
 
+def _forget_the_host() -> None:
+    """Nothing of the machine's layout for the program to print: no environment but the
+    locale, no import path, no interpreter location (nothing is imported after this)."""
+    os.environ.clear()
+    os.environ["LANG"] = "C.UTF-8"
+    sys.path[:] = []
+    for name in ("executable", "prefix", "exec_prefix", "base_prefix", "base_exec_prefix"):
+        with contextlib.suppress(AttributeError, TypeError):
+            setattr(sys, name, "")
+    sys.argv[:] = ["<program>"]
+
+
 def _init_cuda() -> None:
     from engine import backend
 
@@ -118,11 +131,12 @@ def serve(
         _isolate((job_fd, out_fd))
         if device_kind == "cuda":
             _init_cuda()
+        _forget_the_host()
         try:
             install(spec)
         except JailError as exc:
             write_all(out_fd, _refusal(f"the sandbox could not jail its worker: {exc}"))
-            os._exit(3)
+            os._exit(EXIT_NO_JAIL)
         kind, payload = read_frame(job_fd, job_cap)
         os.close(job_fd)
         job = orjson.loads(payload)
@@ -133,7 +147,7 @@ def serve(
         sink.flush()
         write_all(out_fd, protocol.frame(protocol.RESULT, encode(result)))
     except BaseException:  # the server reports a worker that ends without a result
-        code = 4
+        code = EXIT_NO_REPORT
     finally:
         with contextlib.suppress(BaseException):
             sys.stdout.flush()

@@ -47,6 +47,7 @@ def _load(config: dict[str, Any]) -> tuple[dict[str, Any], Any]:
     jail.preload()
 
     mods.present_as_torch(loaded)
+    mods.warn_on_non_leaf_grad(loaded["torch"].Tensor, "<program>")
     mods.scrub_paths()
     return loaded, mods
 
