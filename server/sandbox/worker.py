@@ -129,13 +129,13 @@ def serve(
     code = 0
     try:
         _isolate((job_fd, out_fd))
-        if device_kind == "cuda":
-            _init_cuda()
-        _forget_the_host()
         try:
+            if device_kind == "cuda":
+                _init_cuda()
+            _forget_the_host()
             install(spec)
-        except JailError as exc:
-            write_all(out_fd, _refusal(f"the sandbox could not jail its worker: {exc}"))
+        except (JailError, Exception) as exc:
+            write_all(out_fd, _refusal(f"the sandbox could not prepare its worker: {type(exc).__name__}: {exc}"))
             os._exit(EXIT_NO_JAIL)
         kind, payload = read_frame(job_fd, job_cap)
         os.close(job_fd)
