@@ -129,7 +129,19 @@ class Namer:
     def __init__(self, engine: Any) -> None:
         self.tensor_type: type = engine.Tensor
         self.module_type: type = engine.nn.Module
-        self._local = weakref.WeakSet[Any]()  # tensors named inside a function
+        # id -> weakref of tensors named inside a function (not a WeakSet: tensors compare
+        # elementwise, so they do not belong in hashed collections)
+        self._local: dict[int, weakref.ref[Any]] = {}
+
+    def _is_local(self, t: Any) -> bool:
+        ref = self._local.get(id(t))
+        return ref is not None and ref() is t
+
+    def _mark(self, t: Any, local: bool) -> None:
+        if local:
+            self._local[id(t)] = weakref.ref(t)
+        else:
+            self._local.pop(id(t), None)
 
     def name(self, name: str, value: Any, local: bool = False) -> Any:
         try:
@@ -154,12 +166,9 @@ class Namer:
         attribute = name.startswith(".")
         name = name.lstrip(".")
         current = t._name
-        if current is None or (not local and not attribute and t in self._local):
+        if current is None or (not local and not attribute and self._is_local(t)):
             t._name = name
-            if local or attribute:
-                self._local.add(t)
-            else:
-                self._local.discard(t)
+            self._mark(t, local or attribute)
 
     def _module(self, name: str, module: Any, local: bool) -> None:
         attribute = name.startswith(".")
@@ -171,10 +180,9 @@ class Namer:
         user_defined = type(module).__module__ == "__main__"
         for path, param in module.named_parameters():
             full = path if user_defined else f"{name}.{path}"
-            if param._name is None or (param in self._local and not local):
+            if param._name is None or (not local and self._is_local(param)):
                 param._name = full
-                if local:
-                    self._local.add(param)
+                self._mark(param, local)
 
 
 # ---- errors -----------------------------------------------------------------------------------
