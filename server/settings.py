@@ -41,9 +41,12 @@ class Settings(BaseSettings):
     # host only (with a notice); "seccomp" refuses to start without it; "none" runs unjailed
     # anywhere (for development on a machine without seccomp: never on a public address).
     sandbox: Literal["auto", "seccomp", "none"] = "auto"
-    # Programs running at once (one-shot jailed workers, as many kept pre-forked).
-    sandbox_workers: int = Field(default_factory=lambda: min(8, max(2, os.cpu_count() or 2)))
-    sandbox_memory_limit_bytes: int = 2 * 1024**3  # RLIMIT_AS per worker; 0 = none
+    # Programs running at once (one-shot jailed workers, as many kept pre-forked). More than
+    # the cores: a program stuck in a loop holds a core until its wall clock, and the kernel
+    # time-slices the others past it, so short programs stay fast.
+    sandbox_workers: int = Field(default_factory=lambda: min(16, 4 * (os.cpu_count() or 1)))
+    # RLIMIT_AS per worker (its address space: ~120 MiB is NumPy and the engine); 0 = none.
+    sandbox_memory_limit_bytes: int = 1024**3
     sandbox_queue_timeout_s: float = 10.0  # then 503 "busy" with Retry-After
 
     # Training budgets (POST /api/v1/train and /train/stream): oversized specs get a 422.

@@ -74,11 +74,13 @@ class SandboxConfig:
     wall_clock_s: float = 5.0
     grace_s: float = 1.0
     cpu_seconds: int = 0  # RLIMIT_CPU per worker; 0 = wall clock + 1
-    memory_bytes: int = 2 * 1024**3
+    memory_bytes: int = 1024**3
     max_output_chars: int = 100_000
     max_result_bytes: int = 32 * 1024 * 1024
     mode: str = "auto"  # auto | seccomp | none
     cuda_workers: int = 0
+    warm_up: bool = True  # run the gallery in the zygote before forking (warm caches)
+    gc_freeze: bool = True  # gc.freeze() in the zygote (no copy-on-write from collections)
     extra_sys_path: list[str] = field(default_factory=list)
 
 
@@ -159,6 +161,8 @@ class Sandbox:
                     "memory_bytes": self.config.memory_bytes,
                     "cpu_seconds": cpu,
                     "cuda_workers": self.config.cuda_workers,
+                    "warm_up": self.config.warm_up,
+                    "gc_freeze": self.config.gc_freeze,
                     "extra_sys_path": self.config.extra_sys_path,
                     "job_cap": 1 << 20,
                 }

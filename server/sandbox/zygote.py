@@ -19,6 +19,7 @@ it (it is a new process, not a fork of the server).
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import select
@@ -48,8 +49,32 @@ def _load(config: dict[str, Any]) -> tuple[dict[str, Any], Any]:
 
     mods.present_as_torch(loaded)
     mods.warn_on_non_leaf_grad(loaded["torch"].Tensor, "<program>")
+    if config.get("warm_up", True):
+        _warm_up(loaded)
     mods.scrub_paths()
     return loaded, mods
+
+
+def _warm_up(loaded: dict[str, Any]) -> None:
+    """Run the gallery once, here, before any fork: every worker then starts with the caches
+    a program fills on its first run (the engine's dispatch tables, NumPy's, the compiler's)
+    already filled, and their pages already touched. Our own code, not a learner's."""
+    from server.examples import EXAMPLES
+    from server.sandbox.runner import StringSink, run_program
+
+    engine = loaded["torch"]
+    main = sys.modules["__main__"]
+    for example in EXAMPLES:
+        with contextlib.suppress(Exception):
+            run_program(
+                {"source": example.source, "bindings": example.bindings or {}},
+                StringSink(),
+                loaded,
+                timed=False,
+            )
+    engine.set_default_device("cpu")
+    engine.set_grad_enabled(True)
+    sys.modules["__main__"] = main
 
 
 def main() -> None:
@@ -82,6 +107,11 @@ def main() -> None:
         ),
     }
     job_cap = int(config.get("job_cap", 1 << 20))
+    if config.get("gc_freeze", True):
+        # Everything loaded so far is immortal for the collector: a worker's collections then
+        # never walk (and so never copy-on-write) the zygote's objects.
+        gc.collect()
+        gc.freeze()
 
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)

@@ -17,7 +17,7 @@ FAST = Budgets(wall_clock_s=3.0)
 
 
 @functools.cache
-def sandbox(wall_clock_s: float, memory_bytes: int = 2 * 1024**3) -> Sandbox:
+def sandbox(wall_clock_s: float, memory_bytes: int = 1024**3) -> Sandbox:
     """One sandbox per wall-clock budget (its hard kill follows it), closed at exit."""
     box = Sandbox(
         SandboxConfig(workers=2, wall_clock_s=wall_clock_s, grace_s=1.0, memory_bytes=memory_bytes)
