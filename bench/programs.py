@@ -41,7 +41,7 @@ def _torch_runner(source: str) -> Any:
 
     def run() -> None:
         with contextlib.redirect_stdout(io.StringIO()):
-            exec(code, {"__name__": "__main__"})  # noqa: S102 - our own gallery source
+            exec(code, {"__name__": "__main__"})
 
     return run
 
@@ -128,11 +128,17 @@ def throughput(base: str, clients: int = 4, duration_s: float = 10.0) -> dict[st
         t.start()
     for t in threads:
         t.join()
-    return {"runs_per_s": done[0] / duration_s, "failed": float(failed[0]), "clients": float(clients)}
+    return {
+        "runs_per_s": done[0] / duration_s,
+        "failed": float(failed[0]),
+        "clients": float(clients),
+    }
 
 
 def main() -> None:
-    print("\n| program | playground (/api/v1/run) | PyTorch, same source, warm | ratio (target ≤ 0.5×) |")
+    print(
+        "\n| program | playground (/api/v1/run) | PyTorch, same source, warm | ratio (target ≤ 0.5×) |"
+    )
     print("|---|---|---|---|")
     with serve() as base:
         for row in programs_vs_torch(base):
@@ -147,9 +153,15 @@ def main() -> None:
     print("|---|---|")
     print(f"| jail | {ready['mode']} |")
     print(f"| zygote start to 2 workers ready | {ready['boot_s'] * 1000:.0f} ms |")
-    print(f"| a worker ready (fork + rlimits + Landlock + seccomp), median / p90 | {ready['ready_median_ms']:.1f} / {ready['ready_p90_ms']:.1f} ms |")
-    print(f"| `pass` through the pool (job, run, result), median | {ready['trivial_run_median_ms']:.2f} ms |")
-    print(f"| throughput, tiny example, {rate['clients']:.0f} clients back to back ({os.cpu_count()} cores) | {rate['runs_per_s']:.0f} runs/s ({rate['failed']:.0f} failed) |")
+    print(
+        f"| a worker ready (fork + rlimits + Landlock + seccomp), median / p90 | {ready['ready_median_ms']:.1f} / {ready['ready_p90_ms']:.1f} ms |"
+    )
+    print(
+        f"| `pass` through the pool (job, run, result), median | {ready['trivial_run_median_ms']:.2f} ms |"
+    )
+    print(
+        f"| throughput, tiny example, {rate['clients']:.0f} clients back to back ({os.cpu_count()} cores) | {rate['runs_per_s']:.0f} runs/s ({rate['failed']:.0f} failed) |"
+    )
 
 
 if __name__ == "__main__":

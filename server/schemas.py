@@ -322,7 +322,7 @@ class RunResponse(BaseModel):
                     "timing_ms": {"total": 0.3},
                 },
             ]
-        }
+        },
     )
 
     ok: bool

@@ -73,7 +73,11 @@ def set_rlimits(spec: JailSpec) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
     nofile = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
-    limit = spec.max_open_files if nofile == resource.RLIM_INFINITY else min(spec.max_open_files, nofile)
+    limit = (
+        spec.max_open_files
+        if nofile == resource.RLIM_INFINITY
+        else min(spec.max_open_files, nofile)
+    )
     resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
     if spec.memory_bytes > 0:
         resource.setrlimit(resource.RLIMIT_AS, (spec.memory_bytes, spec.memory_bytes))
@@ -163,7 +167,9 @@ def install_landlock(allow_files: Iterable[str] = ()) -> int:
                 continue
             try:
                 rule = _PathBeneathAttr(_FS_FILE_RW & fs, fd)
-                libc.syscall(_SYS_LANDLOCK_ADD_RULE, ruleset, _RULE_PATH_BENEATH, ctypes.byref(rule), 0)
+                libc.syscall(
+                    _SYS_LANDLOCK_ADD_RULE, ruleset, _RULE_PATH_BENEATH, ctypes.byref(rule), 0
+                )
             finally:
                 os.close(fd)
         if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:

@@ -63,7 +63,18 @@ _TORCH_CLASS_MODULES: dict[str, str] = {
     "Function": "torch.autograd.function",
 }  # fmt: skip
 _ACTIVATIONS = frozenset(
-    "ReLU LeakyReLU Tanh Sigmoid GELU SiLU ELU Softplus Softmax LogSoftmax".split()
+    [
+        "ReLU",
+        "LeakyReLU",
+        "Tanh",
+        "Sigmoid",
+        "GELU",
+        "SiLU",
+        "ELU",
+        "Softplus",
+        "Softmax",
+        "LogSoftmax",
+    ]
 )
 
 
@@ -84,10 +95,8 @@ def preload(extra: Sequence[str] = ()) -> dict[str, types.ModuleType]:
         importlib.import_module(info.name)  # the engine imports some of its parts lazily
     # modules that the loaded ones import lazily on first use
     for lazy in ("numpy.core._dtype", "numpy.lib.recfunctions", "encodings.idna", "unicodedata"):
-        try:
+        with contextlib.suppress(ImportError):
             importlib.import_module(lazy)
-        except ImportError:
-            pass
     loaded["sys"] = _sys_stand_in()
     return loaded
 
@@ -155,7 +164,8 @@ def warn_on_non_leaf_grad(tensor_type: type, program_file: str) -> None:
     def delete(t: Any) -> None:
         slot.__set__(t, None)
 
-    setattr(tensor_type, "grad", property(get, set_, delete, "The gradient (see PyTorch's)."))
+    prop = property(get, set_, delete, "The gradient (see PyTorch's).")
+    type.__setattr__(tensor_type, "grad", prop)
 
 
 def scrub_paths() -> None:
@@ -223,8 +233,8 @@ class Importer:
     def __call__(
         self,
         name: str,
-        globals: Mapping[str, Any] | None = None,  # noqa: A002 - __import__'s signature
-        locals: Mapping[str, Any] | None = None,  # noqa: A002
+        globals: Mapping[str, Any] | None = None,
+        locals: Mapping[str, Any] | None = None,
         fromlist: Sequence[str] | None = (),
         level: int = 0,
     ) -> types.ModuleType:
@@ -241,8 +251,7 @@ class Importer:
         module = self.modules.get(name)
         if module is None:
             raise ModuleNotFoundError(
-                f"No module named '{name}' (the playground can import: "
-                f"{', '.join(self.names)})",
+                f"No module named '{name}' (the playground can import: {', '.join(self.names)})",
                 name=name,
             )
         if fromlist:

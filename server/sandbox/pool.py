@@ -180,7 +180,9 @@ class Sandbox:
             self.mode = "seccomp"
         elif self.config.mode == "seccomp":
             self.close()
-            raise SandboxUnavailable(f"AGP_SANDBOX=seccomp but the kernel cannot jail: {self.reason}")
+            raise SandboxUnavailable(
+                f"AGP_SANDBOX=seccomp but the kernel cannot jail: {self.reason}"
+            )
         else:
             self.mode = "none"
         self._ctl = ours
@@ -248,13 +250,17 @@ class Sandbox:
 
     def _top_up(self, kind: str = "cpu") -> None:
         with self._lock:
-            want = max(1, self.config.workers) if kind == "cpu" else max(1, self.config.cuda_workers)
+            want = (
+                max(1, self.config.workers) if kind == "cpu" else max(1, self.config.cuda_workers)
+            )
             while len(self._ready[kind]) + self._asked[kind] < want:
                 self._ask(kind)
 
     def _ensure_zygote(self) -> None:
         with self._lock:
-            alive = self._proc is not None and self._proc.poll() is None and self.mode != "restarting"
+            alive = (
+                self._proc is not None and self._proc.poll() is None and self.mode != "restarting"
+            )
         if alive or self._closed:
             return
         with self._lock:
@@ -356,14 +362,21 @@ class Sandbox:
                 if not isinstance(result, dict):
                     raise ValueError("not an object")
             except ValueError:
-                return Outcome(stdout, None, _error("RuntimeError", "the program's worker sent an invalid result"), timing)
+                return Outcome(
+                    stdout,
+                    None,
+                    _error("RuntimeError", "the program's worker sent an invalid result"),
+                    timing,
+                )
             return Outcome(stdout, result, None, timing)
         if killed:
             self.kills += 1
             return Outcome(
                 stdout,
                 None,
-                _error("TimeoutError", f"stopped after {cfg.wall_clock_s:g} s (budget: wall_clock_s)"),
+                _error(
+                    "TimeoutError", f"stopped after {cfg.wall_clock_s:g} s (budget: wall_clock_s)"
+                ),
                 timing,
             )
         if broken is not None:
@@ -415,7 +428,9 @@ class Sandbox:
                     "the program crashed (segmentation fault), for example by recursing too "
                     "deeply inside a native function",
                 )
-            name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+            name = (
+                signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+            )
             return _error("RuntimeError", f"the program's process was ended by signal {name}")
         code = os.waitstatus_to_exitcode(status)
         if code == EXIT_NO_REPORT:

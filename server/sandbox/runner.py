@@ -198,7 +198,9 @@ def _exception_text(exc: BaseException) -> str:
     return "".join(lines).rstrip("\n")
 
 
-def error_info(exc: BaseException, fallback: tuple[int | None, int | None] = (None, None)) -> dict[str, Any]:
+def error_info(
+    exc: BaseException, fallback: tuple[int | None, int | None] = (None, None)
+) -> dict[str, Any]:
     """``{type, message, line, col, traceback}`` from the innermost user frame."""
     frames = _user_frames(exc.__traceback__)
     line, col = fallback
@@ -239,7 +241,13 @@ def source_error_info(exc: src.SourceError, source: str) -> dict[str, Any]:
             indent = len(shown) - len(stripped)
             caret = "\n    " + " " * max(exc.col - 1 - indent, 0) + "^"
         text = f'  File "{src.FILENAME}", line {exc.line}\n    {shown.strip()}{caret}\n' + text
-    return {"type": exc.type_name, "message": exc.message, "line": exc.line, "col": exc.col, "traceback": text}
+    return {
+        "type": exc.type_name,
+        "message": exc.message,
+        "line": exc.line,
+        "col": exc.col,
+        "traceback": text,
+    }
 
 
 # ---- warnings ---------------------------------------------------------------------------------
@@ -251,9 +259,17 @@ class _WarningLog:
     def __init__(self) -> None:
         self.lines: list[str] = []
 
-    def show(self, message: Any, category: type, filename: str, lineno: int, *rest: Any) -> None:
-        line = lineno if filename == src.FILENAME else _innermost_program_line()
-        where = f"Line {line}: " if line is not None else ""
+    def show(
+        self,
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: Any = None,
+        line: str | None = None,
+    ) -> None:
+        at = lineno if filename == src.FILENAME else _innermost_program_line()
+        where = f"Line {at}: " if at is not None else ""
         text = f"{where}{category.__name__}: {message}"
         if text not in self.lines:
             self.lines.append(text)
@@ -370,7 +386,9 @@ def run_program(
     try:
         tree = src.parse(
             source,
-            src.SourceBudgets(budgets.max_source_bytes, budgets.max_ast_nodes, budgets.max_ast_depth),
+            src.SourceBudgets(
+                budgets.max_source_bytes, budgets.max_ast_nodes, budgets.max_ast_depth
+            ),
         )
         tree, has_last = src.rewrite(tree)
         code = compile(tree, src.FILENAME, "exec", dont_inherit=True)
@@ -382,7 +400,9 @@ def run_program(
         line = getattr(exc, "lineno", None)
         col = getattr(exc, "offset", None)
         msg = getattr(exc, "msg", None) or str(exc)
-        result["error"] = source_error_info(src.SourceError(type(exc).__name__, msg, line, col), source)
+        result["error"] = source_error_info(
+            src.SourceError(type(exc).__name__, msg, line, col), source
+        )
         timing["total"] = _ms(started)
         return result
     timing["parse"] = _ms(started)
@@ -422,7 +442,7 @@ def run_program(
                 namespace[name] = _binding_tensor(engine, name, spec)
             with _wall_clock(budgets.wall_clock_s, timed):
                 try:
-                    exec(code, namespace)  # noqa: S102 - the jailed worker: see the module doc
+                    exec(code, namespace)
                 except SystemExit as exc:
                     if exc.code not in (None, 0):
                         raise

@@ -57,7 +57,9 @@ def start(settings: Settings, extra_sys_path: list[str] | None = None) -> Sandbo
             )
         log.warning("sandbox: programs run WITHOUT a kernel jail (%s)", sandbox.reason)
     else:
-        log.info("sandbox: seccomp jail, Landlock ABI %d, %d workers", sandbox.landlock, config.workers)
+        log.info(
+            "sandbox: seccomp jail, Landlock ABI %d, %d workers", sandbox.landlock, config.workers
+        )
     return sandbox
 
 
@@ -96,7 +98,11 @@ def respond(outcome: Outcome, device: str, unjailed: bool) -> bytes:
         timing.update(outcome.timing_ms)
     if unjailed:
         notice = body.get("notice")
-        body["notice"] = f"{notice}\n{UNJAILED_NOTICE}" if isinstance(notice, str) and notice else UNJAILED_NOTICE
+        body["notice"] = (
+            f"{notice}\n{UNJAILED_NOTICE}"
+            if isinstance(notice, str) and notice
+            else UNJAILED_NOTICE
+        )
     try:
         RunResponse.model_validate(body, strict=True)
     except ValidationError as exc:

@@ -135,9 +135,12 @@ def serve(
             _forget_the_host()
             install(spec)
         except (JailError, Exception) as exc:
-            write_all(out_fd, _refusal(f"the sandbox could not prepare its worker: {type(exc).__name__}: {exc}"))
+            write_all(
+                out_fd,
+                _refusal(f"the sandbox could not prepare its worker: {type(exc).__name__}: {exc}"),
+            )
             os._exit(EXIT_NO_JAIL)
-        kind, payload = read_frame(job_fd, job_cap)
+        _kind, payload = read_frame(job_fd, job_cap)
         os.close(job_fd)
         job = orjson.loads(payload)
         from server.sandbox.runner import run_program
@@ -155,7 +158,7 @@ def serve(
 
 
 def _refusal(message: str) -> bytes:
-    body = {
+    body: dict[str, Any] = {
         "ok": False, "graph": None, "passes": [], "notice": None, "device": "cpu",
         "timing_ms": {}, "error": {"type": "RuntimeError", "message": message, "line": None, "col": None},
     }  # fmt: skip

@@ -41,7 +41,7 @@ def _load(config: dict[str, Any]) -> tuple[dict[str, Any], Any]:
         with contextlib.suppress(Exception):
             import cupy  # noqa: F401 - imported only: CUDA itself starts after the fork
 
-    import server.sandbox.runner  # noqa: F401 - loaded before the fork, like the rest
+    import server.sandbox.runner
     import server.sandbox.worker  # noqa: F401
     from server.sandbox import jail
 
@@ -81,7 +81,7 @@ def main() -> None:
     ctl = socket.socket(fileno=int(os.environ.pop(CONTROL_FD_ENV)))
     config = json.loads(ctl.recv(1 << 20))
     loaded, _ = _load(config)
-    from server.sandbox import jail, worker
+    from server.sandbox import jail
 
     available, how = jail.probe()
     mode = config.get("mode", "auto")
@@ -120,12 +120,12 @@ def main() -> None:
 
     children: set[int] = set()
     while True:
-        ready, _, _ = select.select([ctl, wake_r], [], [])
+        ready, _, _ = select.select([ctl.fileno(), wake_r], [], [])
         if wake_r in ready:
             with contextlib.suppress(BlockingIOError):
                 os.read(wake_r, 4096)
             _reap(ctl, children)
-        if ctl in ready:
+        if ctl.fileno() in ready:
             try:
                 message = ctl.recv(64)
             except OSError:

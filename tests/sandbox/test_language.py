@@ -118,42 +118,74 @@ def test_syntax_error_is_located() -> None:
 # The language features the old interpreter refused, each as lessons and tutorials use it:
 # (source, what it prints)
 FEATURES = [
-    ("class A:\n    def __init__(self, x):\n        self.x = x\n    def __repr__(self):\n"
-     "        return f'A({self.x})'\nprint(A(3), [A(1)])", "A(3) [A(1)]\n"),
-    ("try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    print('caught', e)\nfinally:\n"
-     "    print('finally')", "caught division by zero\nfinally\n"),
-    ("f = lambda x, y=2: x * y\nprint(f(3), sorted([3, 1, 2], key=lambda v: -v))",
-     "6 [3, 2, 1]\n"),
-    ("def g(n):\n    for i in range(n):\n        yield i * i\nprint(list(g(4)), sum(g(3)))",
-     "[0, 1, 4, 9] 5\n"),
-    ("def make():\n    count = 0\n    def inc():\n        nonlocal count\n        count += 1\n"
-     "        return count\n    return inc\ni = make()\ni()\nprint(i())", "2\n"),
-    ("def deco(fn):\n    def wrap(*a, **k):\n        return fn(*a, **k) + 1\n    return wrap\n"
-     "@deco\ndef f(x):\n    return x\nprint(f(1))", "2\n"),
-    ("from dataclasses import dataclass\n@dataclass\nclass P:\n    x: float\n    y: float = 0.0\n"
-     "print(P(1.5))", "P(x=1.5, y=0.0)\n"),
-    ("from collections import defaultdict, Counter, deque, namedtuple\nd = defaultdict(list)\n"
-     "d['a'].append(1)\nPt = namedtuple('Pt', 'x y')\nprint(dict(d), Counter('aab').most_common(1), "
-     "deque([1, 2], maxlen=2), Pt(1, 2))",
-     "{'a': [1]} [('a', 2)] deque([1, 2], maxlen=2) Pt(x=1, y=2)\n"),
-    ("import itertools, functools, operator\nprint(list(itertools.product('ab', [1])), "
-     "functools.reduce(operator.mul, [1, 2, 3, 4]))", "[('a', 1), ('b', 1)] 24\n"),
+    (
+        "class A:\n    def __init__(self, x):\n        self.x = x\n    def __repr__(self):\n"
+        "        return f'A({self.x})'\nprint(A(3), [A(1)])",
+        "A(3) [A(1)]\n",
+    ),
+    (
+        "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    print('caught', e)\nfinally:\n"
+        "    print('finally')",
+        "caught division by zero\nfinally\n",
+    ),
+    ("f = lambda x, y=2: x * y\nprint(f(3), sorted([3, 1, 2], key=lambda v: -v))", "6 [3, 2, 1]\n"),
+    (
+        "def g(n):\n    for i in range(n):\n        yield i * i\nprint(list(g(4)), sum(g(3)))",
+        "[0, 1, 4, 9] 5\n",
+    ),
+    (
+        "def make():\n    count = 0\n    def inc():\n        nonlocal count\n        count += 1\n"
+        "        return count\n    return inc\ni = make()\ni()\nprint(i())",
+        "2\n",
+    ),
+    (
+        "def deco(fn):\n    def wrap(*a, **k):\n        return fn(*a, **k) + 1\n    return wrap\n"
+        "@deco\ndef f(x):\n    return x\nprint(f(1))",
+        "2\n",
+    ),
+    (
+        "from dataclasses import dataclass\n@dataclass\nclass P:\n    x: float\n    y: float = 0.0\n"
+        "print(P(1.5))",
+        "P(x=1.5, y=0.0)\n",
+    ),
+    (
+        "from collections import defaultdict, Counter, deque, namedtuple\nd = defaultdict(list)\n"
+        "d['a'].append(1)\nPt = namedtuple('Pt', 'x y')\nprint(dict(d), Counter('aab').most_common(1), "
+        "deque([1, 2], maxlen=2), Pt(1, 2))",
+        "{'a': [1]} [('a', 2)] deque([1, 2], maxlen=2) Pt(x=1, y=2)\n",
+    ),
+    (
+        "import itertools, functools, operator\nprint(list(itertools.product('ab', [1])), "
+        "functools.reduce(operator.mul, [1, 2, 3, 4]))",
+        "[('a', 1), ('b', 1)] 24\n",
+    ),
     ("raise ValueError('bad')", None),
     ("if (n := 3) > 2:\n    print(n)", "3\n"),
     ("a, *b = [1, 2, 3]\nprint(a, b)", "1 [2, 3]\n"),
     ("match (1, 2):\n    case (1, y):\n        print('y =', y)", "y = 2\n"),
     ("x = b'bytes'\nprint(x, 2j * 2j)", "b'bytes' (-4+0j)\n"),
-    ("def f(*args, key=None, **kw):\n    return args, key, kw\nprint(f(1, 2, key=3, z=4))",
-     "((1, 2), 3, {'z': 4})\n"),
-    ("import numpy as np\na = np.arange(6).reshape(2, 3)\nprint(a.sum(axis=0), a.T.shape, "
-     "np.linalg.norm([3.0, 4.0]))", "[3 5 7] (3, 2) 5.0\n"),
+    (
+        "def f(*args, key=None, **kw):\n    return args, key, kw\nprint(f(1, 2, key=3, z=4))",
+        "((1, 2), 3, {'z': 4})\n",
+    ),
+    (
+        "import numpy as np\na = np.arange(6).reshape(2, 3)\nprint(a.sum(axis=0), a.T.shape, "
+        "np.linalg.norm([3.0, 4.0]))",
+        "[3 5 7] (3, 2) 5.0\n",
+    ),
     ("import random\nrandom.seed(0)\nprint(random.random())", "0.8444218515250481\n"),
-    ("import typing, statistics, string, time, math\nprint(statistics.mean([1, 2, 3]), "
-     "string.digits[:3], time.time() > 0, math.gcd(12, 18))", "2 012 True 6\n"),
+    (
+        "import typing, statistics, string, time, math\nprint(statistics.mean([1, 2, 3]), "
+        "string.digits[:3], time.time() > 0, math.gcd(12, 18))",
+        "2 012 True 6\n",
+    ),
     ("if __name__ == '__main__':\n    print('main')", "main\n"),
     ("import sys\nprint(sys.argv)\nsys.exit(0)\nprint('not reached')", "['<program>']\n"),
-    ("class E(Exception):\n    pass\ntry:\n    raise E('mine')\nexcept E as e:\n"
-     "    print(type(e).__name__, e)", "E mine\n"),
+    (
+        "class E(Exception):\n    pass\ntry:\n    raise E('mine')\nexcept E as e:\n"
+        "    print(type(e).__name__, e)",
+        "E mine\n",
+    ),
 ]
 
 

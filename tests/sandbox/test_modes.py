@@ -29,7 +29,9 @@ class _NoJail:
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "::1", "localhost"])
-def test_without_a_jail_a_loopback_server_starts(monkeypatch: pytest.MonkeyPatch, host: str) -> None:
+def test_without_a_jail_a_loopback_server_starts(
+    monkeypatch: pytest.MonkeyPatch, host: str
+) -> None:
     monkeypatch.setattr(service, "Sandbox", _NoJail)
     box = service.start(Settings(host=host))
     assert box.mode == "none" and not box.closed  # type: ignore[attr-defined]
