@@ -59,7 +59,8 @@ def serve(workers: int | None = None) -> Iterator[str]:
     if workers is not None:
         env["AGP_SANDBOX_WORKERS"] = str(workers)
     cmd = [sys.executable, "-m", "uvicorn", "--factory", "bench.api_latency:bench_app",
-           "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log"]  # fmt: skip
+           "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log",
+           "--no-proxy-headers"]  # fmt: skip
     process = subprocess.Popen(cmd, env=env)
     base = f"http://127.0.0.1:{port}"
     try:

@@ -15,6 +15,9 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
 from engine import backend
+from server.admission import Admission
+from server.clients import TrustedProxies
+from server.metrics import Metrics
 from server.middleware import BodyLimitMiddleware, RateLimitMiddleware, SecurityHeadersMiddleware
 from server.routes import api, pages, train
 from server.sandbox import service
@@ -42,6 +45,13 @@ def create_app(settings: Settings | None = None, sandbox_paths: list[str] | None
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # the zygote and its jailed workers, ready before the first request
         app.state.sandbox = await run_in_threadpool(service.start, resolved, sandbox_paths)
+        app.state.admission = Admission(
+            slots=resolved.sandbox_workers,
+            queue_limit=resolved.admission_queue or 4 * resolved.sandbox_workers,
+            max_wait_s=min(
+                resolved.admission_max_wait_s or resolved.wall_clock_s, resolved.wall_clock_s
+            ),
+        )
         backend.set_cuda_memory_limit(resolved.cuda_memory_limit_bytes)  # train runs in-process
         try:
             yield
@@ -58,6 +68,8 @@ def create_app(settings: Settings | None = None, sandbox_paths: list[str] | None
         redoc_url=None,
     )
     app.state.settings = settings
+    app.state.trusted_proxies = TrustedProxies(settings.forwarded_allow_ips.split(","))
+    app.state.metrics = Metrics(app)
 
     @app.get("/docs", include_in_schema=False)
     def docs() -> HTMLResponse:
@@ -80,6 +92,11 @@ def create_app(settings: Settings | None = None, sandbox_paths: list[str] | None
         app.mount("/static", StaticFiles(directory=static_dir), name="static")
     # Outermost last: headers on every response, then the rate limit, then the body cap.
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
-    app.add_middleware(RateLimitMiddleware, per_minute=settings.rate_limit_per_minute)
+    app.add_middleware(
+        RateLimitMiddleware,
+        per_minute=settings.rate_limit_per_minute,
+        trusted=app.state.trusted_proxies,
+        busy_first=settings.busy_first_requests,
+    )
     app.add_middleware(SecurityHeadersMiddleware)
     return app

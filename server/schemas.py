@@ -18,6 +18,17 @@ class Health(BaseModel):
     )
 
 
+class Ready(BaseModel):
+    """Whether this replica takes work now (GET /readyz)."""
+
+    status: Literal["ready", "saturated", "starting"]
+    sandbox: str
+    running: int = 0
+    queued: int = 0
+    slots: int = 0
+    ready_workers: int = 0
+
+
 class DeviceInfo(BaseModel):
     name: str = Field(examples=["cpu", "cuda"])
     available: bool

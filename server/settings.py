@@ -22,7 +22,24 @@ class Settings(BaseSettings):
     cuda_memory_limit_bytes: int = 4 * 1024**3
     # Request hygiene.
     max_body_bytes: int = 256 * 1024
-    rate_limit_per_minute: int = 240  # 0 turns rate limiting off (tests)
+    # Per-client limit on /api/ requests (token bucket, a minute's worth of burst). The default
+    # serves a classroom behind one address: forty students running a program every 0.5-2.5 s
+    # make ~27 requests a second (make bench: the classroom load), and 3,600 a minute leaves
+    # twice that. Live training counts once per run (one connection), not per update. 0 turns
+    # it off, for deployments that limit at their edge.
+    rate_limit_per_minute: int = 3600
+    # Peers whose X-Forwarded-For / Forwarded headers name the client (uvicorn's
+    # --forwarded-allow-ips: comma-separated addresses or networks, "*" for any). Empty: none,
+    # so every client is its peer address and a spoofed header changes nothing.
+    forwarded_allow_ips: str = ""
+    # Admission control (server/admission.py): how many requests may wait for a worker (0: four
+    # per worker) and for how long at most (0: the wall-clock budget); beyond, 503 + Retry-After.
+    admission_queue: int = 0
+    admission_max_wait_s: float = 0.0
+    # Server processes for `make run` / `python -m server` (each has its own sandbox).
+    workers: int = Field(default_factory=lambda: max(1, min(4, os.cpu_count() or 1)))
+    # For testing the pages' back-off: the first N /api/ requests of each client get a 503.
+    busy_first_requests: int = 0
 
     # Program budgets (server/sandbox): every one enforced, every one tested.
     max_source_bytes: int = 64 * 1024
@@ -44,7 +61,7 @@ class Settings(BaseSettings):
     # Programs running at once (one-shot jailed workers, as many kept pre-forked). More than
     # the cores: a program stuck in a loop holds a core until its wall clock, and the kernel
     # time-slices the others past it, so short programs stay fast.
-    sandbox_workers: int = Field(default_factory=lambda: min(16, 4 * (os.cpu_count() or 1)))
+    sandbox_workers: int = Field(default_factory=lambda: _default_sandbox_workers())
     # RLIMIT_AS per worker (its address space: ~120 MiB is NumPy and the engine); 0 = none.
     sandbox_memory_limit_bytes: int = 1024**3
     sandbox_queue_timeout_s: float = 10.0  # then 503 "busy" with Retry-After
@@ -55,6 +72,12 @@ class Settings(BaseSettings):
     max_stream_steps: int = 20_000  # /api/v1/train/stream
     max_train_step_cost: int = 4_000_000  # parameters x (batch + evaluated samples), per step
     max_boundary_grid: int = 100  # cells per side of the decision-boundary grid
+
+
+def _default_sandbox_workers() -> int:
+    """Four programs per core across the machine, shared by the server processes."""
+    processes = int(os.environ.get("AGP_WORKERS", "1") or 1)
+    return max(2, min(16, 4 * (os.cpu_count() or 1)) // max(1, processes))
 
 
 @functools.lru_cache(maxsize=1)

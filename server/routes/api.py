@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import logging
+import time
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from engine import backend
+from server.admission import Admission, Busy
+from server.clients import client_of
 from server.examples import gallery
+from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from server.metrics import metrics_of
 from server.sandbox import service
 from server.sandbox.pool import PoolBusy, Sandbox
-from server.schemas import DeviceInfo, ErrorBody, Example, Health, RunRequest, RunResponse
+from server.schemas import DeviceInfo, ErrorBody, Example, Health, Ready, RunRequest, RunResponse
 from server.serialize import OrjsonResponse, dumps, json_bytes_response
 from server.settings import Settings, get_settings
 
@@ -27,15 +33,61 @@ REQUEST_ERRORS: dict[int | str, dict[str, Any]] = {
         "description": "The request does not match RunRequest (FastAPI's validation error body)."
     },
     429: {"model": ErrorBody, "description": "Rate limit exceeded (Retry-After says when)."},
-    503: {"model": ErrorBody, "description": "Every worker stayed busy (Retry-After says when)."},
+    503: {
+        "model": ErrorBody,
+        "description": "Saturated: every worker busy and the queue full, or the wait would "
+        "outlast the wall-clock budget (Retry-After says when to try again).",
+    },
 }
 
 
 @router.get("/healthz", response_model=Health, tags=["meta"])
 def healthz(http: Request) -> Health:
-    """Liveness: the process answers; says how programs are confined."""
+    """Liveness: the process answers (cheap: no work); says how programs are confined."""
     sandbox = getattr(http.app.state, "sandbox", None)
     return Health(status="ok", sandbox=sandbox.mode if sandbox is not None else "starting")
+
+
+@router.get(
+    "/readyz",
+    response_model=Ready,
+    responses={503: {"model": Ready, "description": "Not ready: starting, or saturated."}},
+    tags=["meta"],
+)
+def readyz(http: Request) -> Response:
+    """Readiness: whether this replica can take work now (its sandbox is up and its queue has
+    room). A load balancer sends new requests elsewhere while this says 503."""
+    sandbox = getattr(http.app.state, "sandbox", None)
+    admission: Admission | None = getattr(http.app.state, "admission", None)
+    if sandbox is None or admission is None or sandbox.mode not in ("seccomp", "none"):
+        body = Ready(status="starting", sandbox=sandbox.mode if sandbox else "starting")
+        return OrjsonResponse(body.model_dump(), status_code=503)
+    body = Ready(
+        status="ready" if admission.queued < admission.queue_limit else "saturated",
+        sandbox=sandbox.mode,
+        running=admission.running,
+        queued=admission.queued,
+        slots=admission.slots,
+        ready_workers=sandbox.ready_workers(),
+    )
+    return OrjsonResponse(body.model_dump(), status_code=200 if body.status == "ready" else 503)
+
+
+@router.get("/metrics", include_in_schema=False)
+def metrics(http: Request) -> Response:
+    """Prometheus metrics: queue depth, runs, refusals, run latency (see server/metrics.py)."""
+    registry = metrics_of(http.app)
+    body = registry.render() if registry is not None else b""
+    return Response(body, media_type=METRICS_CONTENT_TYPE)
+
+
+def busy_response(retry_after: int, detail: str) -> Response:
+    """503 with Retry-After: the service is saturated right now (overload is shed here)."""
+    return OrjsonResponse(
+        {"detail": f"busy: {detail}; retry in {retry_after} s"},
+        status_code=503,
+        headers={"retry-after": str(retry_after)},
+    )
 
 
 @router.get("/api/v1/devices", response_model=list[DeviceInfo], tags=["meta"])
@@ -60,11 +112,13 @@ def _unavailable_device(device: str) -> str | None:
     tags=["playground"],
     summary="Run a program; return its output, error and recorded graphs",
 )
-def run(request: RunRequest, http: Request, settings: SettingsDep) -> Response:
+async def run(request: RunRequest, http: Request, settings: SettingsDep) -> Response:
     """Run a program (or a bare expression) as real Python in a one-shot jailed worker.
 
     Errors in the program (syntax, runtime, autograd, budget) are a normal 200 response with
-    ``ok: false`` and ``error`` located at line:col, like a REPL.
+    ``ok: false`` and ``error`` located at line:col, like a REPL. When every worker is busy and
+    the queue is full (or the wait would outlast the wall-clock budget) the answer is 503 with
+    ``Retry-After``.
     """
     reason = _unavailable_device(request.device)
     if reason is not None:
@@ -73,15 +127,29 @@ def run(request: RunRequest, http: Request, settings: SettingsDep) -> Response:
         )
         return json_bytes_response(dumps(body))
     sandbox: Sandbox = http.app.state.sandbox
+    admission: Admission = http.app.state.admission
+    stats = metrics_of(http.app)
+    job = service.job_for(request, settings)
     try:
-        outcome = sandbox.run(service.job_for(request, settings), settings.sandbox_queue_timeout_s)
+        async with admission.slot(client_of(http)):
+            started = time.perf_counter()
+            outcome = await run_in_threadpool(sandbox.run, job, settings.sandbox_queue_timeout_s)
+            elapsed = time.perf_counter() - started
+    except Busy as exc:
+        if stats is not None:
+            stats.refusals.labels("queue_full" if "full" in exc.reason else "wait").inc()
+        return busy_response(exc.retry_after, exc.reason)
     except PoolBusy:
-        return OrjsonResponse(
-            {"detail": "every sandbox worker is busy; retry shortly"},
-            status_code=503,
-            headers={"retry-after": "1"},
-        )
-    return json_bytes_response(service.respond(outcome, request.device, sandbox.mode == "none"))
+        if stats is not None:
+            stats.refusals.labels("busy").inc()
+        return busy_response(1, "no sandbox worker became ready in time")
+    body_bytes = service.respond(outcome, request.device, sandbox.mode == "none")
+    if stats is not None:
+        stats.run_seconds.observe(elapsed)
+        stats.runs.labels(
+            "ok" if outcome.result is not None and outcome.result.get("ok") else "error"
+        ).inc()
+    return json_bytes_response(body_bytes)
 
 
 @router.get("/api/v1/examples", response_model=list[Example], tags=["playground"])
