@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
@@ -75,6 +75,7 @@ class enable_grad(_GradContext):
 # --- graph nodes --------------------------------------------------------------------------------
 
 _seq = itertools.count()
+next_seq: Callable[[], int] = _seq.__next__  # a node's place in recording order
 
 
 class Node:
@@ -118,7 +119,7 @@ class Node:
             arrays if arrays is not None else [getattr(x, "_data", x) for x in inputs]
         )
         self.attrs = attrs
-        self.seq = next(_seq)
+        self.seq = next_seq()
         self.freed = False
         self._name = name
         self.needs = (
@@ -173,6 +174,79 @@ class AccumulateGrad:
 
     def __repr__(self) -> str:
         return f"<AccumulateGrad object at {id(self):#x}>"
+
+
+# --- tensor hooks -------------------------------------------------------------------------------
+
+_hook_ids = itertools.count()
+
+
+class GradHooks:
+    """What runs when a tensor's gradient is ready: ``register_hook`` functions in order, then
+    ``retain_grad`` (always last, as in PyTorch, so ``.grad`` shows the hooked gradient)."""
+
+    __slots__ = ("fns", "retain")
+
+    def __init__(self) -> None:
+        self.fns: dict[int, Any] = {}
+        self.retain = False
+
+
+class RemovableHandle:
+    """What ``register_hook`` returns: ``handle.remove()`` unregisters the hook."""
+
+    __slots__ = ("_fns", "id")
+
+    def __init__(self, fns: dict[int, Any]) -> None:
+        self._fns = fns
+        self.id = next(_hook_ids)
+
+    def remove(self) -> None:
+        self._fns.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+    def __repr__(self) -> str:
+        return f"<torch.utils.hooks.RemovableHandle object at {id(self):#x}>"
+
+
+def _run_hooks(t: Any, g: Any, hooks: GradHooks, retain: bool) -> Any:
+    """g after t's hooks (each may return a replacement), kept in ``t.grad`` when t retains
+    its gradient. g is an array (plain backward) or a tensor (``create_graph``)."""
+    if hooks.fns:
+        graphed = g.__class__ is t.__class__
+        value = g if graphed else t.__class__._wrap(g)
+        for fn in list(hooks.fns.values()):
+            new = fn(value)
+            if new is None:
+                continue
+            name = getattr(fn, "__name__", type(fn).__name__)
+            if not isinstance(new, t.__class__):
+                raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+            if new._data.shape != value._data.shape:
+                raise RuntimeError(f"hook '{name}' has changed the size of value")
+            if new._data.dtype != value._data.dtype:
+                raise RuntimeError(
+                    f"hook '{name}' has changed the type of value (was "
+                    f"{_tensor_type(value._data)} got {_tensor_type(new._data)})"
+                )
+            value = new
+        g = value if graphed else value._data
+    if hooks.retain and retain:
+        if g.__class__ is t.__class__:  # create_graph: out of place, recorded
+            t.grad = g if t.grad is None else t.grad + g
+        else:
+            t.grad = _wrap_grad(g.copy() if t.grad is None else t.grad._data + g, t)
+    return g
+
+
+def _tensor_type(data: Any) -> str:
+    prefix = "torch." if data.__class__ is np.ndarray else "torch.cuda."
+    return f"{prefix}{type_word(data.dtype)}Tensor"
 
 
 # --- the walk recorder --------------------------------------------------------------------------
@@ -394,10 +468,11 @@ def run_backward(
         except _VersionError as exc:
             raise _focused(RuntimeError(str(exc)), roots[0], exc.tensor) from None
         if out is not None:
+            hooks = out._hooks
+            if hooks is not None:
+                g = _run_hooks(out, g, hooks, accumulate)
             if wanted is not None and id(out) in wanted:
                 captured[id(out)] = g
-            if out._retains_grad and accumulate:
-                out.grad = _wrap_grad(g.copy() if out.grad is None else out.grad._data + g, out)
             if steps is not None:
                 node_grads[id(node)] = g
         needs = node.needs
@@ -443,6 +518,11 @@ def run_backward(
 
     result: dict[int, Any] = {}
     for leaf, g in leaf_grads.items():
+        hooks = leaf._hooks
+        if hooks is not None and hooks.fns:
+            hooked = _run_hooks(leaf, g, hooks, False)
+            if hooked is not g:
+                g, owned[leaf] = hooked, False
         if wanted is not None:
             if id(leaf) in wanted:
                 result[id(leaf)] = g
@@ -616,3 +696,23 @@ class detect_anomaly:
 
     def __exit__(self, *exc: object) -> None:
         pass
+
+
+# torch.autograd.Function lives with the tensor layer (it records nodes); exposed here as in
+# PyTorch's torch.autograd namespace.
+from engine import function  # noqa: E402
+from engine.function import Function, FunctionCtx, once_differentiable  # noqa: E402
+
+__all__ = [
+    "Function",
+    "FunctionCtx",
+    "backward",
+    "detect_anomaly",
+    "enable_grad",
+    "function",
+    "grad",
+    "no_grad",
+    "once_differentiable",
+    "set_detect_anomaly",
+    "set_grad_enabled",
+]

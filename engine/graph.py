@@ -214,7 +214,7 @@ class _Exporter:
                 "dtype": str(out.dtype) if out is not None else None,
                 "value": summarise(value),
                 "grad": summarise(grad),
-                "retains_grad": bool(out._retains_grad) if out is not None else False,
+                "retains_grad": bool(out.retains_grad) if out is not None else False,
             }
         )
         self.labels[gid] = label

@@ -396,8 +396,34 @@ def _cumsum_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
     return (_Arr(result),)
 
 
+def _function_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
+    """A custom autograd.Function: the user's backward, run on recorded tensors."""
+    at = node.attrs or {}
+    call = at["call"]
+    grads = [g.t]
+    if "spans" in at:  # several outputs: the flat gradient cut back into one per output
+        grads = [
+            g.t[lo:hi].reshape(*call.outputs[k].shape)
+            for k, (lo, hi) in zip(call.differentiable, at["spans"], strict=True)
+        ]
+    return tuple(_wrap(t) for t in call.run_backward(grads, graphed=True))
+
+
+def _function_output_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
+    """Output k of a custom Function with several outputs: g at its span of the bundle."""
+    from engine import ops
+    from engine.tensor import apply
+
+    at = node.attrs or {}
+    index = slice(at["start"], at["stop"])
+    attrs = {"shape": tuple(xs[0].shape), "index": index, "advanced": False}
+    return (_Arr(apply(ops.SCATTER, (g.t.reshape(-1),), attrs)),)
+
+
 #: Rules that differ on tensors from ops.py's array rules.
 _OVERRIDES: dict[str, Any] = {
+    "function": _function_vjp,
+    "function_output": _function_output_vjp,
     "to": _to_vjp,
     "getitem": _getitem_vjp,
     "nll_loss": _nll_vjp,
@@ -436,6 +462,7 @@ def run_backward_graph(
         _FREED_MSG,
         _check_versions,
         _focused,
+        _run_hooks,
         _VersionError,
         enable_grad,
     )
@@ -468,10 +495,11 @@ def run_backward_graph(
                 raise _focused(RuntimeError(str(exc)), roots[0], exc.tensor) from None
             out = node.out()
             if out is not None:
+                hooks = out._hooks
+                if hooks is not None:
+                    g = _run_hooks(out, g, hooks, accumulate)
                 if wanted is not None and id(out) in wanted:
                     captured[id(out)] = g
-                if out._retains_grad and accumulate:
-                    out.grad = g if out.grad is None else out.grad + g
             elif node.op.saves in ("out", "both"):
                 raise RuntimeError(
                     f"create_graph=True: the output of {node.name()} is no longer available"
@@ -512,6 +540,9 @@ def run_backward_graph(
 
         result: dict[int, Tensor] = {}
         for leaf, lg in leaf_grads.items():
+            hooks = leaf._hooks
+            if hooks is not None and hooks.fns:
+                lg = _run_hooks(leaf, lg, hooks, False)
             if wanted is not None:
                 if id(leaf) in wanted:
                     result[id(leaf)] = lg

@@ -18,7 +18,7 @@ import numpy as np
 from engine import _format, dtypes, limits
 from engine import autograd as _autograd
 from engine import ops as O
-from engine.autograd import Node, _mode
+from engine.autograd import GradHooks, Node, RemovableHandle, _mode
 from engine.autograd import backward as _backward
 from engine.backend import Device, array_module, device_of, move, to_numpy
 from engine.dtypes import DType
@@ -88,14 +88,14 @@ class _ReturnTypes(tuple):  # type: ignore[type-arg]
 class Tensor:
     """A multi-dimensional array that can record the operations that produced it."""
 
-    # Hot attributes are slots; rare ones (_name, _untracked, _param, _retains_grad) live in the
+    # Hot attributes are slots; rare ones (_name, _untracked, _param, _hooks) live in the
     # lazily created instance dict and default to the class attributes below, so creating a
     # tensor sets five attributes, not nine.
     __slots__ = ("__dict__", "__weakref__", "_data", "_version", "grad", "grad_fn", "requires_grad")
     _name: str | None = None
     _untracked: str | None = None
     _param: bool = False
-    _retains_grad: bool = False
+    _hooks: GradHooks | None = None  # register_hook / retain_grad
     # tensors sharing one version counter (detach()), as weak references; None when alone
     _vgroup: list[Any] | None = None
     __array_priority__ = 1000  # so numpy scalars defer to our reflected operators
@@ -181,7 +181,7 @@ class Tensor:
 
     @property
     def retains_grad(self) -> builtins.bool:
-        return self._retains_grad
+        return self._hooks is not None and self._hooks.retain
 
     @property
     def T(self) -> Tensor:
@@ -327,10 +327,23 @@ class Tensor:
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self.grad_fn is not None:
-            self._retains_grad = True
+            self._grad_hooks().retain = True
 
-    def register_hook(self, hook: Any) -> None:
-        raise RuntimeError("register_hook is not supported in the playground")
+    def register_hook(self, hook: Any) -> RemovableHandle:
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a tensor it returns
+        replaces the gradient (for a leaf, what is accumulated into ``.grad``)."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        fns = self._grad_hooks().fns
+        handle = RemovableHandle(fns)
+        fns[handle.id] = hook
+        return handle
+
+    def _grad_hooks(self) -> GradHooks:
+        hooks = self._hooks
+        if hooks is None:
+            hooks = self._hooks = GradHooks()
+        return hooks
 
     # --- in-place ops ---------------------------------------------------------------------------
     def _check_inplace(self) -> builtins.bool:
@@ -1193,7 +1206,7 @@ _ndarray = np.ndarray
 _generic = np.generic
 _new = object.__new__
 _weakref = weakref.ref
-_next_seq = _autograd._seq.__next__
+_next_seq = _autograd.next_seq
 
 
 def apply(
