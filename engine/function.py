@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from engine import dtypes
-from engine.autograd import _FREED_MSG, _HINT, Node, _forward_name, _mode, _type_name, no_grad
 from engine.backend import array_module
+from engine.core import _FREED_MSG, _HINT, Node, _forward_name, _mode, _type_name, no_grad
 from engine.ops import Op
 from engine.tensor import Tensor, _share_version, apply
 

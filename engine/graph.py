@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from engine.autograd import Node, WalkStep
 from engine.backend import to_numpy
+from engine.core import Node, WalkStep
+from engine.tensor import Tensor
 
 FULL_LIMIT = 64
 PREVIEW = 8
@@ -106,8 +107,6 @@ class _Exporter:
         return f"n{len(self.nodes)}"
 
     def leaf(self, x: Any) -> str:
-        from engine.tensor import Tensor
-
         if isinstance(x, Tensor):
             key = id(x)
             if key in self.ids:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from engine import dtypes
-from engine.autograd import no_grad, zero_grads
+from engine.core import no_grad, zero_grads
 from engine.factories import empty, ones, tensor, zeros
 from engine.functions import to_copy
 from engine.nn import functional as F
@@ -327,15 +327,15 @@ class _Activation(Module):
 
 
 class ReLU(_Activation):
-    fn = staticmethod(F.relu)
+    fn: Any = staticmethod(F.relu)
 
 
 class Tanh(_Activation):
-    fn = staticmethod(F.tanh)
+    fn: Any = staticmethod(F.tanh)
 
 
 class Sigmoid(_Activation):
-    fn = staticmethod(F.sigmoid)
+    fn: Any = staticmethod(F.sigmoid)
 
 
 class GELU(Module):
