@@ -34,6 +34,9 @@ Tensor = Any  # this layer sees tensors through their attributes only (see the d
 
 class _GradMode(threading.local):
     enabled = True
+    #: the innermost nn.Module call running (a ModuleCall), or None; nodes recorded while one
+    #: runs remember it, so the graph can draw a module's nodes as one box
+    module: ModuleCall | None = None
 
 
 _mode = _GradMode()
@@ -97,6 +100,7 @@ class Node:
         "attrs",
         "freed",
         "inputs",
+        "module",
         "needs",
         "op",
         "out",
@@ -106,6 +110,7 @@ class Node:
         "versions",
     )
     out_value: Any  # set only when the output was later changed in place (see Tensor._shadow)
+    module: ModuleCall  # set only when recorded inside an nn.Module call (see ModuleCall)
 
     def __init__(
         self,
@@ -127,6 +132,9 @@ class Node:
         self.seq = next_seq()
         self.freed = False
         self._name = name
+        scope = _mode.module
+        if scope is not None:
+            self.module = scope
         self.needs = (
             needs if needs is not None else [getattr(x, "requires_grad", False) for x in inputs]
         )
@@ -162,6 +170,29 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<{self.type_name()} object at {id(self):#x}>"
+
+
+class ModuleCall:
+    """One call of an nn.Module (``model[0](X)``): the module, the call it ran inside (the
+    stack of calls, innermost last) and its arguments. Module.__call__ makes one per call
+    (the cheap part of module scopes: one object and three thread-local accesses per call);
+    engine.graph names, nests and labels the calls from the nodes that recorded them."""
+
+    __slots__ = ("inputs", "module", "parent")
+
+    def __init__(self, module: Any, parent: ModuleCall | None, inputs: tuple[Any, ...]) -> None:
+        self.module = module
+        self.parent = parent
+        self.inputs = inputs
+
+    def path(self) -> list[ModuleCall]:
+        """The calls from the outermost to this one."""
+        calls = []
+        call: ModuleCall | None = self
+        while call is not None:
+            calls.append(call)
+            call = call.parent
+        return calls[::-1]
 
 
 class AccumulateGrad:
@@ -587,7 +618,7 @@ def run_backward(
         elif leaf.grad is None:
             # Keep the array when this pass made it; copy one that is shared or a view.
             keep = owned[leaf] and getattr(g.flags, "writeable", True)
-            leaf.grad = _wrap_grad(g if keep else g.copy(), leaf)
+            leaf.grad = leaf.__class__._wrap(g if keep else g.copy())
         else:
             try:
                 leaf.grad._data += g  # in place, as PyTorch's AccumulateGrad

@@ -38,6 +38,7 @@ from engine.tensor import (
     _Scalar,
     apply,
     binary,
+    failed,
 )
 
 if TYPE_CHECKING:
@@ -358,64 +359,68 @@ def log_softmax(a: Tensor, dim: int | None = None, dtype: DType | None = None) -
 
 @public("matmul", "mm", "dot", method=("matmul", "mm", "dot", "__matmul__"))
 def matmul(a: Tensor, b: Tensor) -> Tensor:
-    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
-        raise TypeError(
-            f"matmul(): argument 'other' (position 1) must be Tensor, not "
-            f"{type(b).__name__ if isinstance(a, Tensor) else type(a).__name__}"
-        )
-    ad, bd = a._data, b._data
-    if ad.ndim == 0 or bd.ndim == 0:
-        raise RuntimeError(
-            f"both arguments to matmul need to be at least 1D, but they are {ad.ndim}D and "
-            f"{bd.ndim}D"
-        )
-    if ad.dtype != bd.dtype and ad.ndim == 1 and bd.ndim == 1:
-        raise RuntimeError(
-            "dot : expected both vectors to have same dtype, but found "
-            f"{dtypes.type_word(ad.dtype)} and {dtypes.type_word(bd.dtype)}"
-        )
-    if ad.dtype != bd.dtype:
-        raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {_dtype_word(ad.dtype)} != "
-            f"{_dtype_word(bd.dtype)}"
-        )
-    k_a = ad.shape[-1]
-    k_b = bd.shape[0] if bd.ndim == 1 else bd.shape[-2]
-    if bd.ndim >= 3:
-        _matmul_batch_check(ad.shape, bd.shape, k_a, k_b)
-    if k_a != k_b:
-        if ad.ndim >= 3 and bd.ndim == 1:
-            rows = int(np.prod(ad.shape[:-1]))
-            raise RuntimeError(
-                f"size mismatch, got input ({rows}), mat ({rows}x{k_a}), vec ({bd.shape[0]})"
+    try:
+        if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+            raise TypeError(
+                f"matmul(): argument 'other' (position 1) must be Tensor, not "
+                f"{type(b).__name__ if isinstance(a, Tensor) else type(a).__name__}"
             )
+        ad, bd = a._data, b._data
+        if ad.ndim == 0 or bd.ndim == 0:
+            raise RuntimeError(
+                f"both arguments to matmul need to be at least 1D, but they are {ad.ndim}D and "
+                f"{bd.ndim}D"
+            )
+        if ad.dtype != bd.dtype and ad.ndim == 1 and bd.ndim == 1:
+            raise RuntimeError(
+                "dot : expected both vectors to have same dtype, but found "
+                f"{dtypes.type_word(ad.dtype)} and {dtypes.type_word(bd.dtype)}"
+            )
+        if ad.dtype != bd.dtype:
+            raise RuntimeError(
+                f"expected m1 and m2 to have the same dtype, but got: {_dtype_word(ad.dtype)} != "
+                f"{_dtype_word(bd.dtype)}"
+            )
+        k_a = ad.shape[-1]
+        k_b = bd.shape[0] if bd.ndim == 1 else bd.shape[-2]
+        if bd.ndim >= 3:
+            _matmul_batch_check(ad.shape, bd.shape, k_a, k_b)
+        if k_a != k_b:
+            if ad.ndim >= 3 and bd.ndim == 1:
+                rows = int(np.prod(ad.shape[:-1]))
+                raise RuntimeError(
+                    f"size mismatch, got input ({rows}), mat ({rows}x{k_a}), vec ({bd.shape[0]})"
+                )
+            if ad.ndim == 1 and bd.ndim == 1:
+                raise RuntimeError(
+                    f"inconsistent tensor size, expected tensor [{ad.shape[0]}] and src [{bd.shape[0]}] to have the same "
+                    f"number of elements, but got {ad.shape[0]} and {bd.shape[0]} elements respectively"
+                )
+            if ad.ndim == 2 and bd.ndim == 1:
+                raise RuntimeError(
+                    f"size mismatch, got input ({ad.shape[0]}), mat ({ad.shape[0]}x{ad.shape[1]}), "
+                    f"vec ({bd.shape[0]})"
+                )
+            sa = "x".join(
+                str(s)
+                for s in (ad.shape if ad.ndim == 2 else (int(np.prod(ad.shape[:-1])), ad.shape[-1]))
+            )
+            sb = "x".join(str(s) for s in (bd.shape if bd.ndim == 2 else (bd.shape[0], 1)))
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
         if ad.ndim == 1 and bd.ndim == 1:
-            raise RuntimeError(
-                f"inconsistent tensor size, expected tensor [{ad.shape[0]}] and src [{bd.shape[0]}] to have the same "
-                f"number of elements, but got {ad.shape[0]} and {bd.shape[0]} elements respectively"
-            )
-        if ad.ndim == 2 and bd.ndim == 1:
-            raise RuntimeError(
-                f"size mismatch, got input ({ad.shape[0]}), mat ({ad.shape[0]}x{ad.shape[1]}), "
-                f"vec ({bd.shape[0]})"
-            )
-        sa = "x".join(
-            str(s)
-            for s in (ad.shape if ad.ndim == 2 else (int(np.prod(ad.shape[:-1])), ad.shape[-1]))
-        )
-        sb = "x".join(str(s) for s in (bd.shape if bd.ndim == 2 else (bd.shape[0], 1)))
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
-    if ad.ndim == 1 and bd.ndim == 1:
-        name = "DotBackward0"
-    elif ad.ndim == 2 and bd.ndim == 1:
-        name = "MvBackward0"
-    elif ad.ndim == 2 and bd.ndim == 2:
-        name = None
-    elif ad.ndim == 1:
-        name = "SqueezeBackward4"
-    else:
-        name = "UnsafeViewBackward0"
-    return apply(O.MATMUL, (a, b), name=name)
+            name = "DotBackward0"
+        elif ad.ndim == 2 and bd.ndim == 1:
+            name = "MvBackward0"
+        elif ad.ndim == 2 and bd.ndim == 2:
+            name = None
+        elif ad.ndim == 1:
+            name = "SqueezeBackward4"
+        else:
+            name = "UnsafeViewBackward0"
+        return apply(O.MATMUL, (a, b), name=name)
+    except (RuntimeError, TypeError, IndexError) as exc:
+        failed(exc, "matmul", (a, b))
+        raise
 
 
 @method("__rmatmul__")
@@ -450,41 +455,49 @@ def _dtype_word(np_dtype: Any) -> str:
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """F.linear: one node, named as PyTorch names it for this input's rank."""
-    xd, wd = x._data, weight._data
-    if xd.shape[-1] != wd.shape[-1]:
-        rows = int(np.prod(xd.shape[:-1])) if xd.ndim > 1 else 1
-        raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{xd.shape[-1]} and "
-            f"{wd.shape[1]}x{wd.shape[0]})"
-        )
-    if xd.dtype != wd.dtype:
-        raise RuntimeError(
-            f"mat1 and mat2 must have the same dtype, but got {dtypes.type_word(xd.dtype)} and "
-            f"{dtypes.type_word(wd.dtype)}"
-        )
-    if xd.ndim == 2:
-        name = None if bias is not None else "MmBackward0"
-    elif bias is None:
-        name = "SqueezeBackward4" if xd.ndim == 1 else "UnsafeViewBackward0"
-    else:
-        name = "ViewBackward0"
-    inputs = (x, weight) if bias is None else (x, weight, bias)
-    return apply(O.LINEAR, inputs, name=name)
+    try:
+        xd, wd = x._data, weight._data
+        if xd.shape[-1] != wd.shape[-1]:
+            rows = int(np.prod(xd.shape[:-1])) if xd.ndim > 1 else 1
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({rows}x{xd.shape[-1]} and "
+                f"{wd.shape[1]}x{wd.shape[0]})"
+            )
+        if xd.dtype != wd.dtype:
+            raise RuntimeError(
+                f"mat1 and mat2 must have the same dtype, but got {dtypes.type_word(xd.dtype)} and "
+                f"{dtypes.type_word(wd.dtype)}"
+            )
+        if xd.ndim == 2:
+            name = None if bias is not None else "MmBackward0"
+        elif bias is None:
+            name = "SqueezeBackward4" if xd.ndim == 1 else "UnsafeViewBackward0"
+        else:
+            name = "ViewBackward0"
+        inputs = (x, weight) if bias is None else (x, weight, bias)
+        return apply(O.LINEAR, inputs, name=name)
+    except (RuntimeError, TypeError, IndexError) as exc:
+        failed(exc, "linear", (x, weight) if bias is None else (x, weight, bias))
+        raise
 
 
 @public("reshape")
 def reshape(a: Tensor, shape: tuple[int, ...]) -> Tensor:
-    size = a._data.size
-    if builtins.sum(1 for s in shape if s == -1) > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    known = int(np.prod([s for s in shape if s != -1])) if shape else 1
-    if -1 in shape:
-        if known == 0 or size % known:
+    try:
+        size = a._data.size
+        if builtins.sum(1 for s in shape if s == -1) > 1:
+            raise RuntimeError("only one dimension can be inferred")
+        known = int(np.prod([s for s in shape if s != -1])) if shape else 1
+        if -1 in shape:
+            if known == 0 or size % known:
+                raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
+            shape = tuple(size // known if s == -1 else s for s in shape)
+        elif known != size:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
-        shape = tuple(size // known if s == -1 else s for s in shape)
-    elif known != size:
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
-    return apply(O.VIEW, (a,), {"shape": shape})
+        return apply(O.VIEW, (a,), {"shape": shape})
+    except (RuntimeError, TypeError, IndexError) as exc:
+        failed(exc, "reshape", (a,))
+        raise
 
 
 @public("flatten", method=True)
@@ -565,23 +578,27 @@ def _matrix_transposed(self: Tensor) -> Tensor:
 
 
 def expand(a: Tensor, shape: tuple[int, ...]) -> Tensor:
-    cur = a._data.shape
-    if len(shape) < len(cur):
-        raise RuntimeError(
-            f"expand(torch.FloatTensor{{{list(cur)}}}, size=[{', '.join(map(str, shape))}]): the "
-            "number of sizes provided ({}) must be greater or equal to the number of dimensions "
-            "in the tensor ({})".format(len(shape), len(cur))
-        )
-    pad = (1,) * (len(shape) - len(cur)) + cur
-    new = tuple(p if s == -1 else s for s, p in zip(shape, pad, strict=True))
-    for i, (s, p) in enumerate(zip(new, pad, strict=True)):
-        if p != 1 and p != s:
+    try:
+        cur = a._data.shape
+        if len(shape) < len(cur):
             raise RuntimeError(
-                f"The expanded size of the tensor ({s}) must match the existing size ({p}) at "
-                f"non-singleton dimension {i}.  Target sizes: {list(shape)}.  Tensor sizes: "
-                f"{list(cur)}"
+                f"expand(torch.FloatTensor{{{list(cur)}}}, size=[{', '.join(map(str, shape))}]): the "
+                "number of sizes provided ({}) must be greater or equal to the number of dimensions "
+                "in the tensor ({})".format(len(shape), len(cur))
             )
-    return apply(O.EXPAND, (a,), {"shape": new})
+        pad = (1,) * (len(shape) - len(cur)) + cur
+        new = tuple(p if s == -1 else s for s, p in zip(shape, pad, strict=True))
+        for i, (s, p) in enumerate(zip(new, pad, strict=True)):
+            if p != 1 and p != s:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({s}) must match the existing size ({p}) at "
+                    f"non-singleton dimension {i}.  Target sizes: {list(shape)}.  Tensor sizes: "
+                    f"{list(cur)}"
+                )
+        return apply(O.EXPAND, (a,), {"shape": new})
+    except (RuntimeError, TypeError, IndexError) as exc:
+        failed(exc, "expand", (a,))
+        raise
 
 
 @public("broadcast_to", method=True)
@@ -669,41 +686,51 @@ def _check_masks(parts: tuple[Any, ...], shape: tuple[int, ...]) -> None:
 
 @method("__getitem__")
 def getitem(a: Tensor, key: Any) -> Tensor:
-    index, advanced = _index(key, a._data.ndim)
-    parts = index if isinstance(index, tuple) else (index,)
-    if advanced:
-        _check_masks(parts, a._data.shape)
-    if advanced:
-        name = "IndexBackward0"
-    else:
-        name = "AliasBackward0"
-        for p in parts:
-            if isinstance(p, int | np.integer):
-                name = "SelectBackward0"
-            elif isinstance(p, slice) and p != slice(None):
-                name = "SliceBackward0"
-            elif p is None:
-                name = "UnsqueezeBackward0"
     try:
-        return apply(O.GETITEM, (a,), {"index": index, "advanced": advanced}, name=name)
-    except IndexError as exc:
-        raise IndexError(str(exc).replace("axis", "dimension")) from None
+        index, advanced = _index(key, a._data.ndim)
+        parts = index if isinstance(index, tuple) else (index,)
+        if advanced:
+            _check_masks(parts, a._data.shape)
+        if advanced:
+            name = "IndexBackward0"
+        else:
+            name = "AliasBackward0"
+            for p in parts:
+                if isinstance(p, int | np.integer):
+                    name = "SelectBackward0"
+                elif isinstance(p, slice) and p != slice(None):
+                    name = "SliceBackward0"
+                elif p is None:
+                    name = "UnsqueezeBackward0"
+        try:
+            return apply(O.GETITEM, (a,), {"index": index, "advanced": advanced}, name=name)
+        except IndexError as exc:
+            raise IndexError(str(exc).replace("axis", "dimension")) from None
+    except (RuntimeError, TypeError, IndexError) as exc:
+        failed(exc, "getitem", (a,))
+        raise
 
 
 @public("gather", method=True)
 def gather(a: Tensor, dim: int, index: Tensor) -> Tensor:
-    d = _norm_dim(dim, a._data.ndim)
-    idx = index._data
-    if idx.ndim != a._data.ndim:
-        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    if idx.dtype != np.int64:
-        raise RuntimeError("gather(): Expected dtype int64 for index")
-    if idx.size and (idx.max() >= a._data.shape[d] or idx.min() < -a._data.shape[d]):
-        raise RuntimeError(
-            f"index {int(idx.max())} is out of bounds for dimension {d} with "
-            f"size {a._data.shape[d]}"
-        )
-    return apply(O.GATHER, (a,), {"dim": d, "index": idx})
+    try:
+        d = _norm_dim(dim, a._data.ndim)
+        idx = index._data
+        if idx.ndim != a._data.ndim:
+            raise RuntimeError(
+                "Index tensor must have the same number of dimensions as input tensor"
+            )
+        if idx.dtype != np.int64:
+            raise RuntimeError("gather(): Expected dtype int64 for index")
+        if idx.size and (idx.max() >= a._data.shape[d] or idx.min() < -a._data.shape[d]):
+            raise RuntimeError(
+                f"index {int(idx.max())} is out of bounds for dimension {d} with "
+                f"size {a._data.shape[d]}"
+            )
+        return apply(O.GATHER, (a,), {"dim": d, "index": idx})
+    except (RuntimeError, TypeError, IndexError) as exc:
+        failed(exc, "gather", (a,))
+        raise
 
 
 def _seq_tensors(tensors: Iterable[Tensor], fname: str) -> list[Tensor]:
@@ -721,54 +748,62 @@ def _seq_tensors(tensors: Iterable[Tensor], fname: str) -> list[Tensor]:
 
 @public("cat", "concat", "concatenate", axis=True)
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
-    ts = _seq_tensors(tensors, "torch.cat")
-    kept = [x for x in ts if x._data.shape != (0,)]
-    if kept and len(kept) < len(ts):
-        # PyTorch skips 1-D empty tensors (legacy behaviour), but they still count for the dtype
-        target = dtypes.promote([(x._data.dtype, 1) for x in ts], [])
-        ts = [x if x._data.dtype == target else _cast_keep_graph(x, target) for x in kept]
-    nd = ts[0]._data.ndim
-    if nd == 0:
-        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
-    d = _norm_dim(dim, nd)
-    for i, x in enumerate(ts[1:], 1):
-        xs = x._data.shape
-        if len(xs) != nd and xs != (0,) and ts[0]._data.shape != (0,):
-            raise RuntimeError(
-                f"Tensors must have same number of dimensions: got {nd} and {len(xs)}"
-            )
-        if len(xs) != nd or builtins.any(
-            xs[j] != ts[0]._data.shape[j] for j in range(nd) if j != d
-        ):
-            for j in range(builtins.min(nd, len(xs))):
-                if j != d and xs[j] != ts[0]._data.shape[j]:
-                    raise RuntimeError(
-                        f"Sizes of tensors must match except in dimension {d}. Expected size "
-                        f"{ts[0]._data.shape[j]} but got size {xs[j]} for tensor number {i} in "
-                        "the list."
-                    )
-            raise RuntimeError(
-                f"Tensors must have same number of dimensions: got {nd} and {len(xs)}"
-            )
-    ts = _promote_all(ts)
-    return apply(O.CAT, tuple(ts), {"dim": d})
+    try:
+        ts = _seq_tensors(tensors, "torch.cat")
+        kept = [x for x in ts if x._data.shape != (0,)]
+        if kept and len(kept) < len(ts):
+            # PyTorch skips 1-D empty tensors (legacy behaviour), but they still count for the dtype
+            target = dtypes.promote([(x._data.dtype, 1) for x in ts], [])
+            ts = [x if x._data.dtype == target else _cast_keep_graph(x, target) for x in kept]
+        nd = ts[0]._data.ndim
+        if nd == 0:
+            raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+        d = _norm_dim(dim, nd)
+        for i, x in enumerate(ts[1:], 1):
+            xs = x._data.shape
+            if len(xs) != nd and xs != (0,) and ts[0]._data.shape != (0,):
+                raise RuntimeError(
+                    f"Tensors must have same number of dimensions: got {nd} and {len(xs)}"
+                )
+            if len(xs) != nd or builtins.any(
+                xs[j] != ts[0]._data.shape[j] for j in range(nd) if j != d
+            ):
+                for j in range(builtins.min(nd, len(xs))):
+                    if j != d and xs[j] != ts[0]._data.shape[j]:
+                        raise RuntimeError(
+                            f"Sizes of tensors must match except in dimension {d}. Expected size "
+                            f"{ts[0]._data.shape[j]} but got size {xs[j]} for tensor number {i} in "
+                            "the list."
+                        )
+                raise RuntimeError(
+                    f"Tensors must have same number of dimensions: got {nd} and {len(xs)}"
+                )
+        ts = _promote_all(ts)
+        return apply(O.CAT, tuple(ts), {"dim": d})
+    except (RuntimeError, TypeError, IndexError) as exc:
+        failed(exc, "cat", tuple(tensors))
+        raise
 
 
 @public("stack", axis=True)
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
-    if not list(tensors):
-        raise RuntimeError("stack expects a non-empty TensorList")
-    ts = _seq_tensors(tensors, "stack")
-    shape = ts[0]._data.shape
-    for i, x in enumerate(ts[1:], 1):
-        if x._data.shape != shape:
-            raise RuntimeError(
-                f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 "
-                f"and {list(x._data.shape)} at entry {i}"
-            )
-    d = _norm_dim(dim, len(shape) + 1)
-    ts = _promote_all(ts)
-    return apply(O.STACK, tuple(ts), {"dim": d})
+    try:
+        if not list(tensors):
+            raise RuntimeError("stack expects a non-empty TensorList")
+        ts = _seq_tensors(tensors, "stack")
+        shape = ts[0]._data.shape
+        for i, x in enumerate(ts[1:], 1):
+            if x._data.shape != shape:
+                raise RuntimeError(
+                    f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 "
+                    f"and {list(x._data.shape)} at entry {i}"
+                )
+        d = _norm_dim(dim, len(shape) + 1)
+        ts = _promote_all(ts)
+        return apply(O.STACK, tuple(ts), {"dim": d})
+    except (RuntimeError, TypeError, IndexError) as exc:
+        failed(exc, "stack", tuple(tensors))
+        raise
 
 
 def _promote_all(ts: list[Tensor]) -> list[Tensor]:

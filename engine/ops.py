@@ -114,12 +114,24 @@ def _expand_reduced(g: Array, x: Array, axis: Any, keepdim: bool) -> Array:
     return _keep(g, axis, keepdim, x.ndim)
 
 
+_ONES: dict[tuple[int, Any], Array] = {}  # host vectors of ones, reused (never written)
+
+
 def sum_rows(xp: ModuleType, m: Array) -> Array:
     """``m.sum(axis=0)`` of a 2-D array; for floats as ``ones @ m`` (one BLAS matrix-vector
     product, 2-3x faster than NumPy's axis-0 reduction on the small batches of the lessons;
     the same float32 rounding class as PyTorch's own bias-gradient sum)."""
     if m.dtype.kind == "f" and m.shape[0] > 1:
-        return xp.ones(m.shape[0], dtype=m.dtype) @ m
+        if xp is not np:
+            return xp.ones(m.shape[0], dtype=m.dtype) @ m
+        key = (m.shape[0], m.dtype)
+        ones = _ONES.get(key)
+        if ones is None:
+            if len(_ONES) > 32:  # a few batch sizes per program: keep the cache small
+                _ONES.clear()
+            ones = _ONES[key] = np.ones(m.shape[0], dtype=m.dtype)
+            ones.flags.writeable = False
+        return ones @ m
     return m.sum(axis=0)
 
 

@@ -612,9 +612,10 @@ def apply(
     try:
         data = op.forward(xp, *arrays, **attrs) if attrs else op.forward(xp, *arrays)
     except (ValueError, IndexError) as exc:
-        raise _shape_error(op, arrays, exc) from None
-    except TypeError:  # CuPy refuses host arrays: say so as PyTorch does
-        _check_same_device(inputs)
+        raise failed(_shape_error(op, arrays, exc), op.name, inputs) from None
+    except TypeError as exc:  # CuPy refuses host arrays: say so as PyTorch does
+        failed(exc, op.name, inputs)
+        _check_same_device(inputs, op.name)
         raise
     if out_dtype is not None and data.dtype != out_dtype:
         data = data.astype(out_dtype)
@@ -646,6 +647,9 @@ def apply(
                 node.versions = None
             node.out = _weakref(out)
             node.out_version = out._version  # not 0 for a view of a changed tensor
+            scope = _mode.module
+            if scope is not None:
+                node.module = scope
             out.grad_fn = node
             out.requires_grad = True
             if lim is not None:
@@ -686,6 +690,9 @@ def _apply1(op: O.Op, a: Tensor) -> Tensor:
             node.versions = (a._version,) if saves == "in" or saves == "both" else None
             node.out = _weakref(out)
             node.out_version = 0
+            scope = _mode.module
+            if scope is not None:
+                node.module = scope
             out.grad_fn = node
             out.requires_grad = True
             return out
@@ -713,9 +720,10 @@ def _apply2(op: O.Op, a: Tensor, b: Any) -> Tensor:
     try:
         data = host(ad, bd) if host is not None else op.forward(np, ad, bd)
     except ValueError as exc:
-        raise _shape_error(op, [ad, bd], exc) from None
-    except TypeError:
-        _check_same_device((a, b))
+        raise failed(_shape_error(op, [ad, bd], exc), op.name, (a, b)) from None
+    except TypeError as exc:
+        failed(exc, op.name, (a, b))
+        _check_same_device((a, b), op.name)
         raise
     if data.__class__ is not _ndarray:
         data = np.asarray(data)
@@ -743,6 +751,9 @@ def _apply2(op: O.Op, a: Tensor, b: Any) -> Tensor:
                 node.versions = None
             node.out = _weakref(out)
             node.out_version = 0
+            scope = _mode.module
+            if scope is not None:
+                node.module = scope
             out.grad_fn = node
             out.requires_grad = True
             return out
@@ -828,8 +839,12 @@ def binary(op: O.Op, a: Tensor, b: Any) -> Tensor:
             target = np.dtype(np.float32)
         return apply(op, (a, b), out_dtype=target)
     if isinstance(b, list | tuple):
-        raise TypeError(
-            f"unsupported operand type(s) for {op.name}: 'Tensor' and '{type(b).__name__}'"
+        raise failed(
+            TypeError(
+                f"unsupported operand type(s) for {op.name}: 'Tensor' and '{type(b).__name__}'"
+            ),
+            op.name,
+            (a, b),
         )
     return NotImplemented  # type: ignore[no-any-return]
 
@@ -854,7 +869,7 @@ def _device_error(d1: Device, d2: Device) -> RuntimeError:
     )
 
 
-def _check_same_device(inputs: Iterable[Any]) -> None:
+def _check_same_device(inputs: Iterable[Any], op: str | None = None) -> None:
     """Raise PyTorch's error if the tensors among ``inputs`` are on more than one device."""
     first: Device | None = None
     for x in inputs:
@@ -863,7 +878,24 @@ def _check_same_device(inputs: Iterable[Any]) -> None:
             if first is None:
                 first = d
             elif d != first:
-                raise _device_error(d, first)
+                exc = _device_error(d, first)
+                raise exc if op is None else failed(exc, op, tuple(inputs))
+
+
+class FailedOp(tuple):  # type: ignore[type-arg]
+    """``(op name, inputs)`` of a forward error; ``module`` is the nn.Module call it ran in."""
+
+    module: Any
+
+
+def failed(exc: BaseException, op: str, inputs: Iterable[Any]) -> BaseException:
+    """exc, marked with the op that raised it and that op's inputs (``exc.failed_op``): the
+    playground then draws the graph recorded up to the error (engine.graph.export_error).
+    Called on error paths only."""
+    mark = FailedOp((op, tuple(inputs)))
+    mark.module = _mode.module
+    exc.failed_op = mark  # type: ignore[attr-defined]
+    return exc
 
 
 def _cast_keep_graph(t: Tensor, target: Any) -> Tensor:
