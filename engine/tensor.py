@@ -219,6 +219,17 @@ class Tensor:
             )
         return self._data  # type: ignore[no-any-return]
 
+    def __array__(self, dtype: Any = None, copy: builtins.bool | None = None) -> np.ndarray:
+        """``np.asarray(t)``: the data, as ``numpy()`` gives it (PyTorch's checks included)."""
+        data = self.numpy()
+        if dtype is not None and data.dtype != dtype:
+            return data.astype(dtype)
+        return data.copy() if copy else data
+
+    def __array_wrap__(self, array: Any, context: Any = None, return_scalar: Any = False) -> Tensor:
+        """A NumPy ufunc applied to a tensor gives a tensor, as in PyTorch (``np.exp(t)``)."""
+        return Tensor._wrap(np.asarray(array))
+
     def __float__(self) -> builtins.float:
         return float(self._scalar("float"))
 
@@ -807,6 +818,8 @@ def binary(op: O.Op, a: Tensor, b: Any) -> Tensor:
     """A binary elementwise op with PyTorch's promotion (``b`` may be a Python scalar)."""
     if b.__class__ is float and a._data.dtype.kind == "f":  # the commonest case first
         return _apply2(op, a, b)
+    if isinstance(b, _generic):  # a NumPy scalar counts as a Python number (PyTorch's rule)
+        b = b.item()
     if b.__class__ is Tensor:
         if a._data.__class__ is not b._data.__class__:  # cpu and cuda (cheap check first)
             a, b = _same_device(a, b)
