@@ -109,6 +109,11 @@ export function formatShape(shape: number[] | null | undefined): string {
   return `(${shape.join(", ")}${shape.length === 1 ? "," : ""})`;
 }
 
+/** The pass picker's text: "pass 210 of 210 (20 kept)"; `index` is the program's own (0-based). */
+export function passLabel(index: number, total: number, kept: number): string {
+  return `pass ${index + 1} of ${total}${kept < total ? ` (${kept} kept)` : ""}`;
+}
+
 /** Cut text to `max` characters keeping both ends: "model[3](mo…[0](X))". */
 export function clipMiddle(text: string, max: number): string {
   if (text.length <= max) return text;

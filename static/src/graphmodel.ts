@@ -200,7 +200,7 @@ export function nodeExpression(graph: Graph, id: string): string {
   if (!node) return id;
   const inputs = graph.edges
     .filter((e) => e.dst === id)
-    .sort((a, b) => a.arg - b.arg)
+    .sort((a, b) => (a.arg ?? 0) - (b.arg ?? 0))
     .map((e) => graph.nodes.find((n) => n.id === e.src))
     .filter((n): n is GraphNode => n !== undefined)
     .map(nodeWord);

@@ -26,7 +26,7 @@ export interface DisplayNode {
 export interface DisplayEdge {
   src: string;
   dst: string;
-  arg: number;
+  arg: number | null;
   /** The graph edge: `src` is an input of `dst`. */
   graphSrc: string;
   graphDst: string;
@@ -198,7 +198,7 @@ export function matchFlowEdges(display: DisplayGraph, flows: { from: string; to:
   const used = new Set<number>();
   return flows.map((flow) => {
     const index = display.edges.findIndex(
-      (e, i) => !used.has(i) && e.graphSrc === flow.to && e.graphDst === flow.from && (flow.arg === null || e.arg === flow.arg),
+      (e, i) => !used.has(i) && e.graphSrc === flow.to && e.graphDst === flow.from && (flow.arg === null || e.arg === null || e.arg === flow.arg),
     );
     if (index >= 0) used.add(index);
     return index;

@@ -78,7 +78,7 @@ interface EdgeElements {
   path: SVGPathElement;
   src: string;
   dst: string;
-  arg: number;
+  arg: number | null;
   graphSrc: string;
   graphDst: string;
   label: Box | null;

@@ -58,13 +58,14 @@ export interface GraphNode {
 export interface GraphEdge {
   src: string;
   dst: string;
-  arg: number;
+  /** Which input of dst this edge feeds (null when the server does not say). */
+  arg: number | null;
 }
 
 export interface Contribution {
   to: string;
   /** Which argument of the op this input was; picks the edge when an input is used twice. */
-  arg?: number;
+  arg?: number | null;
   local: string;
   /** The local derivative as a symbol, e.g. "err", before numbers are substituted. */
   local_symbolic?: string;

@@ -5,16 +5,11 @@
  */
 import { PLAYER } from "./config";
 import { byId, el } from "./dom";
-import { clipMiddle, formatShort } from "./format";
+import { clipMiddle, formatShort, passLabel } from "./format";
 import { formulaLine } from "./formula";
 import { gradOwner, nodeExpression, nodeWord, type ForwardFrame, type WalkFrame } from "./graphmodel";
 import type { Player } from "./player";
 import type { Graph } from "./types";
-
-/** The pass picker's text: "pass 210 of 210 (20 kept)"; indices are the program's own. */
-export function passLabel(index: number, total: number, kept: number): string {
-  return `pass ${index + 1} of ${total}${kept < total ? ` (${kept} kept)` : ""}`;
-}
 
 export class WalkBar {
   private readonly caption = byId("walk-caption", HTMLElement);

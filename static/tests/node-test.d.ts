@@ -19,8 +19,13 @@ declare module "node:assert/strict" {
     match(value: string, pattern: RegExp, message?: string): void;
     doesNotMatch(value: string, pattern: RegExp, message?: string): void;
     throws(fn: () => unknown, message?: string): void;
+    fail(message?: string): never;
     rejects(promise: Promise<unknown> | (() => Promise<unknown>), expected?: unknown): Promise<void>;
   }
   const assert: Assert;
   export default assert;
+}
+
+declare module "node:fs" {
+  export function readFileSync(path: string, encoding: "utf8"): string;
 }
