@@ -1,8 +1,9 @@
 /** Web Worker: runs dagre on a LayoutRequest in each direction asked for and posts back the best. */
 import dagre from "@dagrejs/dagre";
-import { chooseLayout, type Box, type LayoutRequest, type LayoutResult, type Point, type RankDir } from "./layout";
+import { chooseLayout, type Arrangement, type Box, type LayoutRequest, type LayoutResult, type Point } from "./layout";
 
-function layout(request: LayoutRequest, rankdir: RankDir): LayoutResult {
+function layout(request: LayoutRequest, arrangement: Arrangement): LayoutResult {
+  const rankdir = arrangement === "LR" ? "LR" : "BT";
   const compound = request.frames.length > 0;
   const g = new dagre.graphlib.Graph({ multigraph: true, compound });
   const { labelHeight: _labelHeight, bigGraph: _bigGraph, ...options } = request.options;
@@ -13,12 +14,20 @@ function layout(request: LayoutRequest, rankdir: RankDir): LayoutResult {
     g.setNode(node.id, { width: node.width, height: node.height });
     if (node.parent && g.hasNode(node.parent)) g.setParent(node.id, node.parent);
   }
+  // Stacked: the k-th leaf input of a node sits k ranks below it instead of beside the others.
+  const hasInput = new Set(request.edges.map((e) => e.dst));
+  const leafCount = new Map<string, number>();
   request.edges.forEach((edge, index) => {
     if (!g.hasNode(edge.src) || !g.hasNode(edge.dst)) return;
+    let minlen = 1;
+    if (arrangement === "BT-stacked" && !hasInput.has(edge.src)) {
+      minlen = 1 + (leafCount.get(edge.dst) ?? 0);
+      leafCount.set(edge.dst, minlen);
+    }
     // Left to right, rank gaps are too narrow for a label: dagre reserves room for it. Bottom to
     // top, labels go in the node-free bands between ranks (labels.ts) and cost no room.
     const label = edge.label && rankdir === "LR" ? { width: edge.label.width, height: edge.label.height, labelpos: "c" } : {};
-    g.setEdge(edge.src, edge.dst, label, String(index));
+    g.setEdge(edge.src, edge.dst, { ...label, minlen }, String(index));
   });
   dagre.layout(g);
   const box = (id: string): Box => {
@@ -37,12 +46,12 @@ function layout(request: LayoutRequest, rankdir: RankDir): LayoutResult {
     labels.push(edge.label && rankdir === "LR" && e?.x !== undefined && e.y !== undefined ? { x: e.x, y: e.y, ...edge.label } : null);
   });
   const graph = g.graph();
-  return { rankdir, nodes, frames, edges, labels, width: graph.width ?? 0, height: graph.height ?? 0 };
+  return { rankdir, arrangement, nodes, frames, edges, labels, width: graph.width ?? 0, height: graph.height ?? 0 };
 }
 
 self.onmessage = (event: MessageEvent<{ id: number; request: LayoutRequest }>) => {
   const { request } = event.data;
-  const results = request.directions.map((rankdir) => layout(request, rankdir));
+  const results = request.directions.map((arrangement) => layout(request, arrangement));
   const result = chooseLayout(results, request.pane);
   (self as unknown as { postMessage: (message: unknown) => void }).postMessage({ id: event.data.id, result });
 };

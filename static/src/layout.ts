@@ -9,6 +9,12 @@ import { LAYOUT } from "./config";
 /** Inputs at the bottom and the loss on top (DESIGN.md), or inputs on the left. */
 export type RankDir = "BT" | "LR";
 
+/**
+ * A direction, and whether an operation's leaf inputs (a layer's weight and bias) are stacked
+ * one rank apart instead of side by side: narrower and taller, for a tall pane.
+ */
+export type Arrangement = RankDir | "BT-stacked";
+
 export interface LayoutRequest {
   /** Boxes with their measured sizes; `parent` is the expanded module frame around a node. */
   nodes: { id: string; width: number; height: number; parent: string | null }[];
@@ -16,8 +22,8 @@ export interface LayoutRequest {
   edges: { src: string; dst: string; label: { width: number; height: number } | null }[];
   /** Frames of expanded modules, each with the width its title needs. */
   frames: { id: string; labelWidth: number }[];
-  /** Directions to try; the first wins ties. */
-  directions: RankDir[];
+  /** Arrangements to try; the first wins ties. */
+  directions: Arrangement[];
   /** The pane the graph is shown in (CSS pixels). */
   pane: { width: number; height: number };
   options: typeof LAYOUT;
@@ -36,6 +42,7 @@ export interface Box extends Point {
 
 export interface LayoutResult {
   rankdir: RankDir;
+  arrangement: Arrangement;
   nodes: Record<string, Box>;
   frames: Record<string, Box>;
   /** Polyline of each edge, in request order. */

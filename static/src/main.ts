@@ -342,17 +342,18 @@ class Playground {
     const token = ++this.drawToken;
     const display = displayGraph(graph, expansion);
     const rect = this.svg.getBoundingClientRect();
-    const keep = fresh ? null : this.graphView.rankdir;
+    const keep = fresh ? null : this.graphView.arrangement;
     const request = this.graphView.build(
       { graph, display, marks: this.marks, errorNode: this.errorNodeOf(graph) },
       { width: rect.width, height: rect.height },
-      keep ? [keep] : ["BT", "LR"],
+      keep ? [keep] : ["BT", "BT-stacked", "LR"],
     );
     const layout = await layoutGraph(request);
     if (token !== this.drawToken || this.graph !== graph) return false;
     this.graphView.place(layout);
     this.drawnExpansion = [...expansion].sort().join("\n");
     this.svg.dataset.rankdir = layout.rankdir;
+    this.svg.dataset.arrangement = layout.arrangement;
     if (fresh) {
       const active = position > 0 && position < graph.walk.length ? (graph.walk[position - 1]?.node ?? null) : null;
       this.graphView.autoView(active ?? this.errorNodeOf(graph) ?? graph.root);

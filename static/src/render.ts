@@ -10,7 +10,7 @@ import { ERROR_TAG, LAYOUT, NODE } from "./config";
 import { formatShort } from "./format";
 import { gradRowText, isUntracked, kindOf, nodeRows, type Flow, type ForwardFrame, type WalkFrame } from "./graphmodel";
 import { bandSlot, freeBands, spreadApart } from "./labels";
-import type { Box, LayoutRequest, LayoutResult, Point, RankDir } from "./layout";
+import type { Arrangement, Box, LayoutRequest, LayoutResult, Point } from "./layout";
 import { TextMeasurer } from "./measure";
 import { matchFlowEdges, type DisplayNode } from "./modules";
 import { PanZoom } from "./panzoom";
@@ -186,7 +186,7 @@ export class GraphView {
    * Build and measure the boxes of `input` (not yet placed) and return what the layout needs:
    * their sizes, the room each edge's gradient label needs, and the directions to try in `pane`.
    */
-  build(input: RenderInput, pane: { width: number; height: number }, directions: RankDir[]): LayoutRequest {
+  build(input: RenderInput, pane: { width: number; height: number }, directions: Arrangement[]): LayoutRequest {
     this.clear();
     this.input = input;
     const { graph, display, marks } = input;
@@ -517,9 +517,9 @@ export class GraphView {
     return { width: this.layout?.width ?? 0, height: this.layout?.height ?? 0 };
   }
 
-  /** The laid-out direction, kept when the same graph is laid out again. */
-  get rankdir(): RankDir | null {
-    return this.layout?.rankdir ?? null;
+  /** The arrangement laid out, kept when the same graph is laid out again. */
+  get arrangement(): Arrangement | null {
+    return this.layout?.arrangement ?? null;
   }
 
   /** Give box `id` the one tab stop of the graph's boxes (roving tabindex); `focus` moves focus too. */
