@@ -70,8 +70,11 @@ export function elementCount(value: TensorValue): number {
   return flat.length;
 }
 
-/** Short text for a node row: the number, a small list in full, or min/mean/max. */
-export function formatShort(value: TensorValue): string {
+/**
+ * Short text for a node row: the number, a small list in full, or min/mean/max. A list longer
+ * than `shown` elements shows its first `shown - 1` and its length: "[0.5775, 1.294, … 64]".
+ */
+export function formatShort(value: TensorValue, shown: number = FORMAT.inlineElements): string {
   if (value === null || value === undefined) return "—";
   if (typeof value === "number" || typeof value === "string") return formatScalar(value);
   if (isSummary(value)) {
@@ -79,8 +82,8 @@ export function formatShort(value: TensorValue): string {
   }
   const flat: (number | string)[] = [];
   flatten(value, flat);
-  if (flat.length <= FORMAT.inlineElements) return `[${flat.map(formatScalar).join(", ")}]`;
-  return `[${flat.slice(0, 3).map(formatScalar).join(", ")}, … ${flat.length}]`;
+  if (flat.length <= shown) return `[${flat.map(formatScalar).join(", ")}]`;
+  return `[${flat.slice(0, Math.max(1, shown - 1)).map(formatScalar).join(", ")}, … ${flat.length}]`;
 }
 
 /** Full text for the details panel and hover card: nested lists kept nested, summaries spelled out. */

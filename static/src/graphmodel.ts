@@ -59,8 +59,11 @@ export function operandText(node: GraphNode): string | null {
 /** The untracked reason of a tensor made without requires_grad: nothing more to say than "constant". */
 const PLAIN_CONSTANT = "requires_grad=False";
 
-/** Rows for `node`; `title` overrides the title (a module's name). */
-export function nodeRows(node: GraphNode, root: string | null, title?: string): NodeRows {
+/**
+ * Rows for `node`; `title` overrides the title (a module's name); `shown` is how many elements of
+ * a tensor value the row may list.
+ */
+export function nodeRows(node: GraphNode, root: string | null, title?: string, shown?: number): NodeRows {
   const kind = kindOf(node, root);
   const shape = node.shape && node.shape.length ? ` ${formatShape(node.shape)}` : "";
   let subtitle: string;
@@ -68,7 +71,7 @@ export function nodeRows(node: GraphNode, root: string | null, title?: string): 
   else if (node.grad_fn) subtitle = `${node.grad_fn}${shape}`;
   else if (kind === "param") subtitle = `leaf, requires grad${shape}`;
   else subtitle = `${node.untracked_reason && node.untracked_reason !== PLAIN_CONSTANT ? "not tracked" : "constant"}${shape}`;
-  const value = kind === "error" ? "= (not computed)" : `= ${formatShort(node.value)}`;
+  const value = kind === "error" ? "= (not computed)" : `= ${formatShort(node.value, shown)}`;
   // A plain constant says so in its subtitle; other reasons (no_grad, detach) get their own row.
   const reason = node.untracked_reason && node.untracked_reason !== PLAIN_CONSTANT ? node.untracked_reason : null;
   const note = kind === "error" ? operandText(node) : reason;
@@ -79,8 +82,8 @@ export function nodeRows(node: GraphNode, root: string | null, title?: string): 
  * Text of the gradient row: "grad −24", "grad ·" (not reached yet), "grad None" (not tracked, or
  * no backward pass ran: `walked` false).
  */
-export function gradRowText(node: GraphNode, grad: TensorValue | undefined, walked = true): string {
-  if (grad !== undefined) return `grad ${formatShort(grad)}`;
+export function gradRowText(node: GraphNode, grad: TensorValue | undefined, walked = true, shown?: number): string {
+  if (grad !== undefined) return `grad ${formatShort(grad, shown)}`;
   return !walked || isUntracked(node) || node.kind === "error" ? "grad None" : "grad ·";
 }
 

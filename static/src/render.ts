@@ -207,7 +207,10 @@ export class GraphView {
     for (const node of graph.nodes) if (node.grad !== null && node.grad !== undefined) candidate(node.id, node.grad);
     const errorBox = input.errorNode ? (display.boxOf.get(input.errorNode) ?? null) : null;
     for (const box of display.nodes) {
-      const gradTexts = [gradRowText(box.node, undefined), ...(gradCandidates.get(box.node.id) ?? []).map((v) => gradRowText(box.node, v))];
+      const gradTexts = [
+        gradRowText(box.node, undefined),
+        ...(gradCandidates.get(box.node.id) ?? []).map((v) => this.fitted((shown) => gradRowText(box.node, v, true, shown), "node-grad", NODE.maxTextWidth)),
+      ];
       this.buildBox(box, graph.root, accumulating.has(box.id), box.id === errorBox, gradTexts);
     }
     const big = display.nodes.length > LAYOUT.bigGraph;
@@ -263,6 +266,8 @@ export class GraphView {
     const m = this.measurer;
     const badgeWidth = accumulates ? m.width("+=", "badge-text") + 12 : 0;
     const titleText = box.collapsed ? `▸ ${rows.title}` : rows.title;
+    // A tensor lists as many elements as fit the widest box; the details panel has them all.
+    rows.value = this.fitted((shown) => nodeRows(node, root, title, shown).value, "node-value", NODE.maxTextWidth);
     const errorWidth = isError ? m.width(ERROR_TAG.text, "error-text") + 16 : 0;
     const gradWidth = Math.max(...gradTexts.map((t) => m.width(t, "node-grad")));
     const natural = Math.max(
@@ -379,7 +384,7 @@ export class GraphView {
     const active = frame.active ? (boxOf?.get(frame.active) ?? frame.active) : null;
     for (const [id, els] of this.boxes) {
       const grad = frame.grads.get(els.box.node.id);
-      els.grad.textContent = this.measurer.fit(gradRowText(els.box.node, grad, frame.total > 0), "node-grad", els.gradWidth);
+      els.grad.textContent = this.fitted((shown) => gradRowText(els.box.node, grad, frame.total > 0, shown), "node-grad", els.gradWidth);
       els.group.classList.toggle("has-grad", grad !== undefined);
       els.group.classList.toggle("done", frame.done.has(els.box.node.id));
       els.group.classList.remove("receiving", "accumulating");
@@ -419,6 +424,18 @@ export class GraphView {
     const xs = spreadApart(labels);
     labels.forEach((label, i) => this.drawFlowLabel({ x: xs[i] ?? label.x, y: label.y }, label.width, label.text));
     if (active && frame.position < frame.total) this.follow(active, frame.flows);
+  }
+
+  /**
+   * The text `make(shown)` with as many tensor elements as fit `width` (4, else 3, 2, 1), cut with
+   * an ellipsis only when even one element does not fit.
+   */
+  private fitted(make: (shown: number) => string, cls: string, width: number): string {
+    for (const shown of [4, 3, 2, 1]) {
+      const text = make(shown);
+      if (this.measurer.width(text, cls) <= width) return text;
+    }
+    return this.measurer.fit(make(1), cls, width);
   }
 
   /** The accessible name of a box: what it is, its value and its gradient now. */
