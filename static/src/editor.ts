@@ -74,7 +74,9 @@ export class Editor {
       python(),
       errorField,
       keymap.of([runKey, ...defaultKeymap, ...historyKeymap, indentWithTab]),
-      EditorView.contentAttributes.of({ "data-testid": "editor", "aria-label": "Program" }),
+      // tabindex: the content is focusable anyway (contenteditable); saying so lets checkers see
+      // that the scrolling editor has focusable content.
+      EditorView.contentAttributes.of({ "data-testid": "editor", "aria-label": "Program", tabindex: "0" }),
       EditorView.updateListener.of((update) => {
         if (update.docChanged) options.onChange(update.state.doc.toString());
       }),

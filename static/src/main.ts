@@ -165,6 +165,9 @@ class Playground {
       this.run(false);
     };
     document.addEventListener("keydown", (e) => this.onPageKey(e));
+    // Focusing a node off screen (Tab) would scroll the clipped graph pane; the view pans instead.
+    const wrap = byId("graph-wrap", HTMLElement);
+    wrap.addEventListener("scroll", () => wrap.scrollTo(0, 0));
     window.addEventListener("popstate", () => this.restoreFromUrl());
     window.addEventListener("hashchange", () => this.restoreFromUrl());
     let resizeTimer: ReturnType<typeof setTimeout> | undefined;

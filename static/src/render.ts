@@ -129,7 +129,7 @@ export class GraphView {
     this.viewport = svgEl("g", { class: "viewport" }, svg);
     this.frameLayer = svgEl("g", { class: "frames" }, this.viewport);
     this.edgeLayer = svgEl("g", { class: "edges" }, this.viewport);
-    this.nodeLayer = svgEl("g", { class: "nodes", role: "list", "aria-label": "Nodes of the graph" }, this.viewport);
+    this.nodeLayer = svgEl("g", { class: "nodes", role: "list", "aria-label": "Nodes of the graph", tabindex: -1 }, this.viewport);
     this.flowLayer = svgEl("g", { class: "flows" }, this.viewport);
     this.panzoom = new PanZoom(svg, this.viewport);
     this.measurer = new TextMeasurer(svg);

@@ -75,8 +75,8 @@ export function ownedByFocus(event: KeyboardEvent): boolean {
     return true;
   }
   if ((tag === "BUTTON" || tag === "A" || tag === "SUMMARY") && (event.key === " " || event.key === "Enter")) return true;
-  if (target.closest("dialog[open]") && event.key !== "Escape") return true;
-  return false;
+  // A modal dialog owns every key (Escape closes it natively).
+  return document.querySelector("dialog[open]") !== null;
 }
 
 /** The shortcut a key press asks for, or null. */
