@@ -90,6 +90,10 @@ class Playground {
   private overFrom: number | null = null;
   private pendingOver: number | null = null;
   private presentingNow = false;
+  /** False from opening a pass until the user first moves its walk. */
+  private walkMoved = false;
+  /** True while a pass is being opened (its first frame is not a move of the walk). */
+  private loading = false;
 
   constructor() {
     const state = this.store.state;
@@ -170,11 +174,15 @@ class Playground {
     wrap.addEventListener("scroll", () => wrap.scrollTo(0, 0));
     window.addEventListener("popstate", () => this.restoreFromUrl());
     window.addEventListener("hashchange", () => this.restoreFromUrl());
-    let resizeTimer: ReturnType<typeof setTimeout> | undefined;
-    window.addEventListener("resize", () => {
-      clearTimeout(resizeTimer);
-      resizeTimer = setTimeout(() => this.graphView.autoView(this.focusNode()), 100);
-    });
+    // The pane changes size with the window and with the caption's height: keep the view legible.
+    let lastSize = "";
+    new ResizeObserver(() => {
+      const rect = this.svg.getBoundingClientRect();
+      const size = `${Math.round(rect.width)}x${Math.round(rect.height)}`;
+      if (size === lastSize) return;
+      lastSize = size;
+      this.graphView.paneResized(this.focusNode());
+    }).observe(this.svg);
     this.devices.onChange = (device) => {
       this.store.set({ device }, "replace");
       this.run(true);
@@ -308,6 +316,8 @@ class Playground {
     byId("graph-empty", HTMLElement).hidden = graph !== null && graph.nodes.length > 0;
     this.overFrom = null;
     this.pendingOver = null;
+    this.walkMoved = false;
+    this.loading = true;
     if (!graph) {
       this.drawnExpansion = "";
       this.graphView.clear();
@@ -325,6 +335,7 @@ class Playground {
     this.svg.dataset.renderMs = String(Math.round(performance.now() - started));
     this.svg.dataset.nodeCount = String(graph.nodes.length);
     this.player.load(total, position);
+    this.loading = false;
   }
 
   /** The modules open at walk position `position`: the user's, and the one the walk is inside. */
@@ -372,10 +383,14 @@ class Playground {
     return response.error.node;
   }
 
-  /** The node the view centres on when the graph does not fit: the active step's, else the root. */
+  /**
+   * The node the view centres on when the graph does not fit: the active step's once the user
+   * moves the walk; on opening a graph, the step a link asked for, else the error's node or the
+   * root (the end of the walk is shown from the top, not from its last step).
+   */
   private focusNode(): string | null {
     const frame = this.frame;
-    const active = frame && frame.position < frame.total ? frame.active : null;
+    const active = frame && (this.walkMoved || frame.position < frame.total) ? frame.active : null;
     return active ?? this.errorNodeOf(this.graph) ?? this.graph?.root ?? null;
   }
 
@@ -390,8 +405,9 @@ class Playground {
       }
     }
     const from = this.overFrom ?? undefined;
+    if (!this.loading) this.walkMoved = true;
     this.frame = graph ? walkFrame(graph, position, this.marks, from) : null;
-    if (this.frame) this.graphView.showFrame(this.frame);
+    if (this.frame) this.graphView.showFrame(this.frame, this.walkMoved || position < this.frame.total);
     this.walkBar.update(graph, this.frame, this.player.playing);
     this.updateStepOver();
     if (this.selected) this.details.show(graph, this.graphView.boxInfo(this.selected), this.frame);

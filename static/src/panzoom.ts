@@ -26,6 +26,11 @@ export class PanZoom {
   private drag: { pointer: number; x: number; y: number } | null = null;
   /** In presentation mode the legible minimum is bigger (and fitting may zoom in further). */
   presenting = false;
+  /**
+   * Who set the view: the page ("auto": legible size around the focus), the Fit button ("fit"),
+   * or the user's own panning and zooming ("user"), which a resize of the pane must not undo.
+   */
+  mode: "auto" | "fit" | "user" = "auto";
 
   constructor(
     private readonly svg: SVGSVGElement,
@@ -65,6 +70,7 @@ export class PanZoom {
   fit(box: Rect): void {
     const pane = this.pane();
     if (pane.width === 0 || pane.height === 0 || box.width === 0) return;
+    this.mode = "fit";
     this.k = Math.max(ZOOM.min, this.fitScale(box));
     this.x = pane.x + (pane.width - box.width * this.k) / 2 - box.x * this.k;
     this.y = pane.y + (pane.height - box.height * this.k) / 2 - box.y * this.k;
@@ -79,8 +85,10 @@ export class PanZoom {
     const legible = legibleScale(this.presenting);
     if (this.fitScale(content) >= legible) {
       this.fit(content);
+      this.mode = "auto";
       return;
     }
+    this.mode = "auto";
     this.k = legible;
     const pane = this.pane();
     const at = focus ?? { x: content.x + content.width / 2, y: content.y + content.height / 2 };
@@ -132,6 +140,7 @@ export class PanZoom {
 
   /** Zoom by `factor` around a point of the view (its centre by default). */
   zoomBy(factor: number, at?: { x: number; y: number }): void {
+    this.mode = "user";
     const pane = this.pane();
     const px = at?.x ?? pane.x + pane.width / 2;
     const py = at?.y ?? pane.y + pane.height / 2;
@@ -161,6 +170,7 @@ export class PanZoom {
 
   private onPointerMove(e: PointerEvent): void {
     if (!this.drag || e.pointerId !== this.drag.pointer) return;
+    this.mode = "user";
     this.x += e.clientX - this.drag.x;
     this.y += e.clientY - this.drag.y;
     this.drag.x = e.clientX;

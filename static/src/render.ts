@@ -378,8 +378,11 @@ export class GraphView {
     this.rove(this.order[0] ?? null, false);
   }
 
-  /** Show a walk frame: the active box, known gradients, and the gradients flowing this step. */
-  showFrame(frame: WalkFrame): void {
+  /**
+   * Show a walk frame: the active box, known gradients, and the gradients flowing this step;
+   * `follow` pans the view to the active box when it is off screen.
+   */
+  showFrame(frame: WalkFrame, follow = true): void {
     const boxOf = this.input?.display.boxOf;
     const active = frame.active ? (boxOf?.get(frame.active) ?? frame.active) : null;
     for (const [id, els] of this.boxes) {
@@ -423,7 +426,7 @@ export class GraphView {
     });
     const xs = spreadApart(labels);
     labels.forEach((label, i) => this.drawFlowLabel({ x: xs[i] ?? label.x, y: label.y }, label.width, label.text));
-    if (active && frame.position < frame.total) this.follow(active, frame.flows);
+    if (active && follow) this.follow(active, frame.flows);
   }
 
   /**
@@ -527,6 +530,15 @@ export class GraphView {
 
   zoomBy(factor: number): void {
     this.panzoom.zoomBy(factor);
+  }
+
+  /**
+   * The pane changed size (a window resize, a caption growing a line): redo the page's own view
+   * (around `focus`, or fitted after Fit); a view the user panned or zoomed is left as it is.
+   */
+  paneResized(focus: string | null): void {
+    if (this.panzoom.mode === "fit") this.fit();
+    else if (this.panzoom.mode === "auto") this.autoView(focus);
   }
 
   /** Content size, for exports. */
