@@ -72,6 +72,9 @@ interface BoxElements {
   height: number;
   /** Widest gradient text this box can show, so each frame's text fits. */
   gradWidth: number;
+  /** The gradient value (and whether a walk exists) its text was last set from. */
+  shownGrad?: TensorValue | undefined;
+  shownWalked?: boolean;
 }
 
 interface EdgeElements {
@@ -385,9 +388,16 @@ export class GraphView {
   showFrame(frame: WalkFrame, follow = true): void {
     const boxOf = this.input?.display.boxOf;
     const active = frame.active ? (boxOf?.get(frame.active) ?? frame.active) : null;
+    const walked = frame.total > 0;
     for (const [id, els] of this.boxes) {
       const grad = frame.grads.get(els.box.node.id);
-      els.grad.textContent = this.fitted((shown) => gradRowText(els.box.node, grad, frame.total > 0, shown), "node-grad", els.gradWidth);
+      // Text and name change only when the gradient shown does (a step touches a few boxes).
+      if (els.shownGrad !== grad || els.shownWalked !== walked) {
+        els.shownGrad = grad;
+        els.shownWalked = walked;
+        els.grad.textContent = this.fitted((shown) => gradRowText(els.box.node, grad, walked, shown), "node-grad", els.gradWidth);
+        els.group.setAttribute("aria-label", this.describe(els, grad, walked));
+      }
       els.group.classList.toggle("has-grad", grad !== undefined);
       els.group.classList.toggle("done", frame.done.has(els.box.node.id));
       els.group.classList.remove("receiving", "accumulating");
@@ -396,7 +406,6 @@ export class GraphView {
       if (badgeText) badgeText.textContent = "";
       if (id === active) els.group.dataset.walkActive = "true";
       else delete els.group.dataset.walkActive;
-      els.group.setAttribute("aria-label", this.describe(els, grad, frame.total > 0));
     }
     this.svg.classList.toggle("walking", frame.active !== null && frame.position < frame.total);
     for (const edge of this.edges) edge.path.classList.remove("flowing");
