@@ -60,6 +60,8 @@ export const PLAYER = {
   stepMs: 1200,
   /** Milliseconds per node of the forward replay at speed 1 (a forward step is simpler to read). */
   forwardStepMs: 600,
+  /** The forward replay's last node (the loss) stays this many steps before the replay ends. */
+  forwardEndHold: 3,
   speeds: [0.5, 1, 2, 4] as const,
 };
 

@@ -39,6 +39,9 @@ const DEFAULTS: AppState = {
   pass: null,
 };
 
+/** Below this window height the legend starts folded. */
+const LEGEND_MIN_HEIGHT = 780;
+
 function debounce<A extends unknown[]>(fn: (...args: A) => void, ms: number): (...args: A) => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   return (...args: A) => {
@@ -61,7 +64,7 @@ class Playground {
   private readonly svg = document.querySelector<SVGSVGElement>("svg[data-testid=graph]")!;
   private readonly graphView = new GraphView(this.svg);
   private readonly player = new Player(PLAYER.stepMs);
-  private readonly forward = new Player(PLAYER.forwardStepMs);
+  private readonly forward = new Player(PLAYER.forwardStepMs, PLAYER.forwardEndHold);
   private readonly walkBar = new WalkBar(this.player, this.forward);
   private readonly details = new DetailsPanel(byId("details", HTMLElement), byId("details-body", HTMLElement), byId("details-title", HTMLElement));
   private readonly bindingsPanel = new BindingsPanel(byId("bindings", HTMLElement), byId("bindings-list", HTMLElement));
@@ -189,6 +192,8 @@ class Playground {
     };
     this.walkBar.update(null, null, false);
     this.walkBar.setStepOver(false, null);
+    // In a short window the graph needs the rows: the legend starts folded (its button opens it).
+    if (window.innerHeight < LEGEND_MIN_HEIGHT) this.setLegend(false);
     // A link asking for another device waits for the device list (it may fall back to cpu).
     const wanted = state.device;
     const ready = this.devices.load(wanted).then((device) => {

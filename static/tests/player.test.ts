@@ -32,3 +32,18 @@ test("play runs to the end and stops; loading a new walk cancels the old timer",
   await new Promise((resolve) => setTimeout(resolve, 30));
   assert.equal(player.current, 0);
 });
+
+test("the last position can be held longer before playing stops", async () => {
+  const player = new Player(10, 4);
+  const stops: number[] = [];
+  const started = Date.now();
+  player.onChange = (p, playing) => {
+    if (!playing) stops.push(Date.now() - started);
+  };
+  player.load(1, 0);
+  player.play();
+  await new Promise((resolve) => setTimeout(resolve, 120));
+  // Step 1 at once, then it holds for 4 x 10 ms before stopping.
+  assert.equal(stops.length, 1);
+  assert.ok((stops[0] ?? 0) >= 38, String(stops[0]));
+});

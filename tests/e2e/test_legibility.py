@@ -130,4 +130,4 @@ def test_tall_pane_is_not_one_thin_row(page: Page) -> None:
         for _, r in drawing.boxes
     ), "the collapsed MLP fits the tall pane whole"
     covered, pane = covered_height()
-    assert covered >= 0.6 * pane, (covered, pane)
+    assert covered >= 0.5 * pane, (covered, pane)
