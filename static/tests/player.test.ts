@@ -37,7 +37,7 @@ test("the last position can be held longer before playing stops", async () => {
   const player = new Player(10, 4);
   const stops: number[] = [];
   const started = Date.now();
-  player.onChange = (p, playing) => {
+  player.onChange = (_position, playing) => {
     if (!playing) stops.push(Date.now() - started);
   };
   player.load(1, 0);
