@@ -37,10 +37,10 @@ test("the last position can be held longer before playing stops", async () => {
   const player = new Player(10, 4);
   const stops: number[] = [];
   const started = Date.now();
+  player.load(1, 0);
   player.onChange = (_position, playing) => {
     if (!playing) stops.push(Date.now() - started);
   };
-  player.load(1, 0);
   player.play();
   await new Promise((resolve) => setTimeout(resolve, 120));
   // Step 1 at once, then it holds for 4 x 10 ms before stopping.
