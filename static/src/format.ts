@@ -63,13 +63,6 @@ function flatten(value: TensorValue, out: (number | string)[]): void {
   else if (typeof value === "number" || typeof value === "string") out.push(value);
 }
 
-/** Number of scalars in a (nested-list) value. */
-export function elementCount(value: TensorValue): number {
-  const flat: (number | string)[] = [];
-  flatten(value, flat);
-  return flat.length;
-}
-
 /**
  * Short text for a node row: the number, a small list in full, or min/mean/max. A list longer
  * than `shown` elements shows its first `shown - 1` and its length: "[0.5775, 1.294, … 64]".
@@ -122,9 +115,4 @@ export function clipMiddle(text: string, max: number): string {
   if (text.length <= max) return text;
   const head = Math.ceil((max - 1) / 2);
   return `${text.slice(0, head)}…${text.slice(text.length - (max - 1 - head))}`;
-}
-
-/** Cut text to `max` characters with an ellipsis. */
-export function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

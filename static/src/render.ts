@@ -248,7 +248,7 @@ export class GraphView {
 
   private buildBox(box: DisplayNode, root: string | null, accumulates: boolean, isError: boolean, gradTexts: string[]): void {
     const node = box.node;
-    const kind = box.collapsed ? kindOf(node, root) : kindOf(node, root);
+    const kind = kindOf(node, root);
     const title = box.collapsed && box.module ? box.module.name : (node.name ?? (box.module ? box.module.name : undefined));
     const rows = nodeRows(node, root, title);
     if (box.collapsed && box.module) {
