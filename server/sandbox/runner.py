@@ -204,11 +204,16 @@ def error_info(
     """``{type, message, line, col, traceback}`` from the innermost user frame."""
     frames = _user_frames(exc.__traceback__)
     line, col = fallback
+    end_line = end_col = None
     if frames:
         last = frames[-1]
         line = last.lineno
         colno = getattr(last, "colno", None)
         col = colno + 1 if colno is not None else None
+        end_colno = getattr(last, "end_colno", None)
+        if end_colno is not None and col is not None:
+            end_line = getattr(last, "end_lineno", None) or line
+            end_col = end_colno + 1  # 1-based, exclusive: the span Python's carets mark
     message = str(exc)
     if isinstance(exc, KeyError) and len(exc.args) == 1:
         message = repr(exc.args[0])
@@ -226,6 +231,8 @@ def error_info(
         "col": col,
         "traceback": text,
     }
+    if end_col is not None:
+        info["end_line"], info["end_col"] = end_line, end_col
     return info
 
 
