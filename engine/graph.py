@@ -250,7 +250,15 @@ class _Exporter:
         found = self.calls.get(id(call))
         if found is None:
             parent = self.call(call.parent) if call.parent is not None else None
-            found = _Call(call, f"m{len(self.calls)}", _module_name(call, parent), parent)
+            name = _module_name(call, parent)
+            # the id is the name (a readable, stable selector), numbered when a module is
+            # called more than once in the graph: fc1, fc1#2
+            used = {c.gid for c in self.calls.values()}
+            gid, n = name, 1
+            while gid in used:
+                n += 1
+                gid = f"{name}#{n}"
+            found = _Call(call, gid, name, parent)
             self.calls[id(call)] = found
         return found
 
