@@ -739,11 +739,17 @@ def _step(ex: _Exporter, step: WalkStep, root: str, root_id: str) -> dict[str, A
         chain_t = chain_t.replace("{local}", local_t)
         s_txt, n_txt = _fill(chain_t, sym), _fill(chain_t, num)
         res = _scalar(g_sent)
+        upstream = getattr(step.grad_output, "size", 1)
+        # an elementwise rule whose input was broadcast: the loop summed the gradient back to
+        # the input's shape (the one place that un-broadcasts); say so, and show the sum
+        summed = node.op.chain is None and getattr(g_sent, "size", 1) < upstream
+        if summed:
+            s_txt, n_txt = f"Σ {s_txt}", f"Σ {n_txt}"
         accumulates = not np.array_equal(np.asarray(to_numpy(acc)), np.asarray(to_numpy(g_sent)))
         line = f"∂{top}/∂{ref(to_label)} {'+=' if accumulates else '='} {s_txt}"
         if n_txt != s_txt:
             line += f" = {n_txt}"
-        if res is not None and (n_txt != s_txt or _scalar(step.grad_output) is not None):
+        if res is not None and (n_txt != s_txt or summed or _scalar(step.grad_output) is not None):
             line += f" = {fmt_number(res)}"
         total = _scalar(acc)
         if accumulates and total is not None:
