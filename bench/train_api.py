@@ -5,7 +5,7 @@ Three contestants, timed in alternation (bench.timing.interleaved_medians), 10 s
 - engine: a plain lesson-style loop on ``engine`` (nn.Sequential, CrossEntropyLoss, Adam);
 - engine+metrics: the same loop plus what each history row of the API reports (train and
   test loss and accuracy after every step, under no_grad): the engine doing the API's work;
-- service: server.train.train() called in-process (adds per-step evaluation on the full train
+- service: server.training's train() called in-process (adds per-step evaluation on the full train
   and test sets, the boundary grid and the state encoding);
 - api: POST /api/v1/train through FastAPI's TestClient, passing the state back each call
   (adds JSON parsing and validation, routing, middleware and orjson encoding);
@@ -105,8 +105,8 @@ def _http_loop(base: str) -> tuple[Any, Any, Any]:
 
 def _service_loop() -> Any:
     from server.settings import Settings
-    from server.train import train
-    from server.train_schemas import TrainRequest
+    from server.training.schemas import TrainRequest
+    from server.training.trainer import train
 
     settings = Settings()
     carried: dict[str, Any] = {"state": None}
@@ -166,7 +166,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     titles = {
         "engine": "engine directly (lesson loop)",
         "engine+metrics": "engine directly + per-step train/test metrics (the API's work)",
-        "service": "server.train in-process",
+        "service": "server.training in-process",
         "api": "POST /api/v1/train (TestClient)",
         "http": "POST /api/v1/train (uvicorn on 127.0.0.1, keep-alive)",
         "http floor": f"HTTP floor: an empty POST to that server (its time / {STEPS_PER_CALL})",

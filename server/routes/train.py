@@ -2,36 +2,34 @@
 
 from __future__ import annotations
 
-import threading
-from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
 from fastapi import APIRouter, Request
+from starlette.requests import HTTPConnection
 from starlette.responses import Response, StreamingResponse
 
-from server import train as service
-from server.serialize import OrjsonResponse, dumps
+from server.serialize import OrjsonResponse
 from server.settings import Settings, get_settings
-from server.train_schemas import TrainRequest, TrainResponse
+from server.training import stream
+from server.training.errors import SpecError
+from server.training.schemas import TrainRequest, TrainResponse
+from server.training.trainer import INLINE_MS, Trainer, run
 
 router = APIRouter(prefix="/api/v1", tags=["train"])
 
 
-def app_settings(http: Request) -> Settings:
+def app_settings(connection: HTTPConnection) -> Settings:
     """get_settings, or the app's override of it (as ``Depends(get_settings)`` would give).
 
     Not a dependency: FastAPI runs a plain ``def`` dependency in a worker thread, and while
     the app overrides any dependency (create_app does) it rebuilds every dependency's signature
     on every request; together 0.3-1 ms a request, a sixth of a 10-step call.
     """
-    provider = http.app.dependency_overrides.get(get_settings, get_settings)
+    provider = connection.app.dependency_overrides.get(get_settings, get_settings)
     settings: Settings = provider()
     return settings
 
-
-#: Steps one stream chunk runs in a worker thread between disconnect checks.
-STREAM_CHUNK = 5
 
 SPEC_ERRORS: dict[int | str, dict[str, Any]] = {
     413: {"description": "Request body over the size limit."},
@@ -39,27 +37,11 @@ SPEC_ERRORS: dict[int | str, dict[str, Any]] = {
         "description": "The spec is malformed, inconsistent, or over a budget; `detail` says "
         "which (e.g. the limit max_train_parameters)."
     },
-    429: {"description": "Rate limit exceeded."},
+    429: {"description": "Rate limit exceeded; `Retry-After` says when to try again."},
 }
 
 
-class StreamCounter:
-    """How many streams are running now (tests check that a disconnect stops one)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.active = 0
-        self.steps = 0
-
-    def add(self, delta: int) -> None:
-        with self._lock:
-            self.active += delta
-
-
-streams = StreamCounter()
-
-
-def _refuse(exc: service.SpecError) -> Response:
+def _refuse(exc: SpecError) -> Response:
     return OrjsonResponse({"detail": str(exc)}, status_code=422)
 
 
@@ -80,18 +62,14 @@ async def train(request: TrainRequest, http: Request) -> Response:
     # a longer one runs in a worker thread so that it does not hold up other requests.
     settings = app_settings(http)
     try:
-        trainer = service.Trainer(request, settings, settings.max_train_steps_per_call)
-        if trainer.estimated_ms() <= service.INLINE_MS:
-            result = service.run(trainer)
+        trainer = Trainer(request, settings, settings.max_train_steps_per_call)
+        if trainer.estimated_ms() <= INLINE_MS:
+            result = run(trainer)
         else:
-            result = await anyio.to_thread.run_sync(service.run, trainer)
-    except service.SpecError as exc:
+            result = await anyio.to_thread.run_sync(run, trainer)
+    except SpecError as exc:
         return _refuse(exc)
     return OrjsonResponse(result)
-
-
-def _event(name: str, payload: Any) -> bytes:
-    return b"event: " + name.encode() + b"\ndata: " + dumps(payload) + b"\n\n"
 
 
 @router.post(
@@ -108,37 +86,14 @@ def _event(name: str, payload: Any) -> bytes:
     summary="The same run as server-sent events; stops when the client disconnects",
 )
 def train_stream(request: TrainRequest, http: Request) -> Response:
-    """Progress rows as they are computed, the final state last."""
+    """Progress rows as they are computed, the final state last (up to max_stream_steps)."""
     settings = app_settings(http)
     try:
-        trainer = service.Trainer(request, settings, settings.max_stream_steps)
-    except service.SpecError as exc:
+        trainer = Trainer(request, settings, settings.max_stream_steps)
+    except SpecError as exc:
         return _refuse(exc)
-
-    async def events() -> AsyncIterator[bytes]:
-        streams.add(1)
-        try:
-            done = 0
-            history: list[dict[str, Any]] = []
-            while done < request.steps:
-                if await http.is_disconnected():
-                    return
-                chunk = min(STREAM_CHUNK, request.steps - done)
-                last = done + chunk == request.steps
-                rows = await anyio.to_thread.run_sync(
-                    trainer.advance, chunk, request.include_graph and last
-                )
-                done += chunk
-                streams.steps += chunk
-                history.extend(rows)
-                for row in rows:
-                    yield _event("progress", row)
-            yield _event("done", trainer.result(history, {}))
-        finally:
-            streams.add(-1)
-
     return StreamingResponse(
-        events(),
+        stream.events(trainer, http.is_disconnected),
         media_type="text/event-stream",
         headers={"cache-control": "no-store", "x-accel-buffering": "no"},
     )

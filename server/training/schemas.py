@@ -1,8 +1,8 @@
-"""Pydantic models of POST /api/v1/train and /api/v1/train/stream (DESIGN.md, "API contract").
+"""Pydantic models of /api/v1/train and /api/v1/train/stream (DESIGN.md, "API contract").
 
 Static bounds live here (field limits); the budgets an operator may tune (parameters, steps per
-call, grid size, cost per step) live in settings and are checked by server/train.py, which
-refuses an oversized spec with a 422 naming the limit.
+call, grid size, cost per step) live in settings and are checked by the trainer
+(server/training/trainer.py), which refuses an oversized spec with a 422 naming the limit.
 """
 
 from __future__ import annotations
