@@ -1,17 +1,18 @@
-"""Training API: POST /api/v1/train (JSON) and /api/v1/train/stream (server-sent events)."""
+"""Training API: POST /api/v1/train (JSON), /api/v1/train/stream (server-sent events) and the
+page's live run, WebSocket /api/v1/train/live (its protocol documented by GET on that path)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import anyio
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, WebSocket
 from starlette.requests import HTTPConnection
 from starlette.responses import Response, StreamingResponse
 
 from server.serialize import OrjsonResponse
 from server.settings import Settings, get_settings
-from server.training import stream
+from server.training import live, stream
 from server.training.errors import SpecError
 from server.training.schemas import TrainRequest, TrainResponse
 from server.training.trainer import INLINE_MS, Trainer, run
@@ -96,4 +97,66 @@ def train_stream(request: TrainRequest, http: Request) -> Response:
         stream.events(trainer, http.is_disconnected),
         media_type="text/event-stream",
         headers={"cache-control": "no-store", "x-accel-buffering": "no"},
+    )
+
+
+@router.websocket("/train/live")
+async def train_live(websocket: WebSocket) -> None:
+    """The page's live run: see GET /api/v1/train/live for the protocol."""
+    await live.serve(websocket, app_settings(websocket))
+
+
+LIVE_DOC = """\
+**A WebSocket endpoint**: connect to `ws://HOST/api/v1/train/live` (`wss://` behind TLS). A
+plain GET answers `426 Upgrade Required`. This is how the `/train` page plays: one connection
+per run however long it plays (the rate limit counts the connection, not the updates), updates
+paced by the page, settings changed mid-run taking effect at the next update. REST clients can
+use `POST /api/v1/train` (stateless, state carried by the client) or `/train/stream` instead.
+
+Messages are JSON text. **Client → server** (`LiveClientMessage`):
+
+- `{"type": "start", "run": 1, "request": TrainRequest, "playing": false}`: (re)start the run.
+  `request.state` null starts from fresh weights; a state from an earlier update resumes from
+  it (a page whose connection dropped reconnects, to any replica, and sends its last state).
+  `request.steps` is the number of steps per update while playing (at least 1). A paused
+  start answers with an update at once (the model evaluated, no step).
+- `{"type": "change", "request": TrainRequest}`: new settings for the running model (learning
+  rate, optimizer, batch size, steps per update, added points, device); the run keeps its
+  parameters and the request's `state` is ignored. Takes effect at the next update; a paused
+  run answers with an evaluated update. A model or dataset change needs a `start`.
+- `{"type": "play"}`, `{"type": "pause"}`.
+- `{"type": "step", "id": 7, "include_graph": true}`: pause and take exactly one step; its
+  update carries `"id": 7` (and the step's graph and PyTorch program if asked).
+- `{"type": "ack"}`: the client has shown one update. The server sends at most 2 updates
+  ahead of the acks, so the run goes at the client's pace and a hidden tab costs nothing.
+
+**Server → client**: `{"type": "update", "run", "seq", "id", "response": TrainResponse}`
+(`run` echoes the start's, so a client drops updates of a run it has reset; the history
+holds the steps since the previous update), or `{"type": "error", "run", "detail"}` when a
+message or a spec is refused (as the 422 of POST /train would be); an error pauses the run.
+
+Every update is exactly what `POST /api/v1/train` returns for the same spec and state:
+playing 40 updates of 5 steps equals one call of 200 steps, bit for bit.
+
+**Close codes**: 1001 idle for 5 minutes, or the connection's age limit (30 minutes) reached
+(reconnect and `start` with your last state when you need the run again); 1008 a message that
+is not JSON text; 1009 a message over the body size limit; 1011 an internal error; 1013 too
+many live runs on this server: the close reason is `{"retry_after": seconds}`: retry after
+that long, with some random extra so that a classroom does not retry in step.
+"""
+
+
+@router.get(
+    "/train/live",
+    status_code=426,
+    responses={426: {"description": "Upgrade Required: this path is a WebSocket endpoint."}},
+    summary="The /train page's live run, over a WebSocket (protocol)",
+    description=LIVE_DOC,
+)
+async def train_live_doc() -> Response:
+    """A plain GET cannot play: 426 with the WebSocket upgrade it needs."""
+    return OrjsonResponse(
+        {"detail": "this is a WebSocket endpoint: connect with ws:// (see /docs)"},
+        status_code=426,
+        headers={"upgrade": "websocket"},
     )
