@@ -2,9 +2,10 @@
 
 One connection carries a whole run, however long it plays: the page sends commands (start,
 change, play, pause, step) and an ``ack`` for each update it has shown; the server computes
-updates in a worker thread, one at a time, and never more than ``window`` ahead of the page, so
-a run goes at the page's frame rate and a hidden tab costs nothing. The rate limiter sees one
-request per connection, not one per frame.
+updates one at a time (a small one on the event loop, as POST /train does, a larger one in a
+worker thread) and never more than ``window`` ahead of the page, so a run goes at the page's
+frame rate and a hidden tab costs nothing. The rate limiter sees one request per connection,
+not one per frame.
 
 Nothing outlives the connection: every update carries the state, and a page whose connection
 drops (or is closed for idleness or age, code 1001) reconnects and resumes from the last state
@@ -45,7 +46,7 @@ from server.training.schemas import (
     TrainRequest,
     TrainState,
 )
-from server.training.trainer import Trainer
+from server.training.trainer import INLINE_MS, Trainer
 
 log = logging.getLogger(__name__)
 
@@ -214,6 +215,12 @@ class LiveRun:
         self.playing = False
         self._steps.clear()
 
+    def estimated_ms(self, job: Job) -> float:
+        """A high guess of the job's milliseconds (infinite when it builds a new trainer)."""
+        if job.rebuild is not None or self.trainer is None:
+            return float("inf")
+        return self.trainer.estimated_ms(self.trainer.req.steps if job.play else job.steps)
+
     def execute(self, job: Job) -> tuple[Trainer | None, bytes, bool]:
         """Apply the job's settings and take its steps (in a worker thread): the trainer to
         keep, the message to send, and whether it is an update (else an error)."""
@@ -311,7 +318,15 @@ class LiveConnection:
                 if job is None:
                     await self._wake.wait()
                     continue
-                trainer, message, updated = await anyio.to_thread.run_sync(self.run.execute, job)
+                # As POST /train does: a small update (a few ms) runs on the event loop, where
+                # two thread hand-offs would cost about as much and, on a busy machine, far
+                # more; a larger one (or a new trainer) runs in a worker thread.
+                if self.run.estimated_ms(job) <= INLINE_MS:
+                    trainer, message, updated = self.run.execute(job)
+                else:
+                    trainer, message, updated = await anyio.to_thread.run_sync(
+                        self.run.execute, job
+                    )
                 self.run.trainer = trainer
                 if not updated:
                     self.run.refused(job)

@@ -140,13 +140,15 @@ class Trainer:
         self.program: str | None = None
         self.setup_ms = round((time.perf_counter() - t0) * 1000, 3)
 
-    def estimated_ms(self) -> float:
-        """A rough (high) guess of the run's milliseconds on one core: a fixed cost per step,
-        and parameters x samples touched by the steps (batch and evaluation) and the grid."""
+    def estimated_ms(self, steps: int | None = None) -> float:
+        """A rough (high) guess of the milliseconds on one core of ``steps`` steps (the
+        request's by default) and a report: a fixed cost per step, and parameters x samples
+        touched by the steps (batch and evaluation) and the grid."""
+        steps = self.req.steps if steps is None else steps
         n_params = parameter_count(self.sizes)
         per_step = n_params * (self.batch + self.data.x_all.shape[0])
-        touched = self.req.steps * per_step + n_params * self.req.grid**2
-        return (self.req.steps * STEP_US + touched / TOUCHED_PER_US) / 1000
+        touched = steps * per_step + n_params * self.req.grid**2
+        return (steps * STEP_US + touched / TOUCHED_PER_US) / 1000
 
     # -- restore / make -------------------------------------------------------------------------
 
