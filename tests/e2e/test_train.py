@@ -359,6 +359,7 @@ def test_a_busy_server_gets_a_calm_retry_and_the_run_is_kept(
     expect(notice).to_contain_text("busy")
     expect(notice).to_contain_text(re.compile(r"retrying in \d+ s"))
     expect(notice).to_contain_text("kept")
+    expect(page.get_by_test_id("train-rate")).to_have_text("waiting for the server")
     assert notice.evaluate("n => getComputedStyle(n).color") != page.get_by_test_id(
         "train-error"
     ).evaluate("n => getComputedStyle(n).color")  # calm: not the error's colours

@@ -71,7 +71,13 @@ class TrainPage {
       this.showPlaying(false);
       this.notices.error(message);
     };
-    this.session.onStatus = (status) => this.notices.link(status);
+    this.session.onStatus = (status) => {
+      this.notices.link(status);
+      if (status.kind === "busy" || status.kind === "offline") {
+        this.stamps = [];
+        setText("train-rate", "waiting for the server");
+      }
+    };
     this.notices.onLowerRate = (lr) => this.lowerRate(lr);
     this.playButton.addEventListener("click", () => this.setPlaying(!this.session.isPlaying));
     byId("train-step-once", HTMLButtonElement).addEventListener("click", () => void this.stepOnce());
