@@ -20,6 +20,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     AGP_HOST=0.0.0.0 \
     AGP_PORT=8000
 WORKDIR /app
+# libseccomp: the kernel jail that user programs run in (server/sandbox/jail.py).
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libseccomp2 \
+    && rm -rf /var/lib/apt/lists/*
 COPY pyproject.toml README.md ./
 COPY engine ./engine
 COPY server ./server

@@ -11,7 +11,7 @@ PYTEST_ARGS ?=
 .PHONY: run test test-fast test-slow bench gpu-check lint fmt typecheck frontend chromium screenshots clean help
 
 help:
-	@echo "make run         start the app on http://$(HOST):$(PORT) (CPU device by default)"
+	@echo "make run         start the app on http://$(HOST):$(PORT) (CPU device by default; WORKERS=n processes)"
 	@echo "make test        the whole test suite, browser tests included (not the slow-marked)"
 	@echo "make test-slow   the slow-marked tests (e.g. /train playing for 5 minutes)"
 	@echo "make bench       engine vs PyTorch vs NumPy, and API latency (ratios, medians)"
@@ -48,8 +48,9 @@ chromium:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
 # --- verbs ----------------------------------------------------------------------------------
+# WORKERS: server processes (default: one per core, at most 4; AGP_WORKERS).
 run: venv frontend
-	$(PY) -m server --host $(HOST) --port $(PORT)
+	$(PY) -m server --host $(HOST) --port $(PORT) $(if $(WORKERS),--workers $(WORKERS),)
 
 test: venv frontend chromium
 	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
@@ -72,6 +73,7 @@ lint: venv frontend
 	$(VENV)/bin/ruff format --check engine server tests bench
 	$(VENV)/bin/mypy
 	$(VENV)/bin/hadolint Dockerfile
+	$(VENV)/bin/kubernetes-validate --strict --quiet deploy/*.yaml
 	$(if $(wildcard package.json),npm run --silent typecheck,)
 
 fmt: venv

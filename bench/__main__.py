@@ -54,13 +54,16 @@ def optional_table(module: str, title: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench")
     parser.add_argument("--quick", action="store_true", help="shorter timings")
-    parser.add_argument("--only", choices=["engine", "api", "train"], default=None)
+    parser.add_argument("--only", choices=["engine", "api", "programs", "train"], default=None)
     args = parser.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     if args.only in (None, "engine"):
         engine_table(args.quick)
     if args.only in (None, "api"):
         optional_table("bench.api_latency", "/api/v1/run latency and load")
+        optional_table("bench.programs", "Lesson programs through the playground vs PyTorch")
+    if args.only == "programs":
+        optional_table("bench.programs", "Lesson programs through the playground vs PyTorch")
     if args.only in (None, "train"):
         optional_table("bench.train_api", "Training through the API vs the engine")
     sys.stdout.flush()

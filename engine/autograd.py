@@ -209,22 +209,59 @@ class WalkStep:
 
 
 class PassLog:
-    """What ``record_passes`` collects: one exported graph per backward call."""
+    """What ``record_passes`` collects: one exported graph per backward call.
+
+    The first ``max_passes - 1`` passes are exported as they happen (they are always kept).
+    Later passes compete for the last place, so each is only *frozen* (its leaves' values and
+    gradients copied, since an optimizer changes them in place) and exported when ``graphs``
+    is read: a loop of 700 backward passes exports 20 graphs, not 700.
+    """
 
     def __init__(self, max_passes: int) -> None:
         self.max_passes = max(1, max_passes)
-        self.graphs: list[dict[str, Any]] = []
+        self._graphs: list[dict[str, Any]] = []
+        self._pending: tuple[int, Any, list[WalkStep], dict[int, Any], dict[int, Any]] | None = None
         self.count = 0
         self.root_tensors: list[Any] = []
 
+    def record(self, root: Any, steps: list[WalkStep], node_grads: dict[int, Any]) -> None:
+        """One backward pass has run (called by the backward loop)."""
+        from engine.graph import export, freeze_leaves
+
+        index = self.count
+        self.count += 1
+        if len(self._graphs) < self.max_passes - 1:
+            graph = export(root, steps, node_grads)
+            graph["pass_index"] = index
+            self._graphs.append(graph)
+        else:
+            self._pending = (index, root, steps, node_grads, freeze_leaves(root))
+
     def add(self, graph: dict[str, Any]) -> None:
+        """Append an already exported graph as the next pass."""
+        self._flush()
         self.count += 1
         graph["pass_index"] = self.count - 1
-        keep_first = self.max_passes - 1
-        if len(self.graphs) < self.max_passes:
-            self.graphs.append(graph)
+        if len(self._graphs) < self.max_passes:
+            self._graphs.append(graph)
         else:  # keep the first max_passes-1 and the latest
-            self.graphs[keep_first:] = [graph]
+            self._graphs[self.max_passes - 1 :] = [graph]
+
+    def _flush(self) -> None:
+        if self._pending is None:
+            return
+        from engine.graph import export
+
+        index, root, steps, node_grads, frozen = self._pending
+        self._pending = None
+        graph = export(root, steps, node_grads, frozen)
+        graph["pass_index"] = index
+        self._graphs[self.max_passes - 1 :] = [graph]
+
+    @property
+    def graphs(self) -> list[dict[str, Any]]:
+        self._flush()
+        return self._graphs
 
 
 class _Recorder(threading.local):
@@ -459,9 +496,7 @@ def run_backward(
                     leaf.grad._data = leaf.grad._data + g
     result.update(captured)
     if log is not None and steps is not None:
-        from engine.graph import export
-
-        log.add(export(roots[0], steps, node_grads))
+        log.record(roots[0], steps, node_grads)
     return result
 
 

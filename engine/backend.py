@@ -183,3 +183,14 @@ def erf(xp: ModuleType, a: Any) -> Any:
     import cupyx.scipy.special
 
     return cupyx.scipy.special.erf(a)
+
+
+def init_cuda_after_fork(memory_limit_bytes: int = 0) -> None:
+    """Start CUDA in a freshly forked sandbox worker, before its jail closes the files the
+    driver opens (CUDA does not survive ``fork``: the zygote only imports CuPy)."""
+    _cupy_or_reason.cache_clear()
+    cp = _cupy()
+    cp.cuda.Device(0).use()
+    cp.zeros(1).sum()  # create the context and the memory pool now
+    if memory_limit_bytes > 0:
+        cp.get_default_memory_pool().set_limit(size=memory_limit_bytes)

@@ -44,6 +44,8 @@ def summarise(arr: Any) -> Any:
     if a.dtype.kind == "b":
         a = a.astype(np.int64)
     if a.size <= FULL_LIMIT:
+        if a.dtype.kind != "f" or np.isfinite(a).all():
+            return a.tolist()  # nothing to spell out: skip the per-element walk
         return _clean(a.tolist())
     af = a.astype(np.float64)
     finite = af[np.isfinite(af)]
@@ -92,9 +94,12 @@ def _fill(template: str, table: dict[str, str]) -> str:
 
 
 class _Exporter:
-    def __init__(self, root: Any, node_grads: dict[int, Any]) -> None:
+    def __init__(
+        self, root: Any, node_grads: dict[int, Any], frozen: dict[int, Any] | None = None
+    ) -> None:
         self.root = root
         self.node_grads = node_grads
+        self.frozen = frozen or {}  # id(leaf) -> (value, grad) as they were at the pass
         self.input_ids: dict[int, list[str]] = {}  # id(Node) -> graph ids of its inputs
         self.nodes: list[dict[str, Any]] = []
         self.edges: list[dict[str, Any]] = []
@@ -119,6 +124,9 @@ class _Exporter:
             if not requires:
                 reason = x._untracked or "requires_grad=False"
             value = x._data
+            grad = x.grad._data if x.grad is not None else None
+            if key in self.frozen:
+                value, grad = self.frozen[key]
             name = x._name
             label = name or self._const_label(value) or gid
             self.nodes.append(
@@ -135,7 +143,7 @@ class _Exporter:
                     "shape": list(value.shape),
                     "dtype": str(x.dtype),
                     "value": summarise(value),
-                    "grad": summarise(x.grad._data) if requires and x.grad is not None else None,
+                    "grad": summarise(grad) if requires else None,
                 }
             )
             self.tensors[gid] = x
@@ -257,10 +265,30 @@ def _topo_ascending(root_fn: Node | None) -> list[Node]:
     return found
 
 
+def freeze_leaves(root: Any) -> dict[int, Any]:
+    """Copies of the values and gradients of the leaves under ``root``, keyed by ``id``, so
+    that a pass can be exported later as it was (optimizers change leaves in place)."""
+    from engine.tensor import Tensor
+
+    frozen: dict[int, Any] = {}
+    for node in _topo_ascending(root.grad_fn):
+        for x in node.inputs:
+            if isinstance(x, Tensor) and x.grad_fn is None and id(x) not in frozen:
+                grad = x.grad._data.copy() if x.grad is not None else None
+                frozen[id(x)] = (x._data.copy(), grad)
+    if root.grad_fn is None:
+        grad = root.grad._data.copy() if root.grad is not None else None
+        frozen[id(root)] = (root._data.copy(), grad)
+    return frozen
+
+
 def _export(
-    root: Any, steps: list[WalkStep] | None, node_grads: dict[int, Any] | None
+    root: Any,
+    steps: list[WalkStep] | None,
+    node_grads: dict[int, Any] | None,
+    frozen: dict[int, Any] | None = None,
 ) -> tuple[dict[str, Any], _Exporter]:
-    ex = _Exporter(root, node_grads or {})
+    ex = _Exporter(root, node_grads or {}, frozen)
     for node in _topo_ascending(root.grad_fn):
         ex.op_node(node)
     root_id = ex.ids[id(root.grad_fn)] if root.grad_fn is not None else ex.leaf(root)
@@ -296,10 +324,14 @@ def export_focus(exc: BaseException) -> tuple[dict[str, Any], str | None] | None
 
 
 def export(
-    root: Any, steps: list[WalkStep] | None = None, node_grads: dict[int, Any] | None = None
+    root: Any,
+    steps: list[WalkStep] | None = None,
+    node_grads: dict[int, Any] | None = None,
+    frozen: dict[int, Any] | None = None,
 ) -> dict[str, Any]:
-    """The graph that produced ``root``, with the recorded walk if one is given."""
-    return _export(root, steps, node_grads)[0]
+    """The graph that produced ``root``, with the recorded walk if one is given; ``frozen``
+    replaces leaves' values and gradients (see :func:`freeze_leaves`)."""
+    return _export(root, steps, node_grads, frozen)[0]
 
 
 def _step(ex: _Exporter, step: WalkStep, root: str) -> dict[str, Any]:

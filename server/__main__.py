@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 import uvicorn
 
@@ -14,10 +15,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m server", description=__doc__)
     parser.add_argument("--host", default=settings.host)
     parser.add_argument("--port", type=int, default=settings.port)
-    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument(
+        "--workers", type=int, default=settings.workers, help="server processes (AGP_WORKERS)"
+    )
     args = parser.parse_args()
+    # each process sizes its sandbox to its share of the machine (server/settings.py)
+    os.environ["AGP_WORKERS"] = str(args.workers)
+    os.environ.setdefault("AGP_HOST", args.host)
     print(
-        f"Autograd Playground on http://{args.host}:{args.port}  (device: {settings.default_device})"
+        f"Autograd Playground on http://{args.host}:{args.port}  "
+        f"(device: {settings.default_device}, {args.workers} process(es))"
     )
     uvicorn.run(
         "server.app:create_app",
@@ -26,6 +33,9 @@ def main() -> None:
         port=args.port,
         workers=args.workers,
         log_level="info",
+        # client addresses from proxy headers are the app's business, and only from the
+        # proxies AGP_FORWARDED_ALLOW_IPS trusts (uvicorn would trust 127.0.0.1 by default)
+        proxy_headers=False,
     )
 
 

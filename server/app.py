@@ -12,10 +12,15 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
 
 from engine import backend
+from server.admission import Admission
+from server.clients import TrustedProxies
+from server.metrics import Metrics
 from server.middleware import BodyLimitMiddleware, RateLimitMiddleware, SecurityHeadersMiddleware
 from server.routes import api, pages, train
+from server.sandbox import service
 from server.serialize import OrjsonResponse
 from server.settings import Settings, get_settings
 
@@ -28,16 +33,30 @@ async def validation_error(request: Request, exc: Exception) -> OrjsonResponse:
     return OrjsonResponse({"detail": jsonable_encoder(errors)}, status_code=422)
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """Build the application; pass settings to override the environment's."""
+def create_app(settings: Settings | None = None, sandbox_paths: list[str] | None = None) -> FastAPI:
+    """Build the application; pass settings to override the environment's.
+
+    ``sandbox_paths`` are put first on the sandbox's import path (tests: a fake CuPy).
+    """
     settings = settings or get_settings()
     resolved = settings
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        api.sandbox_pool(resolved)  # start the sandbox workers before the first request
+        # the zygote and its jailed workers, ready before the first request
+        app.state.sandbox = await run_in_threadpool(service.start, resolved, sandbox_paths)
+        app.state.admission = Admission(
+            slots=resolved.sandbox_workers,
+            queue_limit=resolved.admission_queue or 4 * resolved.sandbox_workers,
+            max_wait_s=min(
+                resolved.admission_max_wait_s or resolved.wall_clock_s, resolved.wall_clock_s
+            ),
+        )
         backend.set_cuda_memory_limit(resolved.cuda_memory_limit_bytes)  # train runs in-process
-        yield
+        try:
+            yield
+        finally:
+            app.state.sandbox.close()
 
     app = FastAPI(
         title="Autograd Playground",
@@ -49,6 +68,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.settings = settings
+    app.state.trusted_proxies = TrustedProxies(settings.forwarded_allow_ips.split(","))
+    app.state.metrics = Metrics(app)
 
     @app.get("/docs", include_in_schema=False)
     def docs() -> HTMLResponse:
@@ -62,6 +83,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
 
     app.dependency_overrides[get_settings] = lambda: settings
+    app.include_router(api.meta)
     app.include_router(api.router)
     app.include_router(train.router)
     app.add_exception_handler(RequestValidationError, validation_error)
@@ -71,6 +93,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.mount("/static", StaticFiles(directory=static_dir), name="static")
     # Outermost last: headers on every response, then the rate limit, then the body cap.
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
-    app.add_middleware(RateLimitMiddleware, per_minute=settings.rate_limit_per_minute)
+    app.add_middleware(
+        RateLimitMiddleware,
+        per_minute=settings.rate_limit_per_minute,
+        trusted=app.state.trusted_proxies,
+        busy_first=settings.busy_first_requests,
+    )
     app.add_middleware(SecurityHeadersMiddleware)
     return app

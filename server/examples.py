@@ -42,6 +42,161 @@ print(f"graph ops recorded for the last loss: {loss.grad_fn.name()}, {loss.grad_
 """,
     ),
     Example(
+        "seed-tiny-autograd",
+        "Your own autograd: the lesson's Value engine, as it stands",
+        "Lesson 3.9's tiny_autograd.py, pasted as is: a class Value whose results remember their "
+        "parents and a backward function (a closure), and a backward() that sorts the graph and "
+        "runs those functions in reverse. It prints what PyTorch prints for the same model: "
+        "dL/dw = −24 and dL/db = −12 on the first step. Compare with the first example, the same "
+        "model written with torch.",
+        """# A tiny autograd engine: the core idea behind PyTorch's torch.Tensor + autograd
+class Value:
+    def __init__(self, data, parents=(), op=""):
+        self.data, self.grad = data, 0.0
+        self.parents, self.op = parents, op
+        self.backward_fn = lambda: None      # how to push my grad to my parents
+    def __add__(self, other):
+        out = Value(self.data + other.data, (self, other), "+")
+        def bw(): self.grad += out.grad; other.grad += out.grad
+        out.backward_fn = bw
+        return out
+    def __mul__(self, other):
+        out = Value(self.data * other.data, (self, other), "*")
+        def bw(): self.grad += other.data * out.grad; other.grad += self.data * out.grad
+        out.backward_fn = bw
+        return out
+    def backward(self):
+        order, seen = [], set()
+        def visit(v):                        # topological sort of the recorded graph
+            if v not in seen:
+                seen.add(v); [visit(p) for p in v.parents]; order.append(v)
+        visit(self)
+        self.grad = 1.0                      # dL/dL = 1
+        for v in reversed(order):            # walk the graph backwards (chain rule)
+            v.backward_fn()
+# Forward pass builds the graph: L = (w*x + b - y)^2
+w, b = Value(0.5), Value(0.0)
+x, y = Value(2.0), Value(7.0)
+for step in range(3):
+    err = w * x + b + Value(-1.0) * y
+    loss = err * err
+    w.grad = b.grad = 0.0                    # like optimizer.zero_grad()
+    loss.backward()                          # like loss.backward()
+    print(f"step {step}: loss={loss.data:6.3f}  dL/dw={w.grad:+.2f}  dL/db={b.grad:+.2f}")
+    w.data -= 0.05 * w.grad                  # like optimizer.step()
+    b.data -= 0.05 * b.grad
+print(f"graph ops recorded for the last loss: {loss.op}, {loss.parents[0].op}")
+""",
+    ),
+    Example(
+        "seed-train-loop",
+        "The lesson's training loop, as it stands: price = 2·size + 3",
+        "Lesson 3.9's train_pytorch.py, pasted as is: every PyTorch training script has this "
+        "skeleton (forward, loss, zero_grad, backward, step). nn.Linear holds w and b; 100 "
+        "epochs of mini-batches of 32 bring them close to 2 and 3. The graph shows the last "
+        "mini-batch's backward pass; the pass picker walks the others.",
+        """import torch
+from torch import nn
+torch.manual_seed(0)
+device = "cuda" if torch.cuda.is_available() else "cpu"
+X = torch.rand(200, 1) * 5                       # 200 house sizes
+y = 2 * X + 3 + 0.5 * torch.randn(200, 1)        # prices with noise
+X, y = X.to(device), y.to(device)                # move data to the GPU if present
+model = nn.Linear(1, 1).to(device)               # holds w and b, requires_grad=True
+loss_fn = nn.MSELoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.02)
+for epoch in range(100):
+    for i in range(0, 200, 32):                  # mini-batches of 32
+        xb, yb = X[i:i + 32], y[i:i + 32]
+        pred = model(xb)                         # 1. forward pass (graph is recorded)
+        loss = loss_fn(pred, yb)                 # 2. loss
+        optimizer.zero_grad()                    # 3. clear old gradients
+        loss.backward()                          # 4. autograd fills .grad
+        optimizer.step()                         # 5. w -= lr * w.grad, b -= lr * b.grad
+print(model.weight.item(), model.bias.item())    # should approach 2 and 3
+""",
+    ),
+    Example(
+        "seed-grad-accumulation-numpy",
+        "Gradient accumulation by hand, in NumPy (the lesson's practice)",
+        "Lesson 3.9's practice_grad_accumulation.py, pasted as is: a Param with a .grad field "
+        "and an SGD with zero_grad() and step(), written in NumPy. Four backward passes over 16 "
+        "examples, each loss scaled by 1/4, add up to exactly the gradient of one pass over 64: "
+        "dL/dw = −39.5945, dL/db = −13.4047. No tensors are recorded, so there is no graph: the "
+        "point is the += in forward_backward.",
+        """import numpy as np
+class Param:                               # like a leaf tensor that requires grad
+    def __init__(self, value):
+        self.data, self.grad = float(value), 0.0
+class SGD:                                 # like torch.optim.SGD
+    def __init__(self, params, lr):
+        self.params, self.lr = params, lr
+    def zero_grad(self):
+        for p in self.params:
+            p.grad = 0.0
+    def step(self):
+        for p in self.params:
+            p.data -= self.lr * p.grad
+def forward_backward(w, b, x, y, scale=1.0):   # loss = scale * MSE of w*x + b
+    err = w.data * x + b.data - y
+    w.grad += scale * 2 * np.mean(err * x)     # += : accumulate, never overwrite
+    b.grad += scale * 2 * np.mean(err)
+    return scale * np.mean(err ** 2)
+rng = np.random.default_rng(0)
+x = rng.uniform(0, 5, 64)
+y = 2 * x + 3
+w, b = Param(0.5), Param(0.0)
+opt = SGD([w, b], lr=0.05)
+# A) one backward pass on all 64 examples
+opt.zero_grad()
+forward_backward(w, b, x, y)
+print(f"one batch of 64    : dL/dw={w.grad:.4f}  dL/db={b.grad:.4f}")
+# B) four backward passes on 16 examples each, with no zero_grad in between
+opt.zero_grad()
+for i in range(0, 64, 16):
+    forward_backward(w, b, x[i:i + 16], y[i:i + 16], scale=1 / 4)
+print(f"4 batches of 16    : dL/dw={w.grad:.4f}  dL/db={b.grad:.4f}")
+opt.step()
+print(f"after one step     : w={w.data:.4f}  b={b.data:.4f}")
+""",
+    ),
+    Example(
+        "net-module",
+        "class Net(nn.Module): your own model",
+        "The most common PyTorch idiom: a class with its layers as attributes in __init__ and "
+        "the computation in forward. The graph names the parameters after the attributes "
+        "(fc1.weight, fc2.bias) and the hidden activation after the variable h. Adam fits XOR "
+        "in 200 steps; the walk shows the last step's backward pass through both layers.",
+        """import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(2, 8)
+        self.fc2 = nn.Linear(8, 1)
+
+    def forward(self, x):
+        h = torch.tanh(self.fc1(x))
+        return self.fc2(h)
+
+torch.manual_seed(0)
+X = torch.tensor([[0., 0.], [0., 1.], [1., 0.], [1., 1.]])
+y = torch.tensor([[0.], [1.], [1.], [0.]])
+model = Net()
+optimizer = torch.optim.Adam(model.parameters(), lr=0.05)
+loss_fn = nn.MSELoss()
+for step in range(200):
+    loss = loss_fn(model(X), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    if step % 50 == 0:
+        print(f"step {step:3d}  loss {loss.item():.4f}")
+print("predictions:", model(X).detach().squeeze().round(decimals=2))
+""",
+    ),
+    Example(
         "x-squared-plus-3x",
         "A scalar graph: y = x·x + 3x",
         "One leaf, a few operations, one scalar output. dy/dx = 2x + 3, so at x = 2 the value is "

@@ -8,6 +8,8 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from server.clients import TrustedProxies, client_address
+from server.metrics import metrics_of
 from server.serialize import dumps
 
 Scope = MutableMapping[str, Any]
@@ -81,12 +83,30 @@ class SecurityHeadersMiddleware:
         await self.app(scope, receive, send_with_headers)
 
 
-class BodyLimitMiddleware:
-    """413 for bodies over ``max_bytes`` (declared or streamed); 415 for non-JSON API bodies."""
+async def _drain(receive: Receive, limit: int) -> None:
+    """Read and drop the rest of a request body (up to ``limit`` bytes), so that the client,
+    still sending, is not cut off by a closed connection before it can read our answer."""
+    drained = 0
+    while drained <= limit:
+        message = await receive()
+        if message["type"] != "http.request":
+            return
+        drained += len(message.get("body", b""))
+        if not message.get("more_body", False):
+            return
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+
+class BodyLimitMiddleware:
+    """413 for bodies over ``max_bytes`` (declared or streamed); 415 for non-JSON API bodies.
+
+    A refused body is drained up to ``drain_bytes`` first: answering while the client is still
+    sending would close the connection under it, and it would see a broken pipe, not the 413.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int, drain_bytes: int = 16 * 1024 * 1024) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.drain_bytes = drain_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in BODY_METHODS:
@@ -96,6 +116,7 @@ class BodyLimitMiddleware:
         if scope["path"].startswith("/api/"):
             ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
             if ctype != b"application/json":
+                await _drain(receive, self.drain_bytes)
                 await _send_json(send, 415, "the API accepts only application/json request bodies")
                 return
         declared = headers.get(b"content-length")
@@ -103,6 +124,7 @@ class BodyLimitMiddleware:
         if declared is not None:
             try:
                 if int(declared) > self.max_bytes:
+                    await _drain(receive, self.drain_bytes)
                     await _send_json(send, 413, too_large)
                     return
             except ValueError:
@@ -117,6 +139,8 @@ class BodyLimitMiddleware:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_bytes:
+                if message.get("more_body", False):
+                    await _drain(receive, self.drain_bytes)
                 await _send_json(send, 413, too_large)
                 return
             chunks.append(chunk)
@@ -136,12 +160,25 @@ class BodyLimitMiddleware:
 
 
 class RateLimitMiddleware:
-    """Per-client token bucket on /api/ paths: ``per_minute`` requests, bursts up to that many."""
+    """Per-client token bucket on /api/ paths: ``per_minute`` requests, bursts up to that many.
 
-    def __init__(self, app: ASGIApp, per_minute: int) -> None:
+    The client is the peer address, or the one a trusted proxy names (server/clients.py). A
+    WebSocket (live training) counts once, when it opens. Refusals are 429 with Retry-After.
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        per_minute: int,
+        trusted: TrustedProxies | None = None,
+        busy_first: int = 0,
+    ) -> None:
         self.app = app
         self.per_minute = per_minute
         self.rate = per_minute / 60.0
+        self.trusted = trusted or TrustedProxies(())
+        self.busy_first = busy_first
+        self._seen: dict[str, int] = {}
         self._buckets: dict[str, tuple[float, float]] = {}
         self._lock = threading.Lock()
 
@@ -159,14 +196,35 @@ class RateLimitMiddleware:
             self._buckets[client] = (tokens, now)
             return (1.0 - tokens) / self.rate
 
+    def _simulated_busy(self, client: str) -> bool:
+        """``busy_first_requests``: pretend to be saturated for a client's first N calls."""
+        with self._lock:
+            seen = self._seen.get(client, 0)
+            self._seen[client] = seen + 1
+        return seen < self.busy_first
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or self.per_minute <= 0 or not scope["path"].startswith("/api/"):
+        if scope["type"] not in ("http", "websocket") or not scope["path"].startswith("/api/"):
             await self.app(scope, receive, send)
             return
-        client = (scope.get("client") or ("unknown", 0))[0]
-        wait = self._take(client)
+        client = client_address(scope, self.trusted)
+        if self.busy_first and scope["type"] == "http" and self._simulated_busy(client):
+            await _drain(receive, 1 << 20)
+            await _send_json(
+                send, 503, "busy: simulated (busy_first_requests); retry in 1 s",
+                [(b"retry-after", b"1")],
+            )  # fmt: skip
+            return
+        wait = self._take(client) if self.per_minute > 0 else 0.0
         if wait > 0:
+            stats = metrics_of(scope.get("app"))
+            if stats is not None:
+                stats.refusals.labels("rate_limit").inc()
             retry = str(max(1, math.ceil(wait))).encode()
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1013, "reason": "rate limit"})
+                return
+            await _drain(receive, 1 << 20)
             await _send_json(
                 send, 429, "rate limit exceeded; retry later", [(b"retry-after", retry)]
             )

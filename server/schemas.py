@@ -10,6 +10,23 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 class Health(BaseModel):
     status: Literal["ok"]
+    sandbox: str | None = Field(
+        default=None,
+        description="How programs are confined: 'seccomp' (a kernel jail), 'none' (no jail: "
+        "this server serves its own machine only), or 'starting'.",
+        examples=["seccomp"],
+    )
+
+
+class Ready(BaseModel):
+    """Whether this replica takes work now (GET /readyz)."""
+
+    status: Literal["ready", "saturated", "starting"]
+    sandbox: str
+    running: int = 0
+    queued: int = 0
+    slots: int = 0
+    ready_workers: int = 0
 
 
 class DeviceInfo(BaseModel):
@@ -87,7 +104,8 @@ class RunRequest(BaseModel):
 
     source: str = Field(
         max_length=64 * 1024,
-        description="Python source in the playground's subset (64 KiB at most).",
+        description="A Python program (real Python, run in a kernel jail) or a bare "
+        "expression; 64 KiB at most.",
     )
     device: str = Field(
         default="cpu", pattern=r"^(cpu|cuda(:\d{1,2})?)$", description="Where tensors live."
@@ -141,6 +159,11 @@ class UserErrorInfo(BaseModel):
         default=None,
         description="For autograd errors: the id of the node concerned in the response's "
         "`graph` (the freed node, the tensor changed in place, the root without grad).",
+    )
+    traceback: str | None = Field(
+        default=None,
+        description="The program's own frames as Python prints them "
+        '(`File "<program>", line 7, in forward`), ending with the error.',
     )
 
 
@@ -281,6 +304,7 @@ class RunResponse(BaseModel):
     """What the program printed, its error if any, and the graphs of its backward passes."""
 
     model_config = ConfigDict(
+        extra="forbid",
         json_schema_extra={
             "examples": [
                 {
@@ -309,7 +333,7 @@ class RunResponse(BaseModel):
                     "timing_ms": {"total": 0.3},
                 },
             ]
-        }
+        },
     )
 
     ok: bool
@@ -317,7 +341,17 @@ class RunResponse(BaseModel):
     error: UserErrorInfo | None = None
     graph: Graph | None = Field(default=None, description="The last backward pass's graph.")
     passes: list[Graph] = Field(
-        default_factory=list, description="Each backward pass (bounded: first and last kept)."
+        default_factory=list,
+        description="Backward passes, each with its real `pass_index` (bounded: the first ones "
+        "and the last are kept).",
+    )
+    passes_total: int = Field(
+        default=0, description="How many backward passes the program ran (kept or not)."
+    )
+    result: str | None = Field(
+        default=None,
+        description="The repr of the last statement's value when that statement is an "
+        "expression (as a notebook shows it); null when it is None or not an expression.",
     )
     device: str
     notice: str | None = Field(

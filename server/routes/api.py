@@ -3,20 +3,29 @@
 from __future__ import annotations
 
 import logging
+import time
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from engine import backend
+from server.admission import Admission, Busy
+from server.clients import client_of
 from server.examples import gallery
-from server.sandbox.budgets import Budgets
-from server.sandbox.pool import PoolBusy, WorkerPool, get_pool
-from server.schemas import DeviceInfo, ErrorBody, Example, Health, RunRequest, RunResponse
+from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from server.metrics import metrics_of
+from server.sandbox import service
+from server.sandbox.pool import PoolBusy, Sandbox
+from server.schemas import DeviceInfo, ErrorBody, Example, Health, Ready, RunRequest, RunResponse
 from server.serialize import OrjsonResponse, dumps, json_bytes_response
 from server.settings import Settings, get_settings
 
-router = APIRouter()
+#: liveness, readiness, metrics: unversioned, for operators and load balancers
+meta = APIRouter(tags=["meta"])
+#: the versioned JSON API
+router = APIRouter(prefix="/api/v1")
 log = logging.getLogger(__name__)
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 
@@ -26,94 +35,126 @@ REQUEST_ERRORS: dict[int | str, dict[str, Any]] = {
     422: {
         "description": "The request does not match RunRequest (FastAPI's validation error body)."
     },
-    429: {"model": ErrorBody, "description": "Rate limit exceeded, or every worker stayed busy."},
+    429: {"model": ErrorBody, "description": "Rate limit exceeded (Retry-After says when)."},
+    503: {
+        "model": ErrorBody,
+        "description": "Saturated: every worker busy and the queue full, or the wait would "
+        "outlast the wall-clock budget (Retry-After says when to try again).",
+    },
 }
 
 
-@router.get("/healthz", response_model=Health, tags=["meta"])
-def healthz() -> Health:
-    """Liveness: the process answers."""
-    return Health(status="ok")
+@meta.get("/healthz", response_model=Health)
+def healthz(http: Request) -> Health:
+    """Liveness: the process answers (cheap: no work); says how programs are confined."""
+    sandbox = getattr(http.app.state, "sandbox", None)
+    return Health(status="ok", sandbox=sandbox.mode if sandbox is not None else "starting")
 
 
-@router.get("/api/v1/devices", response_model=list[DeviceInfo], tags=["meta"])
+@meta.get(
+    "/readyz",
+    response_model=Ready,
+    responses={503: {"model": Ready, "description": "Not ready: starting, or saturated."}},
+)
+def readyz(http: Request) -> Response:
+    """Readiness: whether this replica can take work now (its sandbox is up and its queue has
+    room). A load balancer sends new requests elsewhere while this says 503."""
+    sandbox = getattr(http.app.state, "sandbox", None)
+    admission: Admission | None = getattr(http.app.state, "admission", None)
+    if sandbox is None or admission is None or sandbox.mode not in ("seccomp", "none"):
+        body = Ready(status="starting", sandbox=sandbox.mode if sandbox else "starting")
+        return OrjsonResponse(body.model_dump(), status_code=503)
+    body = Ready(
+        status="ready" if admission.queued < admission.queue_limit else "saturated",
+        sandbox=sandbox.mode,
+        running=admission.running,
+        queued=admission.queued,
+        slots=admission.slots,
+        ready_workers=sandbox.ready_workers(),
+    )
+    return OrjsonResponse(body.model_dump(), status_code=200 if body.status == "ready" else 503)
+
+
+@meta.get("/metrics", include_in_schema=False)
+def metrics(http: Request) -> Response:
+    """Prometheus metrics: queue depth, runs, refusals, run latency (see server/metrics.py)."""
+    registry = metrics_of(http.app)
+    body = registry.render() if registry is not None else b""
+    return Response(body, media_type=METRICS_CONTENT_TYPE)
+
+
+def busy_response(retry_after: int, detail: str) -> Response:
+    """503 with Retry-After: the service is saturated right now (overload is shed here)."""
+    return OrjsonResponse(
+        {"detail": f"busy: {detail}; retry in {retry_after} s"},
+        status_code=503,
+        headers={"retry-after": str(retry_after)},
+    )
+
+
+@router.get("/devices", response_model=list[DeviceInfo], tags=["meta"])
 def devices() -> list[DeviceInfo]:
     """The devices a program may ask for, with the reason when one is unavailable."""
     return [DeviceInfo(**d) for d in backend.devices()]
 
 
-def sandbox_pool(settings: Settings) -> WorkerPool:
-    """The process-wide worker pool for these settings."""
-    return get_pool(
-        settings.sandbox_workers, settings.sandbox_memory_limit_bytes, settings.hard_kill_grace_s
-    )
-
-
-def _user_error(device: str, type_name: str, message: str) -> bytes:
-    return dumps(
-        {
-            "ok": False, "stdout": "", "graph": None, "passes": [], "notice": None,
-            "device": device, "timing_ms": {},
-            "error": {"type": type_name, "message": message, "line": None, "col": None},
-        }
-    )  # fmt: skip
+def _unavailable_device(device: str) -> str | None:
+    """Why ``device`` cannot run programs here, or None."""
+    info = {d["name"]: d for d in backend.devices()}
+    kind = device.split(":")[0]
+    if info.get(kind, {}).get("available", False):
+        return None
+    return str(info.get(kind, {}).get("reason") or "not available")
 
 
 @router.post(
-    "/api/v1/run",
+    "/run",
     response_model=RunResponse,
     responses=REQUEST_ERRORS,
     tags=["playground"],
     summary="Run a program; return its output, error and recorded graphs",
 )
-def run(request: RunRequest, settings: SettingsDep) -> Response:
-    """Run a program (or bare expression) in a sandboxed worker.
+async def run(request: RunRequest, http: Request, settings: SettingsDep) -> Response:
+    """Run a program (or a bare expression) as real Python in a one-shot jailed worker.
 
     Errors in the program (syntax, runtime, autograd, budget) are a normal 200 response with
-    ``ok: false`` and ``error`` located at line:col, like a REPL.
+    ``ok: false`` and ``error`` located at line:col, like a REPL. When every worker is busy and
+    the queue is full (or the wait would outlast the wall-clock budget) the answer is 503 with
+    ``Retry-After``.
     """
-    device_info = {d["name"]: d for d in backend.devices()}
-    kind = request.device.split(":")[0]
-    if not device_info.get(kind, {}).get("available", False):
-        reason = device_info.get(kind, {}).get("reason") or "not available"
-        return json_bytes_response(
-            _user_error(
-                request.device,
-                "RuntimeError",
-                f"device '{request.device}' is not available: {reason}",
-            )
+    reason = _unavailable_device(request.device)
+    if reason is not None:
+        body = service.error_response(
+            request.device, "RuntimeError", f"device '{request.device}' is not available: {reason}"
         )
-    job = {
-        "source": request.source,
-        "device": request.device,
-        "seed": request.seed,
-        "bindings": {
-            k: (v.model_dump() if hasattr(v, "model_dump") else v)
-            for k, v in request.bindings.items()
-        },
-        "budgets": Budgets.from_settings(settings).as_dict(),
-    }
+        return json_bytes_response(dumps(body))
+    sandbox: Sandbox = http.app.state.sandbox
+    admission: Admission = http.app.state.admission
+    stats = metrics_of(http.app)
+    job = service.job_for(request, settings)
     try:
-        body = sandbox_pool(settings).run(
-            job, settings.wall_clock_s, settings.sandbox_queue_timeout_s
-        )
+        async with admission.slot(client_of(http)):
+            started = time.perf_counter()
+            outcome = await run_in_threadpool(sandbox.run, job, settings.sandbox_queue_timeout_s)
+            elapsed = time.perf_counter() - started
+    except Busy as exc:
+        if stats is not None:
+            stats.refusals.labels("queue_full" if "full" in exc.reason else "wait").inc()
+        return busy_response(exc.retry_after, exc.reason)
     except PoolBusy:
-        return OrjsonResponse(
-            {"detail": "all sandbox workers are busy; retry later"},
-            status_code=429,
-            headers={"retry-after": "1"},
-        )
-    except Exception as exc:
-        log.exception("sandbox failure")
-        body = _user_error(
-            request.device,
-            "RuntimeError",
-            f"the sandbox failed to run the program ({type(exc).__name__})",
-        )
-    return json_bytes_response(body)
+        if stats is not None:
+            stats.refusals.labels("busy").inc()
+        return busy_response(1, "no sandbox worker became ready in time")
+    body_bytes = service.respond(outcome, request.device, sandbox.mode == "none")
+    if stats is not None:
+        stats.run_seconds.observe(elapsed)
+        stats.runs.labels(
+            "ok" if outcome.result is not None and outcome.result.get("ok") else "error"
+        ).inc()
+    return json_bytes_response(body_bytes)
 
 
-@router.get("/api/v1/examples", response_model=list[Example], tags=["playground"])
+@router.get("/examples", response_model=list[Example], tags=["playground"])
 def examples() -> Response:
     """The examples gallery: the lessons' worked examples, each with an explanation."""
     return json_bytes_response(dumps(gallery()))

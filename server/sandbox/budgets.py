@@ -1,4 +1,9 @@
-"""The budgets one program runs under (a picklable copy of the settings' budget fields)."""
+"""The budgets one program runs under (a picklable copy of the settings' budget fields).
+
+The kernel enforces time, CPU and memory (:mod:`server.sandbox.jail`, the parent's SIGKILL);
+these are what the worker checks itself: the source and its syntax tree, what the program
+prints, and the engine's own budgets (tensor sizes, FLOPs, recorded graph nodes).
+"""
 
 from __future__ import annotations
 
@@ -12,20 +17,14 @@ class Budgets:
 
     max_source_bytes: int = 64 * 1024
     max_ast_nodes: int = 20_000
-    max_ast_depth: int = 64
-    max_steps: int = 1_000_000
-    max_loop_iterations: int = 200_000
-    max_call_depth: int = 64
-    max_int_bits: int = 4096
-    max_str_len: int = 100_000
-    max_list_len: int = 100_000
+    max_ast_depth: int = 100
     max_tensor_elements: int = 1_000_000
     max_total_elements: int = 20_000_000
     max_flops: int = 500_000_000
     max_graph_nodes: int = 5_000
     max_recorded_passes: int = 20
     max_output_chars: int = 100_000
-    wall_clock_s: float = 3.0
+    wall_clock_s: float = 5.0
 
     @classmethod
     def from_settings(cls, settings: Any) -> Budgets:

@@ -1,152 +1,523 @@
-"""A pool of worker processes that run programs, with a hard kill when one overruns.
+"""The server's side of the sandbox: a zygote process and a few pre-forked, one-shot workers.
 
-Each worker is a forkserver child (NumPy and the engine preloaded, one BLAS thread) that
-serves jobs over a pipe. The interpreter stops itself at the wall-clock budget; if a
-worker has not answered ``grace_s`` later (stuck in one long native call, or dead), it is
-killed and replaced, and the request gets a user error naming the budget.
+``Sandbox.run(job)`` takes a ready worker (the zygote forked it earlier, and it has already
+jailed itself), sends the job, reads what comes back with a deadline, and asks the zygote for
+a replacement at once, so the next request finds a worker waiting. A worker that overruns the
+wall clock is SIGKILLed; whatever it printed until then is kept. Everything a worker sends is
+treated as hostile: framed and capped (:mod:`server.sandbox.protocol`), parsed, and validated
+against ``RunResponse`` before it is answered.
 """
 
 from __future__ import annotations
 
-import atexit
-import multiprocessing as mp
+import collections
+import contextlib
+import json
+import logging
 import os
-import queue
+import select
+import signal
+import socket
+import subprocess
+import sys
 import threading
-from dataclasses import dataclass
-from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import orjson
 
-# One BLAS/OpenMP thread per worker: set before the forkserver starts, inherited by workers.
-_THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
+from server.sandbox import protocol
+from server.sandbox.protocol import CONTROL_FD_ENV, PID, PID_STATUS
+from server.sandbox.worker import EXIT_NO_REPORT
+
+log = logging.getLogger(__name__)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+#: environment variables a zygote (and so a worker) keeps; everything else is dropped
+ENV_ALLOW = (
+    "PATH", "LANG", "LC_ALL", "TZ", "HOME", "PYTHONPATH", "PYTHONHASHSEED",
+    "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+    "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "NPY_DISABLE_CPU_FEATURES",
+    "CUDA_VISIBLE_DEVICES", "CUDA_PATH", "LD_LIBRARY_PATH", "CUPY_CACHE_DIR",
+)  # fmt: skip
+ONE_THREAD = {
+    "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+    "NUMEXPR_NUM_THREADS": "1",
+}  # fmt: skip
+
+
+def scrubbed_environment(environ: dict[str, str]) -> dict[str, str]:
+    """The zygote's environment: the allow-list above, one BLAS thread, nothing secret."""
+    env = {k: v for k, v in environ.items() if k in ENV_ALLOW}
+    env.update(ONE_THREAD)
+    env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    env.setdefault("LANG", "C.UTF-8")
+    return env
 
 
 class PoolBusy(Exception):
-    """No worker became free in time (answered as 429 by the API)."""
+    """No worker became ready in time (the API answers 503 with Retry-After)."""
+
+
+class SandboxUnavailable(RuntimeError):
+    """The zygote could not be started, or the jail is required and missing."""
+
+
+@dataclass
+class SandboxConfig:
+    """How the sandbox runs; filled from Settings by the app."""
+
+    workers: int = 2  # programs running at once (and workers kept ready)
+    wall_clock_s: float = 5.0
+    grace_s: float = 1.0
+    cpu_seconds: int = 0  # RLIMIT_CPU per worker; 0 = wall clock + 1
+    memory_bytes: int = 1024**3
+    max_output_chars: int = 100_000
+    max_result_bytes: int = 32 * 1024 * 1024
+    mode: str = "auto"  # auto | seccomp | none
+    cuda_workers: int = 0
+    warm_up: bool = True  # run the gallery in the zygote before forking (warm caches)
+    gc_freeze: bool = True  # gc.freeze() in the zygote (no copy-on-write from collections)
+    extra_sys_path: list[str] = field(default_factory=list)
 
 
 @dataclass(eq=False)
 class _Worker:
-    process: BaseProcess
-    conn: Connection
+    pid: int
+    job_fd: int
+    out_fd: int
+    kind: str
+    born: float
 
 
-def _error_body(job: dict[str, Any], type_name: str, message: str) -> bytes:
-    return orjson.dumps(
-        {
-            "ok": False, "stdout": "", "graph": None, "passes": [], "notice": None,
-            "device": job.get("device", "cpu"), "timing_ms": {},
-            "error": {"type": type_name, "message": message, "line": None, "col": None},
-        }
-    )  # fmt: skip
+@dataclass
+class Outcome:
+    """What came back from one worker."""
+
+    stdout: str
+    result: dict[str, Any] | None
+    error: dict[str, Any] | None  # set when the worker ended without a usable result
+    timing_ms: dict[str, float]
 
 
-class WorkerPool:
-    """``size`` worker processes; ``run(job, timeout_s)`` returns the response body bytes."""
+def _error(type_name: str, message: str) -> dict[str, Any]:
+    return {"type": type_name, "message": message, "line": None, "col": None}
 
-    def __init__(self, size: int, memory_limit_bytes: int = 0, grace_s: float = 1.0) -> None:
-        for name in _THREAD_ENV:
-            os.environ[name] = "1"
-        self._ctx = mp.get_context("forkserver")
-        self._ctx.set_forkserver_preload(["server.sandbox.worker"])
-        self._memory_limit = memory_limit_bytes
-        self.grace_s = grace_s
-        self.size = size
-        self._idle: queue.LifoQueue[_Worker] = (
-            queue.LifoQueue()
-        )  # warm caches: reuse the last worker
-        self._all: set[_Worker] = set()
-        self._lock = threading.Lock()
+
+class Sandbox:
+    """A zygote and its ready workers. Thread-safe: the API calls ``run`` from many threads."""
+
+    def __init__(self, config: SandboxConfig) -> None:
+        self.config = config
+        self.mode = "starting"
+        self.reason = ""
+        self.landlock = 0
+        self.runs = 0
         self.kills = 0
+        self.crashes = 0
+        self.ready_s: collections.deque[float] = collections.deque(maxlen=200)
+        self._lock = threading.Condition()
+        self._ready: dict[str, collections.deque[_Worker]] = {
+            "cpu": collections.deque(),
+            "cuda": collections.deque(),
+        }
+        self._asked: dict[str, int] = {"cpu": 0, "cuda": 0}
+        self._asked_at: dict[str, collections.deque[float]] = {
+            "cpu": collections.deque(),
+            "cuda": collections.deque(),
+        }
+        self._exits: dict[int, int] = {}
+        self._running = threading.BoundedSemaphore(max(1, config.workers))
+        self._busy: dict[int, tuple[float, int]] = {}  # pid -> (started, niceness)
         self._closed = False
-        for _ in range(size):
-            self._idle.put(self._spawn())
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._ctl: socket.socket | None = None
+        self._start_zygote()
 
-    def _spawn(self) -> _Worker:
-        from server.sandbox import worker
+    # ---- the zygote ---------------------------------------------------------------------------
 
-        parent, child = self._ctx.Pipe(duplex=True)
-        process = self._ctx.Process(
-            target=worker.main, args=(child, self._memory_limit), daemon=True, name="sandbox-worker"
+    def _start_zygote(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        env = scrubbed_environment(dict(os.environ))
+        env[CONTROL_FD_ENV] = str(theirs.fileno())
+        paths = [str(ROOT), *self.config.extra_sys_path]
+        env["PYTHONPATH"] = os.pathsep.join([*paths, *filter(None, [env.get("PYTHONPATH", "")])])
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "server.sandbox.zygote"],
+            env=env,
+            cwd=str(ROOT),
+            pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL,
+            close_fds=True,
         )
-        process.start()
-        child.close()
-        w = _Worker(process, parent)
-        with self._lock:
-            self._all.add(w)
-        return w
-
-    def _retire(self, w: _Worker) -> None:
-        with self._lock:
-            self._all.discard(w)
-            self.kills += 1
-        if w.process.is_alive():
-            w.process.kill()
-        w.process.join(timeout=5)
-        w.conn.close()
-
-    def run(self, job: dict[str, Any], timeout_s: float, queue_timeout_s: float = 30.0) -> bytes:
-        """Run one job on a free worker; hard-kill it after ``timeout_s + grace_s``."""
-        try:
-            w = self._idle.get(timeout=queue_timeout_s)
-        except queue.Empty:
-            raise PoolBusy from None
-        replacement: _Worker | None = None
-        try:
-            w.conn.send(job)
-            if w.conn.poll(timeout_s + self.grace_s):
-                return w.conn.recv_bytes()
-            self._retire(w)
-            replacement = self._spawn()
-            return _error_body(
-                job,
-                "BudgetExceeded",
-                f"program ran longer than {timeout_s:g} s and was stopped (budget: wall_clock_s)",
+        theirs.close()
+        cpu = self.config.cpu_seconds or int(self.config.wall_clock_s + self.config.grace_s) + 1
+        ours.send(
+            json.dumps(
+                {
+                    "mode": self.config.mode,
+                    "memory_bytes": self.config.memory_bytes,
+                    "cpu_seconds": cpu,
+                    "cuda_workers": self.config.cuda_workers,
+                    "warm_up": self.config.warm_up,
+                    "gc_freeze": self.config.gc_freeze,
+                    "extra_sys_path": self.config.extra_sys_path,
+                    "job_cap": 1 << 20,
+                }
+            ).encode()
+        )
+        ours.settimeout(120)
+        hello = ours.recv(4096)
+        ours.settimeout(None)
+        if hello[:1] != b"H":
+            raise SandboxUnavailable("the sandbox's zygote did not start")
+        info = json.loads(hello[1:])
+        self.reason = str(info.get("reason", ""))
+        self.landlock = int(info.get("landlock", 0))
+        if info.get("seccomp"):
+            self.mode = "seccomp"
+        elif self.config.mode == "seccomp":
+            self.close()
+            raise SandboxUnavailable(
+                f"AGP_SANDBOX=seccomp but the kernel cannot jail: {self.reason}"
             )
-        except (EOFError, OSError):
-            self._retire(w)
-            replacement = self._spawn()
-            return _error_body(
-                job,
-                "BudgetExceeded",
-                "the program's worker process ran out of memory or crashed and was replaced (budget: memory)",
+        else:
+            self.mode = "none"
+        self._ctl = ours
+        threading.Thread(target=self._listen, name="sandbox-zygote", daemon=True).start()
+        if not getattr(self, "_yielding", False):
+            self._yielding = True
+            threading.Thread(target=self._yield_long_runs, name="sandbox-nice", daemon=True).start()
+        self._top_up()
+
+    def _listen(self) -> None:
+        """Receive workers and exit statuses from the zygote."""
+        ctl = self._ctl
+        assert ctl is not None
+        while True:
+            try:
+                data, fds, _, _ = socket.recv_fds(ctl, 64, 2)
+            except OSError:
+                data, fds = b"", []
+            if not data:
+                with self._lock:
+                    self._closed_zygote()
+                    self._lock.notify_all()
+                return
+            if data[:1] == b"W" and len(fds) == 2:
+                (pid,) = PID.unpack_from(data, 1)
+                kind = "cuda" if data[1 + PID.size :] == b"cuda" else "cpu"
+                with self._lock:
+                    self._asked[kind] = max(0, self._asked[kind] - 1)
+                    w = _Worker(pid, fds[0], fds[1], kind, time.monotonic())
+                    asked = self._asked_at[kind].popleft() if self._asked_at[kind] else w.born
+                    self.ready_s.append(w.born - asked)
+                    self._ready[kind].append(w)
+                    self._lock.notify_all()
+            elif data[:1] == b"X":
+                pid, status = PID_STATUS.unpack_from(data, 1)
+                for fd in fds:
+                    os.close(fd)
+                with self._lock:
+                    self._exits[pid] = status
+                    if len(self._exits) > 1000:
+                        for old in list(self._exits)[:500]:
+                            del self._exits[old]
+                    self._lock.notify_all()
+            else:
+                for fd in fds:
+                    os.close(fd)
+
+    def _closed_zygote(self) -> None:
+        for queue in self._ready.values():
+            while queue:
+                w = queue.popleft()
+                self._discard(w)
+        self._asked = {"cpu": 0, "cuda": 0}
+        if not self._closed:
+            log.error("the sandbox's zygote exited; it will be restarted on the next run")
+            self.mode = "restarting"
+
+    def _ask(self, kind: str) -> None:
+        """Ask the zygote for one more worker (the lock is held)."""
+        if self._ctl is None:
+            return
+        try:
+            self._ctl.send(b"s" + kind.encode())
+        except OSError:
+            return
+        self._asked[kind] += 1
+        self._asked_at[kind].append(time.monotonic())
+
+    def _top_up(self, kind: str = "cpu") -> None:
+        with self._lock:
+            want = (
+                max(1, self.config.workers) if kind == "cpu" else max(1, self.config.cuda_workers)
             )
+            while len(self._ready[kind]) + self._asked[kind] < want:
+                self._ask(kind)
+
+    def _ensure_zygote(self) -> None:
+        with self._lock:
+            alive = (
+                self._proc is not None and self._proc.poll() is None and self.mode != "restarting"
+            )
+        if alive or self._closed:
+            return
+        with self._lock:
+            if self._ctl is not None:
+                with contextlib.suppress(OSError):
+                    self._ctl.close()
+                self._ctl = None
+        self._start_zygote()
+
+    #: (seconds running, niceness): a program that has run this long yields the cores to
+    #: fresh ones (the kernel then gives it a small share while short programs run), so a
+    #: classroom's quick runs stay quick next to a few infinite loops.
+    YIELD_AFTER = ((0.5, 10), (1.5, 19))
+
+    def _yield_long_runs(self) -> None:
+        while not self._closed:
+            time.sleep(0.1)
+            now = time.monotonic()
+            with self._lock:
+                busy = list(self._busy.items())
+            for pid, (started, niceness) in busy:
+                wanted = max((n for after, n in self.YIELD_AFTER if now - started >= after), default=0)
+                if wanted > niceness:
+                    with self._lock:
+                        if pid not in self._busy:
+                            continue
+                        self._busy[pid] = (started, wanted)
+                        ctl = self._ctl
+                    if ctl is not None:
+                        with contextlib.suppress(OSError):
+                            ctl.send(b"n" + PID_STATUS.pack(pid, wanted))
+
+    # ---- running a program ----------------------------------------------------------------------
+
+    def _take(self, kind: str, timeout: float) -> _Worker:
+        deadline = time.monotonic() + timeout
+        self._ensure_zygote()
+        with self._lock:
+            while not self._ready[kind]:
+                if self._asked[kind] == 0:
+                    self._ask(kind)
+                left = deadline - time.monotonic()
+                if left <= 0 or self._closed:
+                    raise PoolBusy
+                self._lock.wait(left)
+            w = self._ready[kind].popleft()
+            self._ask(kind)  # its replacement, forked while this one runs
+            return w
+
+    def run(self, job: dict[str, Any], queue_timeout_s: float = 10.0) -> Outcome:
+        """Run one job on a fresh worker; hard-kill it after wall clock + grace."""
+        kind = "cuda" if str(job.get("device", "cpu")).startswith("cuda") else "cpu"
+        started = time.monotonic()
+        if not self._running.acquire(timeout=queue_timeout_s):
+            raise PoolBusy
+        try:
+            w = self._take(kind, max(0.1, queue_timeout_s - (time.monotonic() - started)))
+            waited = time.monotonic() - started
+            try:
+                outcome = self._drive(w, job)
+            finally:
+                self._discard(w)
+            outcome.timing_ms["queue"] = round(waited * 1000, 3)
+            self.runs += 1
+            return outcome
         finally:
-            self._idle.put(replacement if replacement is not None else w)
+            self._running.release()
+
+    def _drive(self, w: _Worker, job: dict[str, Any]) -> Outcome:
+        cfg = self.config
+        payload = protocol.frame(protocol.JOB, orjson.dumps(job))
+        stdout_cap = 4 * cfg.max_output_chars + 4096
+        reader = protocol.FrameReader(
+            {protocol.STDOUT: stdout_cap, protocol.RESULT: cfg.max_result_bytes}
+        )
+        started = time.monotonic()
+        deadline = started + cfg.wall_clock_s + cfg.grace_s
+        with self._lock:
+            self._busy[w.pid] = (started, 0)
+        out = bytearray()
+        result_bytes: bytes | None = None
+        killed = False
+        broken: str | None = None
+        try:
+            _write_all(w.job_fd, payload)
+        except OSError:
+            broken = "the worker was gone before it got the program"
+        with contextlib.suppress(OSError):
+            os.close(w.job_fd)
+        w.job_fd = -1
+        while broken is None and result_bytes is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self._kill(w)
+                killed = True
+                break
+            ready, _, _ = select.select([w.out_fd], [], [], left)
+            if not ready:
+                continue
+            try:
+                data = os.read(w.out_fd, 1 << 16)
+            except OSError:
+                data = b""
+            if not data:
+                break
+            try:
+                for kind, body in reader.feed(data):
+                    if kind == protocol.STDOUT:
+                        if len(out) + len(body) > stdout_cap:
+                            raise protocol.ProtocolError("more output than the budget allows")
+                        out += body
+                    elif kind == protocol.RESULT:
+                        result_bytes = body
+            except protocol.ProtocolError as exc:
+                broken = f"the worker broke the protocol ({exc})"
+                self._kill(w)
+        if killed:  # keep what it printed before it was killed
+            self._drain(w, reader, out, stdout_cap)
+        stdout = out.decode("utf-8", "replace")
+        timing = {"worker": round((time.monotonic() - started) * 1000, 3)}
+        if result_bytes is not None:
+            try:
+                result = orjson.loads(result_bytes)
+                if not isinstance(result, dict):
+                    raise ValueError("not an object")
+            except ValueError:
+                return Outcome(
+                    stdout,
+                    None,
+                    _error("RuntimeError", "the program's worker sent an invalid result"),
+                    timing,
+                )
+            return Outcome(stdout, result, None, timing)
+        if killed:
+            self.kills += 1
+            return Outcome(
+                stdout,
+                None,
+                _error(
+                    "TimeoutError", f"stopped after {cfg.wall_clock_s:g} s (budget: wall_clock_s)"
+                ),
+                timing,
+            )
+        if broken is not None:
+            return Outcome(stdout, None, _error("RuntimeError", broken), timing)
+        self.crashes += 1
+        return Outcome(stdout, None, self._death(w), timing)
+
+    def _drain(self, w: _Worker, reader: protocol.FrameReader, out: bytearray, cap: int) -> None:
+        end = time.monotonic() + 0.5
+        while time.monotonic() < end:
+            ready, _, _ = select.select([w.out_fd], [], [], max(0.0, end - time.monotonic()))
+            if not ready:
+                return
+            try:
+                data = os.read(w.out_fd, 1 << 16)
+            except OSError:
+                return
+            if not data:
+                return
+            try:
+                for kind, body in reader.feed(data):
+                    if kind == protocol.STDOUT and len(out) + len(body) <= cap:
+                        out += body
+            except protocol.ProtocolError:
+                return
+
+    def _death(self, w: _Worker) -> dict[str, Any]:
+        """Why a worker ended without a result (its exit status, reported by the zygote)."""
+        end = time.monotonic() + 1.0
+        with self._lock:
+            while w.pid not in self._exits and time.monotonic() < end:
+                self._lock.wait(end - time.monotonic())
+            status = self._exits.pop(w.pid, None)
+        if status is None:
+            return _error("RuntimeError", "the program's worker ended without a result")
+        if os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            if sig in (signal.SIGXCPU, signal.SIGKILL):
+                return _error(
+                    "TimeoutError",
+                    "the program used up its CPU time and was stopped (budget: cpu_s)"
+                    if sig == signal.SIGXCPU
+                    else "the program was killed (it ran out of CPU time or memory: budgets "
+                    "cpu_s, sandbox_memory_limit_bytes)",
+                )
+            if sig == signal.SIGSEGV:
+                return _error(
+                    "RuntimeError",
+                    "the program crashed (segmentation fault), for example by recursing too "
+                    "deeply inside a native function",
+                )
+            name = (
+                signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+            )
+            return _error("RuntimeError", f"the program's process was ended by signal {name}")
+        code = os.waitstatus_to_exitcode(status)
+        if code == EXIT_NO_REPORT:
+            return _error(
+                "RuntimeError",
+                "the program broke its worker's pipe to the server (closed or overwrote it), "
+                "so no result came back",
+            )
+        return _error(
+            "SystemExit", f"the program ended its process (exit status {code}) before it finished"
+        )
+
+    def _kill(self, w: _Worker) -> None:
+        """SIGKILL through the zygote, the worker's parent: it alone knows the pid is still its
+        unreaped child (a pid we signalled ourselves could have been reused)."""
+        ctl = self._ctl
+        if ctl is not None:
+            with contextlib.suppress(OSError):
+                ctl.send(b"k" + PID.pack(w.pid))
+
+    def _discard(self, w: _Worker) -> None:
+        """Close our ends and make sure the (one-shot) worker is gone."""
+        with self._lock:
+            self._busy.pop(w.pid, None)
+        self._kill(w)
+        for fd in (w.job_fd, w.out_fd):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        w.job_fd = w.out_fd = -1
+
+    # ---- state ----------------------------------------------------------------------------------
+
+    def ready_workers(self) -> int:
+        with self._lock:
+            return len(self._ready["cpu"])
 
     def close(self) -> None:
-        """Stop every worker."""
-        if self._closed:
-            return
-        self._closed = True
+        """Stop the zygote and every worker."""
         with self._lock:
-            workers = list(self._all)
-            self._all.clear()
+            self._closed = True
+            workers = [w for q in self._ready.values() for w in q]
+            for q in self._ready.values():
+                q.clear()
         for w in workers:
-            if w.process.is_alive():
-                w.process.kill()
-            w.process.join(timeout=5)
-            w.conn.close()
+            self._discard(w)
+        if self._ctl is not None:
+            with contextlib.suppress(OSError):
+                self._ctl.close()
+        if self._proc is not None:
+            with contextlib.suppress(OSError):
+                self._proc.kill()
+            with contextlib.suppress(Exception):
+                self._proc.wait(timeout=5)
 
 
-_POOLS: dict[tuple[int, int, float], WorkerPool] = {}
-_POOLS_LOCK = threading.Lock()
-
-
-def get_pool(size: int, memory_limit_bytes: int, grace_s: float) -> WorkerPool:
-    """The process-wide pool for these parameters (created on first use, closed at exit)."""
-    key = (size, memory_limit_bytes, grace_s)
-    with _POOLS_LOCK:
-        pool = _POOLS.get(key)
-        if pool is None:
-            pool = _POOLS[key] = WorkerPool(size, memory_limit_bytes, grace_s)
-        return pool
-
-
-@atexit.register
-def _close_all() -> None:
-    for pool in list(_POOLS.values()):
-        pool.close()
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]

@@ -1,91 +1,316 @@
-"""Run one program in this process: parse, bind, interpret under budgets, collect graphs.
+"""Run one program as real Python and describe what happened as a ``RunResponse``-shaped dict.
 
-This is what a worker process executes for each request (see :mod:`server.sandbox.pool`).
-The result is a plain dict shaped like ``RunResponse``.
+A jailed worker calls :func:`run_program` once and exits (see :mod:`server.sandbox.worker`).
+The program runs as the module ``__main__`` of a fresh namespace whose builtins import only
+the preloaded modules; its output goes to a stream the caller provides (the worker's pipe);
+tensors take the user's variable names (see :mod:`server.sandbox.source`); every backward
+pass is recorded as a graph. Errors become ``{type, message, line, col, traceback}`` from the
+innermost frame of the user's program, with the user's frames only.
 """
 
 from __future__ import annotations
 
-import ast
+import builtins
 import contextlib
-import functools
+import linecache
+import signal
+import sys
 import time
-from collections.abc import Iterator
-from typing import Any
+import traceback
+import types
+import warnings
+import weakref
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Protocol
 
-from server.sandbox import namespace
+from server.sandbox import source as src
 from server.sandbox.budgets import Budgets
-from server.sandbox.errors import UserError, from_exception
-from server.sandbox.interpreter import Interpreter
-from server.sandbox.validate import parse
+from server.sandbox.modules import Importer
 
 IMPLICIT_BACKWARD_NOTICE = (
     "The program did not call backward(); the playground called backward() on the value of "
     "its last statement (a scalar that requires grad)."
 )
+MAX_RESULT_CHARS = 10_000
 
 
-class _NullPasses:
-    graphs: list[dict[str, Any]] = []  # noqa: RUF012
-    count = 0
+class Output(Protocol):
+    """Where a program's printed text goes."""
+
+    def write(self, text: str) -> int: ...
+
+    def flush(self) -> None: ...
+
+
+class ProgramStream:
+    """``sys.stdout`` / ``sys.stderr`` of a program: counts characters against the output
+    budget and hands text to ``sink`` (the pipe, or a buffer in tests)."""
+
+    encoding = "utf-8"
+    errors = "strict"
+    newlines = None
+
+    def __init__(self, sink: Output, limit: int) -> None:
+        self._sink = sink
+        self._limit = limit
+        self.written = 0
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        room = self._limit - self.written
+        if len(text) > room:
+            if room > 0:
+                self._sink.write(text[:room])
+                self.written = self._limit
+            raise _budget_error(
+                f"output budget exceeded: the program printed more than {self._limit:,} "
+                "characters (budget: max_output_chars)"
+            )
+        self.written += len(text)
+        self._sink.write(text)
+        return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        self._sink.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def writable(self) -> bool:
+        return True
+
+    def readable(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        raise OSError("the playground's output is not a file")
+
+
+class StringSink:
+    """An :class:`Output` that keeps the text (for running in-process, e.g. in tests)."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.parts.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def getvalue(self) -> str:
+        return "".join(self.parts)
+
+
+def _budget_error(message: str) -> Exception:
+    from engine.limits import BudgetExceeded
+
+    return BudgetExceeded(message)
+
+
+# ---- names ------------------------------------------------------------------------------------
+
+
+class Namer:
+    """The hooks the naming pass calls: give tensors and modules the user's names.
+
+    A name given at the top level wins over one given inside a function (``loss`` over a
+    helper's ``out``); the first name of each kind sticks. ``self.fc1 = nn.Linear(...)`` names
+    the module ``fc1``; a module assigned to a variable names its parameters by their path in
+    it (``fc1.weight`` for a user's ``Net``, ``model.0.weight`` for a bare ``Sequential``).
+    """
+
+    def __init__(self, engine: Any) -> None:
+        self.tensor_type: type = engine.Tensor
+        self.module_type: type = engine.nn.Module
+        # id -> weakref of tensors named inside a function (not a WeakSet: tensors compare
+        # elementwise, so they do not belong in hashed collections)
+        self._local: dict[int, weakref.ref[Any]] = {}
+
+    def _is_local(self, t: Any) -> bool:
+        ref = self._local.get(id(t))
+        return ref is not None and ref() is t
+
+    def _mark(self, t: Any, local: bool) -> None:
+        if local:
+            self._local[id(t)] = weakref.ref(t)
+        else:
+            self._local.pop(id(t), None)
+
+    def name(self, name: str, value: Any, local: bool = False) -> Any:
+        try:
+            if isinstance(value, self.tensor_type):
+                self._tensor(name, value, local)
+            elif isinstance(value, self.module_type):
+                self._module(name, value, local)
+        except Exception:  # naming is cosmetic: never the program's error
+            pass
+        return value
+
+    def names(self, names: Any, value: Any, local: bool = False) -> Any:
+        if isinstance(names, tuple) and isinstance(value, tuple | list):
+            for n, v in zip(names, value, strict=False):
+                if n is not None:
+                    self.names(n, v, local)
+        elif isinstance(names, str):
+            self.name(names, value, local)
+        return value
+
+    def _tensor(self, name: str, t: Any, local: bool) -> None:
+        attribute = name.startswith(".")
+        name = name.lstrip(".")
+        current = t._name
+        if current is None or (not local and not attribute and self._is_local(t)):
+            t._name = name
+            self._mark(t, local or attribute)
+
+    def _module(self, name: str, module: Any, local: bool) -> None:
+        attribute = name.startswith(".")
+        name = name.lstrip(".")
+        if getattr(module, "_name", None) is None or (not local and not attribute):
+            object.__setattr__(module, "_name", name)
+        if attribute:
+            return  # its parameters are named when the whole model is assigned
+        user_defined = type(module).__module__ == "__main__"
+        for path, param in module.named_parameters():
+            full = path if user_defined else f"{name}.{path}"
+            if param._name is None or (not local and self._is_local(param)):
+                param._name = full
+                self._mark(param, local)
+
+
+# ---- errors -----------------------------------------------------------------------------------
+
+
+def _user_frames(tb: types.TracebackType | None) -> traceback.StackSummary:
+    frames = [f for f in traceback.extract_tb(tb) if f.filename == src.FILENAME]
+    return traceback.StackSummary.from_list(frames)
+
+
+def _exception_text(exc: BaseException) -> str:
+    lines = traceback.format_exception_only(type(exc), exc)
+    return "".join(lines).rstrip("\n")
+
+
+def error_info(
+    exc: BaseException, fallback: tuple[int | None, int | None] = (None, None)
+) -> dict[str, Any]:
+    """``{type, message, line, col, traceback}`` from the innermost user frame."""
+    frames = _user_frames(exc.__traceback__)
+    line, col = fallback
+    if frames:
+        last = frames[-1]
+        line = last.lineno
+        colno = getattr(last, "colno", None)
+        col = colno + 1 if colno is not None else None
+    message = str(exc)
+    if isinstance(exc, KeyError) and len(exc.args) == 1:
+        message = repr(exc.args[0])
+    if isinstance(exc, MemoryError):
+        note = "the program ran out of memory (budget: sandbox_memory_limit_bytes)"
+        message = f"{message} — {note}" if message else note
+    text = ""
+    if frames:
+        text = "Traceback (most recent call last):\n" + "".join(frames.format())
+    text += _exception_text(exc)
+    info: dict[str, Any] = {
+        "type": type(exc).__name__,
+        "message": message,
+        "line": line,
+        "col": col,
+        "traceback": text,
+    }
+    return info
+
+
+def source_error_info(exc: src.SourceError, source: str) -> dict[str, Any]:
+    """A syntax or budget error found before running: Python's own text for a SyntaxError."""
+    text = f"{exc.type_name}: {exc.message}"
+    if exc.line is not None:
+        lines = source.splitlines()
+        shown = lines[exc.line - 1] if 0 < exc.line <= len(lines) else ""
+        caret = ""
+        if exc.col is not None and shown:
+            stripped = shown.lstrip()
+            indent = len(shown) - len(stripped)
+            caret = "\n    " + " " * max(exc.col - 1 - indent, 0) + "^"
+        text = f'  File "{src.FILENAME}", line {exc.line}\n    {shown.strip()}{caret}\n' + text
+    return {
+        "type": exc.type_name,
+        "message": exc.message,
+        "line": exc.line,
+        "col": exc.col,
+        "traceback": text,
+    }
+
+
+# ---- warnings ---------------------------------------------------------------------------------
+
+
+class _WarningLog:
+    """Warnings shown as Python shows them once per location: ``Line 7: UserWarning: ...``."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def show(
+        self,
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: Any = None,
+        line: str | None = None,
+    ) -> None:
+        at = lineno if filename == src.FILENAME else _innermost_program_line()
+        where = f"Line {at}: " if at is not None else ""
+        text = f"{where}{category.__name__}: {message}"
+        if text not in self.lines:
+            self.lines.append(text)
+
+
+def _innermost_program_line() -> int | None:
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename == src.FILENAME:
+            return frame.f_lineno
+        frame = frame.f_back  # type: ignore[assignment]
+    return None
+
+
+# ---- time ---------------------------------------------------------------------------------------
 
 
 @contextlib.contextmanager
-def _recording(engine: Any, max_passes: int) -> Iterator[Any]:
-    """engine.autograd.record_passes, or a stand-in that records nothing."""
-    hook = getattr(getattr(engine, "autograd", None), "record_passes", None)
-    if hook is None:
-        yield _NullPasses()
-        return
-    with hook(max_passes) as log:
-        yield log
-
-
-@contextlib.contextmanager
-def _limited(engine: Any, budgets: Budgets) -> Iterator[None]:
-    """engine.limits.limited(Limits(...)), or nothing while the engine lacks it."""
-    limits = getattr(engine, "limits", None)
-    if limits is None:
-        with contextlib.suppress(Exception):
-            import importlib
-
-            limits = importlib.import_module("engine.limits")
-    if limits is None or not hasattr(limits, "limited"):
+def _wall_clock(seconds: float, enabled: bool) -> Iterator[None]:
+    """Raise TimeoutError in the program after ``seconds`` (the parent kills it a little later
+    if it does not stop: a handler cannot interrupt one long native call)."""
+    if not enabled or seconds <= 0:
         yield
         return
-    spec = limits.Limits(
-        max_tensor_elements=budgets.max_tensor_elements,
-        max_total_elements=budgets.max_total_elements,
-        max_flops=budgets.max_flops,
-        max_graph_nodes=budgets.max_graph_nodes,
-    )
-    with limits.limited(spec):
+
+    def stop(signum: int, frame: Any) -> None:
+        raise TimeoutError(f"stopped after {seconds:g} s (budget: wall_clock_s)")
+
+    def out_of_cpu(signum: int, frame: Any) -> None:
+        raise TimeoutError("used up its CPU time (budget: cpu_s)")
+
+    signal.signal(signal.SIGALRM, stop)
+    signal.signal(signal.SIGXCPU, out_of_cpu)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
         yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-def _is_tensor(engine: Any, value: Any) -> bool:
-    cls = getattr(engine, "Tensor", None)
-    return isinstance(cls, type) and isinstance(value, cls)
-
-
-def _name_values(engine: Any) -> Any:  # returns the hook
-    """A hook that gives tensors (and a module's parameters) the user's variable names."""
-    tensor_cls: Any = getattr(engine, "Tensor", None)
-    module_cls: Any = getattr(getattr(engine, "nn", None), "Module", None)
-
-    def hook(name: str, value: Any) -> None:
-        obj: Any = value
-        if isinstance(tensor_cls, type) and isinstance(value, tensor_cls):
-            if getattr(value, "_name", None) is None:
-                with contextlib.suppress(Exception):
-                    obj._name = name  # engine hook: graph nodes take the user's names
-        elif isinstance(module_cls, type) and isinstance(value, module_cls):
-            with contextlib.suppress(Exception):
-                for pname, param in obj.named_parameters():
-                    if getattr(param, "_name", None) is None:
-                        param._name = f"{name}.{pname}"
-
-    return hook
+# ---- the run ------------------------------------------------------------------------------------
 
 
 def _binding_tensor(engine: Any, name: str, spec: Any) -> Any:
@@ -95,124 +320,28 @@ def _binding_tensor(engine: Any, name: str, spec: Any) -> Any:
         value = spec.get("value")
         requires_grad = bool(spec.get("requires_grad", True))
     t = engine.tensor(value, dtype=engine.float32, requires_grad=requires_grad)
-    with contextlib.suppress(Exception):
-        t._name = name
+    t._name = name
     return t
 
 
-def _export(engine: Any, root: Any) -> dict[str, Any] | None:
-    export = getattr(getattr(engine, "graph", None), "export", None)
-    if export is None:
-        with contextlib.suppress(Exception):
-            import importlib
-
-            export = importlib.import_module("engine.graph").export
-    if export is None:
-        return None
-    result: dict[str, Any] = export(root)
-    return result
-
-
-@functools.lru_cache(maxsize=128)
-def _parse_cached(
-    source: str, max_source_bytes: int, max_ast_nodes: int, max_ast_depth: int
-) -> ast.Module:
-    """Parse + validate once per distinct source (sliders re-run one program with new bindings).
-
-    Safe to share: the interpreter never mutates the tree.
-    """
-    budgets = Budgets(
-        max_source_bytes=max_source_bytes, max_ast_nodes=max_ast_nodes, max_ast_depth=max_ast_depth
-    )
-    return parse(source, budgets)
-
-
-def run_program(job: dict[str, Any]) -> dict[str, Any]:
-    """Run ``job`` = {source, device, seed, bindings, budgets} and return the response dict."""
-    started = time.perf_counter()
-    budgets = Budgets(**job.get("budgets", {}))
-    device = job.get("device", "cpu")
-    result: dict[str, Any] = {
-        "ok": False, "stdout": "", "error": None, "graph": None, "passes": [],
-        "device": device, "notice": None, "timing_ms": {},
-    }  # fmt: skip
-    timing = result["timing_ms"]
-    interp: Interpreter | None = None
-    try:
-        tree = _parse_cached(
-            job["source"], budgets.max_source_bytes, budgets.max_ast_nodes, budgets.max_ast_depth
+def _limits(engine: Any, budgets: Budgets) -> Any:
+    return engine.limits.limited(
+        engine.limits.Limits(
+            max_tensor_elements=budgets.max_tensor_elements,
+            max_total_elements=budgets.max_total_elements,
+            max_flops=budgets.max_flops,
+            max_graph_nodes=budgets.max_graph_nodes,
         )
-        timing["parse"] = _ms(started)
-        engine = namespace.load_engine()
-        interp = Interpreter(budgets)
-        if engine is not None:
-            interp.name_hook = _name_values(engine)
-        with contextlib.ExitStack() as stack:
-            log = stack.enter_context(_recording(engine, budgets.max_recorded_passes))
-            stack.enter_context(_limited(engine, budgets))
-            if engine is not None:
-                _prepare_engine(engine, device, int(job.get("seed", 0)))
-            for name, spec in (job.get("bindings") or {}).items():
-                if engine is None:
-                    raise UserError("RuntimeError", "the tensor engine is not available")
-                interp.globals.vars[name] = _binding_tensor(engine, name, spec)
-            run_started = time.perf_counter()
-            last = interp.run(tree)
-            timing["run"] = _ms(run_started)
-            root = None
-            if not interp.ctx.backward_called and log.count == 0 and engine is not None:
-                root = _implicit_root(engine, last)
-                if root is not None:
-                    try:
-                        root.backward()
-                    except Exception as exc:
-                        raise from_exception(exc, *_last_pos(tree)) from None
-                    result["notice"] = IMPLICIT_BACKWARD_NOTICE
-            graphs = list(getattr(log, "graphs", []))
-        if engine is not None:
-            if not graphs and root is not None:
-                exported = _export(engine, root)
-                graphs = [exported] if exported else []
-            if not graphs and _is_tensor(engine, last):
-                with contextlib.suppress(Exception):
-                    exported = _export(engine, last)
-                    graphs = [exported] if exported else []
-        result["passes"] = graphs
-        result["graph"] = graphs[-1] if graphs else None
-        result["ok"] = True
-    except UserError as exc:
-        result["error"] = exc.as_dict()
-        _add_focus(result, exc)
-    except Exception as exc:
-        error = from_exception(exc)
-        result["error"] = error.as_dict()
-        _add_focus(result, error)
-    if interp is not None:
-        result["stdout"] = interp.stdout()
-        if interp.ctx.warnings:  # what PyTorch would print to stderr, shown beside the output
-            notes = [n for n in (result.get("notice"), *interp.ctx.warnings) if n]
-            result["notice"] = "\n".join(notes)
-    timing["total"] = _ms(started)
-    return result
+    )
 
 
-def _add_focus(result: dict[str, Any], error: UserError) -> None:
-    """An autograd error: send the graph it happened in, and which node it concerns."""
-    if error.autograd_focus is None:
-        return
-    from engine.graph import export_focus
-
-    with contextlib.suppress(Exception):  # best effort: the error itself is already reported
-        exported = export_focus(error)
-        if exported is not None:
-            graph, node_id = exported
-            result["graph"] = graph
-            result["error"]["node"] = node_id
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 3)
 
 
 def _implicit_root(engine: Any, last: Any) -> Any:
     """The last statement's value when it is a scalar tensor that requires grad."""
-    if not _is_tensor(engine, last):
+    if not isinstance(last, engine.Tensor):
         return None
     try:
         if last.requires_grad and last.numel() == 1:
@@ -222,20 +351,155 @@ def _implicit_root(engine: Any, last: Any) -> Any:
     return None
 
 
-def _last_pos(tree: Any) -> tuple[int | None, int | None]:
-    if not tree.body:
-        return None, None
-    node = tree.body[-1]
-    return node.lineno, node.col_offset + 1
+def _safe_repr(value: Any) -> str:
+    text = repr(value)
+    if len(text) > MAX_RESULT_CHARS:
+        text = text[:MAX_RESULT_CHARS] + " …"
+    return text
 
 
-def _prepare_engine(engine: Any, device: str, seed: int) -> None:
-    seed_fn = getattr(engine, "manual_seed", None)
-    if seed_fn is not None:
-        seed_fn(seed)
-    # Always set it: workers are reused, and a cuda job must not leak into the next cpu one.
-    engine.set_default_device(device)
+def run_program(
+    job: Mapping[str, Any],
+    output: Output,
+    modules: Mapping[str, types.ModuleType],
+    timed: bool = True,
+) -> dict[str, Any]:
+    """Run ``job`` = {source, device, seed, bindings, budgets}; return the response dict
+    without ``stdout`` (the caller collects what ``output`` received).
+
+    ``modules`` are the importable modules (:func:`server.sandbox.modules.preload`); ``timed``
+    arms the soft wall clock (a signal: only in a worker's main thread).
+    """
+    started = time.perf_counter()
+    budgets = Budgets(**job.get("budgets", {}))
+    device = str(job.get("device", "cpu"))
+    source = str(job.get("source", ""))
+    result: dict[str, Any] = {
+        "ok": False, "error": None, "graph": None, "passes": [], "passes_total": 0,
+        "result": None, "device": device, "notice": None, "timing_ms": {},
+    }  # fmt: skip
+    timing = result["timing_ms"]
+    engine = modules["torch"]
+    stream = ProgramStream(output, budgets.max_output_chars)
+    warning_log = _WarningLog()
+    notices: list[str] = []
+    try:
+        tree = src.parse(
+            source,
+            src.SourceBudgets(
+                budgets.max_source_bytes, budgets.max_ast_nodes, budgets.max_ast_depth
+            ),
+        )
+        tree, has_last = src.rewrite(tree)
+        code = compile(tree, src.FILENAME, "exec", dont_inherit=True)
+    except src.SourceError as exc:
+        result["error"] = source_error_info(exc, source)
+        timing["total"] = _ms(started)
+        return result
+    except (SyntaxError, ValueError) as exc:  # found by the compiler, not the parser
+        line = getattr(exc, "lineno", None)
+        col = getattr(exc, "offset", None)
+        msg = getattr(exc, "msg", None) or str(exc)
+        result["error"] = source_error_info(
+            src.SourceError(type(exc).__name__, msg, line, col), source
+        )
+        timing["total"] = _ms(started)
+        return result
+    timing["parse"] = _ms(started)
+    linecache.cache[src.FILENAME] = (len(source), None, source.splitlines(True), src.FILENAME)
+
+    namer = Namer(engine)
+    last: list[Any] = []
+    importer = Importer(modules)
+    importer.bind_sys_streams(stream, stream)
+    program_builtins = dict(vars(builtins))
+    program_builtins.update(
+        __import__=importer,
+        input=_no_input,
+        **{src.NAME_HOOK: namer.name, src.NAMES_HOOK: namer.names, src.LAST_HOOK: last.append},
+    )
+    main = types.ModuleType("__main__")
+    namespace = main.__dict__
+    namespace["__builtins__"] = program_builtins
+    namespace["__file__"] = src.FILENAME
+    sys.modules["__main__"] = main
+
+    root = None
+    log = None
+    run_started = time.perf_counter()
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(contextlib.redirect_stdout(stream))  # type: ignore[type-var]
+        stack.enter_context(contextlib.redirect_stderr(stream))  # type: ignore[type-var]
+        stack.enter_context(warnings.catch_warnings())
+        warnings.simplefilter("default")
+        warnings.showwarning = warning_log.show
+        log = stack.enter_context(engine.autograd.record_passes(budgets.max_recorded_passes))
+        stack.enter_context(_limits(engine, budgets))
+        try:
+            engine.manual_seed(int(job.get("seed", 0)))
+            engine.set_default_device(device)
+            for name, spec in (job.get("bindings") or {}).items():
+                namespace[name] = _binding_tensor(engine, name, spec)
+            with _wall_clock(budgets.wall_clock_s, timed):
+                try:
+                    exec(code, namespace)
+                except SystemExit as exc:
+                    if exc.code not in (None, 0):
+                        raise
+                value = last[-1] if last else None
+                if log.count == 0:
+                    root = _implicit_root(engine, value)
+                    if root is not None:
+                        try:
+                            root.backward()
+                        except Exception as exc:
+                            raise exc.with_traceback(None) from None
+                        notices.append(IMPLICIT_BACKWARD_NOTICE)
+                if has_last and value is not None:
+                    result["result"] = _safe_repr(value)
+            result["ok"] = True
+        except BaseException as exc:  # the program's error, whatever it is
+            if isinstance(exc, KeyboardInterrupt | GeneratorExit):
+                exc = RuntimeError(type(exc).__name__)
+            result["error"] = error_info(exc, src.last_position(tree))
+            _add_focus(engine, result, exc)
+        finally:
+            with contextlib.suppress(Exception):
+                stream.flush()
+    timing["run"] = _ms(run_started)
+    graphs = list(log.graphs) if log is not None else []
+    result["passes_total"] = log.count if log is not None else 0
+    if not graphs and result["ok"]:
+        value = last[-1] if last else None
+        tensor = root if root is not None else value
+        if isinstance(tensor, engine.Tensor):
+            with contextlib.suppress(Exception):
+                graphs = [engine.graph.export(tensor)]
+    result["passes"] = graphs
+    if result["graph"] is None:
+        result["graph"] = graphs[-1] if graphs else None
+    notices.extend(warning_log.lines)
+    result["notice"] = "\n".join(notices) if notices else None
+    timing["total"] = _ms(started)
+    return result
 
 
-def _ms(since: float) -> float:
-    return round((time.perf_counter() - since) * 1000, 3)
+def _no_input(prompt: Any = "") -> str:
+    raise EOFError("input(): the playground has no keyboard input; assign the value instead")
+
+
+def _add_focus(engine: Any, result: dict[str, Any], exc: BaseException) -> None:
+    """An autograd error: send the graph it happened in, and which node it concerns."""
+    if getattr(exc, "autograd_focus", None) is None:
+        return
+    with contextlib.suppress(Exception):  # best effort: the error itself is already reported
+        exported = engine.graph.export_focus(exc)
+        if exported is not None:
+            graph, node_id = exported
+            result["graph"] = graph
+            result["error"]["node"] = node_id
+
+
+def call_quietly(fn: Callable[[], Any]) -> None:
+    with contextlib.suppress(Exception):
+        fn()

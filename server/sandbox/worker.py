@@ -1,59 +1,165 @@
-"""The worker process: receive a job, run it, send the JSON response bytes back.
+"""A worker: forked by the zygote, jailed before it reads anything, runs one program, exits.
 
-Imported by the forkserver before it forks (``set_forkserver_preload``), so NumPy, the
-engine and the sandbox tables are loaded once and each worker starts in milliseconds.
+Its life, in order (all before the program's first byte is read):
+
+1. close every descriptor but its two pipes (``job`` in, ``out`` back to the server), and put
+   ``/dev/null`` on 0, 1 and 2 so that stray native writes go nowhere;
+2. for a CUDA worker, initialise the device (CUDA does not survive ``fork``);
+3. install the jail (:mod:`server.sandbox.jail`): rlimits, Landlock, seccomp;
+4. read one ``JOB`` frame, run it (:func:`server.sandbox.runner.run_program`), streaming what
+   the program prints as ``STDOUT`` frames, then one ``RESULT`` frame; exit.
+
+Nothing in here trusts the program: it may have replaced anything it can reach, so the result
+is encoded defensively and the server validates it again.
 """
 
 from __future__ import annotations
 
 import contextlib
-import resource
+import os
 import sys
-from multiprocessing.connection import Connection
+import types
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
 
-from server.sandbox import namespace
-from server.sandbox.runner import run_program
+from server.sandbox import protocol
+from server.sandbox.jail import JailError, JailSpec, install
 
-with contextlib.suppress(Exception):  # warm the tables (and the engine import) before forking
-    namespace.modules()
-    namespace.rules_for(0)
+#: exit statuses of a worker that could not do its job (others are the program's own)
+EXIT_NO_JAIL = 3
+EXIT_NO_REPORT = 4
+
+
+class PipeSink:
+    """Program output to the server as STDOUT frames, line by line (or every ``chunk``
+    characters), so a program killed in the middle of a native call keeps every whole line it
+    printed: ``print(x)`` writes ``x`` and then ``"\n"``, which sends both in one frame."""
+
+    def __init__(self, fd: int, chunk: int = 8192) -> None:
+        self.fd = fd
+        self.chunk = chunk
+        self._parts: list[str] = []
+        self._size = 0
+
+    def write(self, text: str) -> int:
+        self._parts.append(text)
+        self._size += len(text)
+        if self._size >= self.chunk or "\n" in text:
+            self.flush()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self._parts:
+            return
+        data = "".join(self._parts).encode("utf-8", "surrogatepass")
+        self._parts.clear()
+        self._size = 0
+        write_all(self.fd, protocol.frame(protocol.STDOUT, data))
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+def read_frame(fd: int, cap: int) -> tuple[bytes, bytes]:
+    """Block until one whole frame has arrived."""
+    reader = protocol.FrameReader({protocol.JOB: cap})
+    while True:
+        data = os.read(fd, 65536)
+        if not data:
+            raise EOFError("the server closed the job pipe")
+        frames = reader.feed(data)
+        if frames:
+            return frames[0]
 
 
 def encode(result: dict[str, Any]) -> bytes:
-    """The response body; unknown types become strings rather than errors."""
+    """The result frame's JSON; anything odd becomes a string rather than an error."""
     return orjson.dumps(result, option=orjson.OPT_SERIALIZE_NUMPY, default=str)
 
 
-def main(conn: Connection, memory_limit_bytes: int) -> None:
-    """Serve jobs from the pipe until it closes."""
-    if memory_limit_bytes > 0:
-        with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(resource.RLIMIT_AS, (memory_limit_bytes, memory_limit_bytes))
-    sys.setrecursionlimit(20_000)
-    from engine import backend
-    from server.settings import get_settings
+def _isolate(keep: tuple[int, ...]) -> None:
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    keep_all = sorted({0, 1, 2, *keep})
+    start = 3
+    for fd in keep_all:
+        if fd >= start:
+            os.closerange(start, fd)
+            start = fd + 1
+    os.closerange(start, 1 << 16)
+    if null not in keep_all:
+        with contextlib.suppress(OSError):
+            os.close(null)
 
-    # A no-op without CuPy; with it, one program cannot take the whole card.
-    backend.set_cuda_memory_limit(get_settings().cuda_memory_limit_bytes)
-    while True:
+
+def _forget_the_host() -> None:
+    """Nothing of the machine's layout for the program to print: no environment but the
+    locale, no import path, no interpreter location (nothing is imported after this)."""
+    os.environ.clear()
+    os.environ["LANG"] = "C.UTF-8"
+    sys.path[:] = []
+    for name in ("executable", "prefix", "exec_prefix", "base_prefix", "base_exec_prefix"):
+        with contextlib.suppress(AttributeError, TypeError):
+            setattr(sys, name, "")
+    sys.argv[:] = ["<program>"]
+
+
+def _init_cuda() -> None:
+    from engine import backend
+
+    backend.init_cuda_after_fork()
+
+
+def serve(
+    job_fd: int,
+    out_fd: int,
+    spec: JailSpec,
+    modules: Mapping[str, types.ModuleType],
+    device_kind: str,
+    job_cap: int,
+) -> None:
+    """The worker's whole life (never returns: exits the process)."""
+    code = 0
+    try:
+        _isolate((job_fd, out_fd))
         try:
-            job = conn.recv()
-        except (EOFError, OSError):
-            return
-        try:
-            body = encode(run_program(job))
-        except BaseException as exc:
-            body = encode(
-                {
-                    "ok": False, "stdout": "", "graph": None, "passes": [], "notice": None,
-                    "device": job.get("device", "cpu"), "timing_ms": {},
-                    "error": {"type": "RuntimeError", "message": f"internal error: {type(exc).__name__}", "line": None, "col": None},
-                }
-            )  # fmt: skip
-        try:
-            conn.send_bytes(body)
-        except (BrokenPipeError, OSError):
-            return
+            if device_kind == "cuda":
+                _init_cuda()
+            _forget_the_host()
+            install(spec)
+        except (JailError, Exception) as exc:
+            write_all(
+                out_fd,
+                _refusal(f"the sandbox could not prepare its worker: {type(exc).__name__}: {exc}"),
+            )
+            os._exit(EXIT_NO_JAIL)
+        _kind, payload = read_frame(job_fd, job_cap)
+        os.close(job_fd)
+        job = orjson.loads(payload)
+        from server.sandbox.runner import run_program
+
+        sink = PipeSink(out_fd)
+        result = run_program(job, sink, modules)
+        sink.flush()
+        write_all(out_fd, protocol.frame(protocol.RESULT, encode(result)))
+    except BaseException:  # the server reports a worker that ends without a result
+        code = EXIT_NO_REPORT
+    finally:
+        with contextlib.suppress(BaseException):
+            sys.stdout.flush()
+        os._exit(code)
+
+
+def _refusal(message: str) -> bytes:
+    body: dict[str, Any] = {
+        "ok": False, "graph": None, "passes": [], "notice": None, "device": "cpu",
+        "timing_ms": {}, "error": {"type": "RuntimeError", "message": message, "line": None, "col": None},
+    }  # fmt: skip
+    return protocol.frame(protocol.RESULT, encode(body))

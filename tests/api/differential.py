@@ -8,6 +8,7 @@ import math
 import re
 import sys
 import traceback
+import types
 import warnings
 from typing import Any
 
@@ -20,7 +21,10 @@ def run_with_torch(source: str) -> dict[str, Any]:
     """stdout and error ({type, message, line}) of source run by real Python with real torch."""
     buffer = io.StringIO()
     error = None
-    namespace: dict[str, Any] = {"__name__": "__program__"}
+    # A real module, as the playground gives programs (dataclasses look their module up)
+    module = types.ModuleType("__program__")
+    namespace: dict[str, Any] = module.__dict__
+    sys.modules["__program__"] = module
     try:
         code = compile(source, "<program>", "exec")
         # PyTorch's warnings go to stderr, not to what the learner compares (and pytest's
@@ -34,6 +38,8 @@ def run_with_torch(source: str) -> dict[str, Any]:
             if frame.filename == "<program>":
                 line = frame.lineno
         error = {"type": type(exc).__name__, "message": str(exc).split("\n")[0], "line": line}
+    finally:
+        del sys.modules["__program__"]
     return {"stdout": buffer.getvalue(), "error": error}
 
 

@@ -5,13 +5,15 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from server.app import create_app
+from server.sandbox import jail
 
 
-def test_healthz() -> None:
-    client = TestClient(create_app())
-    response = client.get("/healthz")
+def test_healthz_says_how_programs_are_confined() -> None:
+    with TestClient(create_app()) as client:
+        response = client.get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok"}
+    expected = "seccomp" if jail.probe()[0] else "none"
+    assert response.json() == {"status": "ok", "sandbox": expected}
 
 
 def test_devices_lists_cpu_and_cuda_with_reason() -> None:

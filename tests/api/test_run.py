@@ -83,6 +83,9 @@ def test_classic_errors_have_pytorch_messages(client: TestClient) -> None:
         "line": 7,
         "col": 1,
         "node": body["graph"]["root"],  # the root that does not require grad
+        "traceback": 'Traceback (most recent call last):\n  File "<program>", line 7, in '
+        "<module>\n    loss.backward()\nRuntimeError: element 0 of tensors does not require "
+        "grad and does not have a grad_fn",
     }
     error = run(client, by_id["error-backward-twice"])["error"]
     assert error["type"] == "RuntimeError"
@@ -104,6 +107,8 @@ def test_name_error_keeps_output_before_it(client: TestClient) -> None:
         "message": "name 'wx' is not defined",
         "line": 4,
         "col": 7,
+        "traceback": 'Traceback (most recent call last):\n  File "<program>", line 4, in '
+        "<module>\n    print(wx)\n           ^^\nNameError: name 'wx' is not defined",
     }
 
 

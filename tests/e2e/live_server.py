@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import uvicorn
 
@@ -33,13 +34,23 @@ def free_port() -> int:
 
 
 @contextmanager
-def live_server() -> Iterator[str]:
-    """Serve `server.app:create_app` and yield its base URL; stop it on exit."""
-    from server.app import create_app  # imported here so collecting the tests stays cheap
+def live_server(app: Any = None, **config: Any) -> Iterator[str]:
+    """Serve ``app`` (default: `server.app:create_app()`) and yield its base URL; stop it on exit.
 
+    ``config`` goes to ``uvicorn.Config`` (e.g. ``timeout_keep_alive``)."""
+    if app is None:
+        from server.app import create_app  # imported here so collecting the tests stays cheap
+
+        app = create_app()
     port = free_port()
     config = uvicorn.Config(
-        create_app(), host="127.0.0.1", port=port, log_level="warning", lifespan="on"
+        app,
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        proxy_headers=False,
+        **config,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="e2e-uvicorn", daemon=True)

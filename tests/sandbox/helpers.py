@@ -1,20 +1,44 @@
-"""Run programs in-process (no worker pool) for fast interpreter tests."""
+"""Run programs through the real sandbox (zygote, jailed one-shot workers), as the API does."""
 
 from __future__ import annotations
 
+import atexit
+import functools
 from dataclasses import asdict, replace
 from typing import Any
 
+import orjson
+
+from server.sandbox import service
 from server.sandbox.budgets import Budgets
-from server.sandbox.runner import run_program
+from server.sandbox.pool import Sandbox, SandboxConfig
 
-FAST = Budgets(wall_clock_s=2.0)
+FAST = Budgets(wall_clock_s=3.0)
 
 
-def run(source: str, **budget_overrides: Any) -> dict[str, Any]:
-    """The run result dict for source, with budgets overridden by keyword."""
+@functools.cache
+def sandbox(wall_clock_s: float, memory_bytes: int = 1024**3) -> Sandbox:
+    """One sandbox per wall-clock budget (its hard kill follows it), closed at exit."""
+    box = Sandbox(
+        SandboxConfig(workers=2, wall_clock_s=wall_clock_s, grace_s=1.0, memory_bytes=memory_bytes)
+    )
+    atexit.register(box.close)
+    return box
+
+
+def run(source: str, device: str = "cpu", seed: int = 0, **budget_overrides: Any) -> dict[str, Any]:
+    """The response body (a dict) for ``source``, with budgets overridden by keyword."""
     budgets = replace(FAST, **budget_overrides)
-    return run_program({"source": source, "budgets": asdict(budgets)})
+    job = {
+        "source": source,
+        "device": device,
+        "seed": seed,
+        "bindings": {},
+        "budgets": asdict(budgets),
+    }
+    box = sandbox(budgets.wall_clock_s)
+    body: dict[str, Any] = orjson.loads(service.respond(box.run(job), device, box.mode == "none"))
+    return body
 
 
 def out(source: str) -> str:

@@ -23,6 +23,9 @@ class _DeviceHandle:
     def synchronize(self) -> None:
         pass
 
+    def use(self) -> None:
+        """Make this the current device (CuPy creates the context here)."""
+
     def __enter__(self) -> _DeviceHandle:
         return self
 

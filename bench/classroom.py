@@ -1,0 +1,218 @@
+"""A classroom and a flood against the server exactly as ``make run`` starts it.
+
+- **Classroom**: forty students behind one address (all on 127.0.0.1), each running a program
+  every 0.5-2.5 s for 30 s: mostly the tiny example, every fifth the lessons' training loop,
+  one in ten hostile (an infinite loop, a fork, a file read, a memory bomb, a huge tensor, an
+  import of os, a print flood). Target: 0 refused, 0 failed, benign p99 <= 1 s.
+- **Flood**: 48 clients with no pause for 10 s. Target: nothing but 200, or 429/503 with
+  Retry-After; no other 5xx and no dropped connection; healthy afterwards; and the served
+  runs per second at saturation on this machine.
+
+``python -m bench.classroom`` prints the table; ``make bench`` includes it. Bounded in count
+and time, loopback only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import httpx2 as httpx
+
+from server.examples import EXAMPLES
+from server.schemas import TINY_EXAMPLE
+
+TRAINING_LOOP = next(e.source for e in EXAMPLES if e.id == "seed-train-loop")
+HOSTILE = (
+    "while True:\n    pass",
+    "import warnings\nos = warnings.sys.modules['os']\nos.fork()",
+    "print(open('/etc/passwd').read())",
+    "x = bytearray(10**11)",
+    "import torch\nx = torch.zeros(10**9)",
+    "import os",
+    "while True:\n    print('spam' * 100)",
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def make_run_server() -> Iterator[str]:
+    """``python -m server`` (what ``make run`` runs) with its default settings, on a free port."""
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGP_")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
+                    break
+            time.sleep(0.3)
+        else:
+            raise RuntimeError("the server did not start")
+        yield base
+    finally:
+        process.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=15)
+        if process.poll() is None:
+            process.kill()
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def classroom(base: str, students: int = 40, duration_s: float = 30.0) -> dict[str, Any]:
+    lock = threading.Lock()
+    latency: dict[str, list[float]] = {"tiny": [], "training": [], "hostile": []}
+    counts: Counter[str] = Counter()
+    stop = time.monotonic() + duration_s
+
+    def student(seed: int) -> None:
+        rng = random.Random(seed)
+        n = 0
+        with httpx.Client(base_url=base, timeout=60) as client:
+            time.sleep(rng.uniform(0, 2.5))  # students do not all start on the same beat
+            while time.monotonic() < stop:
+                n += 1
+                if rng.random() < 0.1:
+                    kind, source = "hostile", rng.choice(HOSTILE)
+                elif n % 5 == 0:
+                    kind, source = "training", TRAINING_LOOP
+                else:
+                    kind, source = "tiny", TINY_EXAMPLE
+                started = time.perf_counter()
+                try:
+                    response = client.post("/api/v1/run", json={"source": source})
+                    status = response.status_code
+                    ok = status == 200 and (kind == "hostile" or response.json()["ok"])
+                except httpx.HTTPError:
+                    status, ok = -1, False
+                elapsed = time.perf_counter() - started
+                with lock:
+                    counts["requests"] += 1
+                    counts["refused"] += status in (429, 503)
+                    counts["failed"] += not ok and status not in (429, 503)
+                    latency[kind].append(elapsed)
+                time.sleep(rng.uniform(0.5, 2.5))
+
+    threads = [threading.Thread(target=student, args=(i,)) for i in range(students)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    benign = latency["tiny"] + latency["training"]
+    return {
+        **counts,
+        "benign_p50_ms": _pct(benign, 0.5) * 1000,
+        "benign_p99_ms": _pct(benign, 0.99) * 1000,
+        "tiny_p50_ms": _pct(latency["tiny"], 0.5) * 1000,
+        "training_p50_ms": _pct(latency["training"], 0.5) * 1000,
+        "hostile": len(latency["hostile"]),
+        "rate": counts["requests"] / duration_s,
+    }
+
+
+def flood(base: str, clients: int = 48, duration_s: float = 10.0) -> dict[str, Any]:
+    lock = threading.Lock()
+    statuses: Counter[int] = Counter()
+    problems: Counter[str] = Counter()
+    served_ms: list[float] = []
+    stop = time.monotonic() + duration_s
+
+    def hammer() -> None:
+        with httpx.Client(base_url=base, timeout=60) as client:
+            while time.monotonic() < stop:
+                started = time.perf_counter()
+                try:
+                    response = client.post("/api/v1/run", json={"source": TINY_EXAMPLE})
+                except httpx.HTTPError as exc:
+                    with lock:
+                        problems[f"connection: {type(exc).__name__}"] += 1
+                    continue
+                with lock:
+                    statuses[response.status_code] += 1
+                    if response.status_code in (429, 503):
+                        if "retry-after" not in response.headers:
+                            problems["refusal without Retry-After"] += 1
+                        else:
+                            time.sleep(min(1.0, float(response.headers["retry-after"])) * 0.05)
+                    elif response.status_code == 200:
+                        served_ms.append((time.perf_counter() - started) * 1000)
+                    else:
+                        problems[f"status {response.status_code}"] += 1
+
+    threads = [threading.Thread(target=hammer) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    healthy = httpx.get(f"{base}/healthz", timeout=5).status_code == 200
+    after = httpx.post(f"{base}/api/v1/run", json={"source": "print(6 * 7)"}, timeout=30)
+    return {
+        "statuses": dict(statuses),
+        "problems": dict(problems),
+        "served_per_s": statuses[200] / duration_s,
+        "served_p50_ms": statistics.median(served_ms) if served_ms else float("nan"),
+        "healthy_after": healthy and after.status_code == 200 and after.json()["stdout"] == "42\n",
+    }
+
+
+def main() -> None:
+    with make_run_server() as base:
+        room = classroom(base)
+        rush = flood(base)
+    ok_room = room["refused"] == 0 and room["failed"] == 0 and room["benign_p99_ms"] <= 1000
+    bad = {k: v for k, v in rush["statuses"].items() if k not in (200, 429, 503)}
+    ok_flood = not bad and not rush["problems"] and rush["healthy_after"]
+    print("\n| classroom / flood (server as `make run` starts it) | value |")
+    print("|---|---|")
+    print(
+        f"| classroom: 40 students, one address, 30 s: requests | {room['requests']} "
+        f"({room['rate']:.1f}/s; {room['hostile']} hostile) |"
+    )
+    print(f"| classroom: refused / failed (target 0 / 0) | {room['refused']} / {room['failed']} |")
+    print(
+        f"| classroom: benign p50 / p99 (target p99 ≤ 1 s) | {room['benign_p50_ms']:.0f} ms / "
+        f"{room['benign_p99_ms']:.0f} ms {'✓' if ok_room else '✗'} |"
+    )
+    print(
+        f"| classroom: tiny example p50 / training loop p50 | {room['tiny_p50_ms']:.0f} ms / "
+        f"{room['training_p50_ms']:.0f} ms |"
+    )
+    print(f"| flood: 48 clients, no pause, 10 s: statuses | {rush['statuses']} |")
+    print(
+        f"| flood: other 5xx, dropped connections, refusals without Retry-After | "
+        f"{rush['problems'] or 'none'} {'✓' if ok_flood else '✗'} |"
+    )
+    print(
+        f"| flood: served runs/s at saturation ({os.cpu_count()} cores), served p50 | "
+        f"{rush['served_per_s']:.0f}/s, {rush['served_p50_ms']:.0f} ms |"
+    )
+    print(f"| healthy after the flood | {rush['healthy_after']} |")
+
+
+if __name__ == "__main__":
+    main()

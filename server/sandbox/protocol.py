@@ -1,0 +1,67 @@
+"""The pipe protocol between the server and a jailed worker: typed, length-prefixed frames.
+
+A frame is one kind byte, a 4-byte big-endian length and that many payload bytes. The server
+sends one ``JOB`` frame (JSON); the worker answers with any number of ``STDOUT`` frames (UTF-8
+text, as the program prints it) and at most one ``RESULT`` frame (JSON) before it exits.
+Everything the worker sends is untrusted: :class:`FrameReader` refuses unknown kinds and
+frames over their caps instead of buffering them.
+"""
+
+from __future__ import annotations
+
+import struct
+
+JOB = b"j"
+STDOUT = b"o"
+RESULT = b"r"
+KINDS = frozenset({JOB, STDOUT, RESULT})
+
+HEADER = struct.Struct("!cI")
+
+# The zygote's control socket (SOCK_SEQPACKET): see server.sandbox.zygote.
+PID = struct.Struct("!i")
+PID_STATUS = struct.Struct("!ii")
+CONTROL_FD_ENV = "AGP_ZYGOTE_FD"
+
+
+class ProtocolError(Exception):
+    """The peer sent something that is not a well-formed frame within its caps."""
+
+
+def frame(kind: bytes, payload: bytes) -> bytes:
+    """One frame: header + payload."""
+    return HEADER.pack(kind, len(payload)) + payload
+
+
+class FrameReader:
+    """Incremental parser: ``feed`` bytes as they arrive, get the complete frames back.
+
+    ``caps`` bounds each kind's payload; a frame over its cap (or of an unknown kind) is a
+    :class:`ProtocolError` as soon as its header is seen, before its payload is buffered.
+    """
+
+    def __init__(self, caps: dict[bytes, int]) -> None:
+        self.caps = caps
+        self._buffer = bytearray()
+
+    def feed(self, data: bytes) -> list[tuple[bytes, bytes]]:
+        self._buffer += data
+        frames: list[tuple[bytes, bytes]] = []
+        while len(self._buffer) >= HEADER.size:
+            kind, size = HEADER.unpack_from(self._buffer)
+            cap = self.caps.get(kind)
+            if cap is None:
+                raise ProtocolError(f"unknown frame kind {kind!r}")
+            if size > cap:
+                raise ProtocolError(f"a {kind!r} frame of {size} bytes is over its cap of {cap}")
+            end = HEADER.size + size
+            if len(self._buffer) < end:
+                break
+            frames.append((kind, bytes(self._buffer[HEADER.size : end])))
+            del self._buffer[:end]
+        return frames
+
+    @property
+    def pending(self) -> int:
+        """Bytes received that do not yet form a whole frame."""
+        return len(self._buffer)

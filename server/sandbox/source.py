@@ -1,0 +1,200 @@
+"""The program's source before it runs: friendly errors, size budgets, and the naming pass.
+
+This runs inside the jailed worker, like everything that touches user text. It is not a
+security layer and refuses no language feature: it parses (syntax errors with line and
+column), bounds the source and the syntax tree, and rewrites the tree so that
+
+- every assignment hands the assigned value to ``__agp_name__`` (tensors get the user's
+  variable names: ``w``, ``loss``; ``self.fc1 = nn.Linear(...)`` names the module ``fc1``),
+- a last top-level statement that is an expression hands its value to ``__agp_last__`` (the
+  notebook-style result, and the implicit ``backward()``).
+
+The rewritten calls keep the positions of the expressions they wrap, so tracebacks and error
+columns point at the user's text.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+NAME_HOOK = "__agp_name__"
+NAMES_HOOK = "__agp_names__"
+LAST_HOOK = "__agp_last__"
+FILENAME = "<program>"
+
+
+class SourceError(Exception):
+    """The source cannot run: (type, message, line, col)."""
+
+    def __init__(self, type_name: str, message: str, line: int | None, col: int | None) -> None:
+        super().__init__(message)
+        self.type_name = type_name
+        self.message = message
+        self.line = line
+        self.col = col
+
+
+@dataclass(frozen=True)
+class SourceBudgets:
+    max_source_bytes: int = 64 * 1024
+    max_ast_nodes: int = 20_000
+    max_ast_depth: int = 100
+
+
+def parse(source: str, budgets: SourceBudgets) -> ast.Module:
+    """Parse and check the budgets; raise SourceError with line and column when refused."""
+    size = len(source.encode("utf-8", "surrogatepass"))
+    if size > budgets.max_source_bytes:
+        raise SourceError(
+            "BudgetExceeded",
+            f"program too long: {size:,} bytes, at most {budgets.max_source_bytes:,} "
+            "(budget: max_source_bytes)",
+            None,
+            None,
+        )
+    try:
+        tree = ast.parse(source, filename=FILENAME, mode="exec")
+    except SyntaxError as exc:
+        raise SourceError(
+            type(exc).__name__, exc.msg or "invalid syntax", exc.lineno, exc.offset
+        ) from None
+    except (RecursionError, MemoryError):
+        raise SourceError(
+            "BudgetExceeded",
+            "program nested too deeply for the parser (budget: max_ast_depth)",
+            None,
+            None,
+        ) from None
+    except ValueError as exc:  # e.g. null bytes
+        raise SourceError("SyntaxError", str(exc), 1, 1) from None
+    _check_size(tree, budgets)
+    return tree
+
+
+def _check_size(tree: ast.Module, budgets: SourceBudgets) -> None:
+    count = 0
+    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        count += 1
+        if count > budgets.max_ast_nodes:
+            raise SourceError(
+                "BudgetExceeded",
+                f"program too large: more than {budgets.max_ast_nodes:,} syntax nodes "
+                "(budget: max_ast_nodes)",
+                *_pos(node),
+            )
+        if depth > budgets.max_ast_depth:
+            raise SourceError(
+                "BudgetExceeded",
+                f"program nested too deeply: more than {budgets.max_ast_depth} levels "
+                "(budget: max_ast_depth)",
+                *_pos(node),
+            )
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+
+
+def _pos(node: ast.AST) -> tuple[int | None, int | None]:
+    line = getattr(node, "lineno", None)
+    col = getattr(node, "col_offset", None)
+    return line, (col + 1 if col is not None else None)
+
+
+# ---- the naming pass --------------------------------------------------------------------------
+
+
+def _target_names(target: ast.expr) -> ast.expr | None:
+    """The names an assignment target binds, as a constant tree for ``__agp_names__``:
+    ``x`` -> 'x', ``self.fc1`` -> '.fc1', ``(a, (b, c))`` -> ('a', ('b', 'c')); None where
+    nothing is named (subscripts, starred targets)."""
+    if isinstance(target, ast.Name):
+        return ast.Constant(target.id)
+    if isinstance(target, ast.Attribute):
+        return ast.Constant("." + target.attr)
+    if isinstance(target, ast.Tuple | ast.List):
+        if any(isinstance(e, ast.Starred) for e in target.elts):
+            return None
+        parts = [_target_names(e) or ast.Constant(None) for e in target.elts]
+        return ast.Tuple(parts, ast.Load())
+    return None
+
+
+class _Namer(ast.NodeTransformer):
+    """Wrap assigned values: ``x = e`` -> ``x = __agp_name__('x', e, local)``."""
+
+    def __init__(self) -> None:
+        self.depth = 0  # > 0 inside a function: names there give way to top-level ones
+
+    def _wrap(self, names: ast.expr, value: ast.expr) -> ast.expr:
+        hook = NAME_HOOK if isinstance(names, ast.Constant) else NAMES_HOOK
+        call = ast.Call(
+            ast.Name(hook, ast.Load()),
+            [names, value, ast.Constant(self.depth > 0)],
+            [],
+        )
+        return ast.copy_location(call, value)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        # Operator overloads (__mul__, __add__ ...) build intermediate results named `out`:
+        # those are better labelled by their expression than by a local variable's name.
+        if node.name.startswith("__") and node.name.endswith("__") and node.name != "__init__":
+            return node
+        self.depth += 1
+        self.generic_visit(node)
+        self.depth -= 1
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
+        return node
+
+    def visit_Assign(self, node: ast.Assign) -> ast.AST:
+        self.generic_visit(node)
+        if len(node.targets) == 1:
+            names = _target_names(node.targets[0])
+            if names is not None:
+                node.value = self._wrap(names, node.value)
+        return node
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
+        self.generic_visit(node)
+        if node.value is not None and node.simple:
+            names = _target_names(node.target)
+            if names is not None:
+                node.value = self._wrap(names, node.value)
+        return node
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST | list[ast.AST]:
+        self.generic_visit(node)
+        if not isinstance(node.target, ast.Name):
+            return node
+        # x += e keeps x's object when it is changed in place; name it (again) afterwards
+        load = ast.copy_location(ast.Name(node.target.id, ast.Load()), node.target)
+        call = self._wrap(ast.Constant(node.target.id), load)
+        return [node, ast.copy_location(ast.Expr(call), node)]
+
+
+def _capture_last(tree: ast.Module) -> None:
+    """``e`` as the last top-level statement -> ``__agp_last__(e)``."""
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        stmt = tree.body[-1]
+        call = ast.Call(ast.Name(LAST_HOOK, ast.Load()), [stmt.value], [])
+        stmt.value = ast.copy_location(call, stmt.value)
+
+
+def rewrite(tree: ast.Module) -> tuple[ast.Module, bool]:
+    """Apply the naming pass and the last-expression capture. Returns (tree, has_last_expr)."""
+    has_last = bool(tree.body) and isinstance(tree.body[-1], ast.Expr)
+    tree = _Namer().visit(tree)
+    _capture_last(tree)
+    ast.fix_missing_locations(tree)
+    return tree, has_last
+
+
+def last_position(tree: ast.Module) -> tuple[int | None, int | None]:
+    """Line and column of the last top-level statement (where an implicit backward happens)."""
+    if not tree.body:
+        return None, None
+    return _pos(tree.body[-1])
