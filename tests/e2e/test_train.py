@@ -489,3 +489,45 @@ def test_plain_sgd_is_offered_a_tenth(page: Page) -> None:
         "Restart with learning rate 1", timeout=10_000
     )
     page.get_by_test_id("train-play").click()
+
+
+def test_a_rate_limited_reconnect_waits_for_retry_after(
+    page: Page, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reconnect refused by the rate limit (its handshake fails: the browser cannot read
+    why) is followed by one GET, whose 429 names the wait; the page waits it out, calmly, and
+    resumes. The refusals log console errors by design, so this runs in a page of its own,
+    whose errors are checked here rather than by the suite's fixture."""
+    from server.app import create_app
+    from tests.api.conftest import make_settings
+    from tests.e2e.live_server import live_server
+
+    # 6 a minute: the device list and a few connections, then one every 10 s.
+    app = create_app(make_settings(rate_limit_per_minute=6, sandbox_workers=1))
+    monkeypatch.setattr(live, "LIMITS", live.LiveLimits(lifetime_s=0.5))
+    with live_server(app) as url:
+        tab = page.context.new_page()
+        errors: list[str] = []
+        tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        tab.on("pageerror", lambda e: errors.append(f"exception: {e}"))
+        traffic = record_train_traffic(tab)
+        tab.goto(f"{url}/train")
+        tab.get_by_test_id("train-play").click()
+        notice = tab.get_by_test_id("train-link")
+        expect(notice).to_contain_text("busy", timeout=20_000)
+        told = int(notice.locator("span").inner_text())
+        assert 5 <= told <= 16, told  # Retry-After ~10 s, plus up to half again
+        held = step_count(tab)
+        assert any(r.startswith("429 ") and r.endswith("/api/v1/train/live")
+                   for r in traffic.refused), traffic.refused  # fmt: skip
+        expect(notice).to_be_hidden(timeout=30_000)
+        tab.wait_for_function(
+            "n => Number(document.querySelector('[data-testid=train-step]').textContent) > n",
+            arg=held,
+            timeout=20_000,
+        )
+        expect(tab.get_by_test_id("train-play")).to_have_attribute("aria-pressed", "true")
+        tab.get_by_test_id("train-play").click()
+        tab.close()
+    unexpected = [e for e in errors if "429" not in e and "WebSocket" not in e]
+    assert unexpected == [], errors
