@@ -146,14 +146,16 @@ class LiveRun:
         self._steps: collections.deque[LiveStep] = collections.deque()
 
     def apply(self, message: LiveClientMessage) -> str | None:
-        """Record a command; returns the reason it is refused, if it is."""
+        """Record a command; returns the reason it is refused, if it is (the run pauses)."""
         if isinstance(message, LiveAck):
             self.in_flight = max(0, self.in_flight - 1)
             return None
         if isinstance(message, LiveStart):
+            self.run = message.run  # a refusal names the run it refuses
             if message.request.steps < 1:
+                self.playing = False
                 return "request.steps (steps per update) must be at least 1"
-            self.run, self.started = message.run, True
+            self.started = True
             self._rebuild, self._keep_params = message.request, False
             self._include_data = message.request.include_data
             self.playing = message.playing
@@ -164,6 +166,7 @@ class LiveRun:
             return "send a `start` message first"
         if isinstance(message, LiveChange):
             if message.request.steps < 1:
+                self.playing = False
                 return "request.steps (steps per update) must be at least 1"
             request = message.request
             if self._rebuild is not None and not self._keep_params:
@@ -180,6 +183,7 @@ class LiveRun:
             self.playing = False
         elif isinstance(message, LiveStep):
             if len(self._steps) >= self.limits.max_queued_steps:
+                self.playing = False
                 return f"more than {self.limits.max_queued_steps} steps queued"
             self.playing = False
             self._steps.append(message)

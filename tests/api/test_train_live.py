@@ -254,6 +254,8 @@ def test_a_refused_command_or_spec_is_an_error_naming_why(
         while (answer := receive(ws))["type"] == "update":
             pass
     assert needle in json.dumps(answer["detail"]), (case, answer)
+    # the refusal names the run it refuses, so that the page that started it sees it
+    assert answer["run"] == max((m["run"] for m in messages if "run" in m), default=0)
 
 
 def test_a_refused_change_keeps_the_run_and_pauses_it(tc: TestClient) -> None:

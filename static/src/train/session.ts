@@ -136,7 +136,8 @@ export class TrainSession {
 
   private received(message: LiveServerMessage): void {
     if (message.type === "error" && message.run === null) {
-      this.onError(describeDetail(message.detail)); // a message this page got wrong
+      this.pause(); // a message this page got wrong: stop rather than play on unseen
+      this.onError(describeDetail(message.detail));
       return;
     }
     if (message.run !== this.run) {
