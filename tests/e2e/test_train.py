@@ -531,3 +531,24 @@ def test_a_rate_limited_reconnect_waits_for_retry_after(
         tab.close()
     unexpected = [e for e in errors if "429" not in e and "WebSocket" not in e]
     assert unexpected == [], errors
+
+
+def test_a_point_added_while_playing_joins_the_run_at_the_next_update(page: Page) -> None:
+    traffic = record_train_traffic(page, keep_received=True)
+    open_train(page)
+    page.get_by_test_id("train-play").click()
+    wait_step_at_least(page, 50)
+    page.get_by_test_id("train-point-class-1").click()
+    page.get_by_test_id("boundary").click(position={"x": 30, "y": 30})
+    expect(page.get_by_test_id("train-point-count")).to_have_text("1 added")
+    at_click = step_count(page)
+    wait_step_at_least(page, at_click + 50)  # still the same run: no reset
+    page.get_by_test_id("train-play").click()
+    [change] = [m for m in traffic.sent if m["type"] == "change"]
+    [point] = change["request"]["dataset"]["points"]
+    assert point[2] == 1 and change["request"]["include_data"]
+    # The update that brought the new data trained on it: its points include the new one.
+    with_data = [u for u in traffic.updates() if u["response"]["data"]]
+    assert len(with_data) == 2  # the page's first update, then the one after the click
+    assert point in with_data[1]["response"]["data"]["train"]
+    assert with_data[1]["response"]["state"]["step"] > at_click - 20
