@@ -552,3 +552,28 @@ def test_a_point_added_while_playing_joins_the_run_at_the_next_update(page: Page
     assert len(with_data) == 2  # the page's first update, then the one after the click
     assert point in with_data[1]["response"]["data"]["train"]
     assert with_data[1]["response"]["state"]["step"] > at_click - 20
+
+
+def test_a_server_error_mid_run_is_retried_at_once_and_the_run_goes_on(
+    page: Page, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An update that fails on the server closes the connection (1011); the page reconnects
+    at once, without a notice, and resumes from its last state."""
+    execute = live.LiveRun.execute
+    calls = {"n": 0}
+
+    def flaky(self: live.LiveRun, job: live.Job) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 20:
+            raise RuntimeError("a bug in an update")
+        return execute(self, job)
+
+    monkeypatch.setattr(live.LiveRun, "execute", flaky)
+    traffic = record_train_traffic(page)
+    open_train(page)
+    page.get_by_test_id("train-play").click()
+    wait_step_at_least(page, 200)
+    page.get_by_test_id("train-play").click()
+    assert calls["n"] > 20 and len(traffic.sockets) == 2
+    expect(page.get_by_test_id("train-link")).to_be_hidden()
+    expect(page.get_by_test_id("train-error")).to_be_hidden()

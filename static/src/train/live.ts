@@ -127,7 +127,8 @@ export class LiveLink {
   private retry(kind: "busy" | "offline", retryAfterS: number | null, fixedMs?: number): void {
     const delay = fixedMs ?? retryDelayMs(retryAfterS, this.attempt);
     this.attempt += 1;
-    this.onStatus({ kind, retryAt: Date.now() + delay });
+    // A quick first retry is not worth a notice that would flash for a quarter second.
+    this.onStatus(fixedMs === undefined ? { kind, retryAt: Date.now() + delay } : { kind: "connecting" });
     this.retryTimer = window.setTimeout(() => {
       this.retryTimer = 0;
       if (this.wanted()) this.connect();
