@@ -20,7 +20,7 @@ import traceback
 import types
 import warnings
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Protocol
 
 from server.sandbox import source as src
@@ -463,6 +463,8 @@ def run_program(
                 exc = RuntimeError(type(exc).__name__)
             result["error"] = error_info(exc, src.last_position(tree))
             _add_focus(engine, result, exc)
+            if result["graph"] is None:
+                _add_failed_op(engine, result, exc, namespace)
         finally:
             with contextlib.suppress(Exception):
                 stream.flush()
@@ -472,9 +474,13 @@ def run_program(
     if not graphs and result["ok"]:
         value = last[-1] if last else None
         tensor = root if root is not None else value
-        if isinstance(tensor, engine.Tensor):
-            with contextlib.suppress(Exception):
+        with contextlib.suppress(Exception):
+            if isinstance(tensor, engine.Tensor):
                 graphs = [engine.graph.export(tensor)]
+            else:  # no backward: what the program recorded, so the page still shows a graph
+                recorded = [t for t in _live_tensors(engine, namespace) if t.grad_fn is not None]
+                if recorded:
+                    graphs = [engine.graph.export_tensors(recorded)]
     result["passes"] = graphs
     if result["graph"] is None:
         result["graph"] = graphs[-1] if graphs else None
@@ -500,6 +506,32 @@ def _add_focus(engine: Any, result: dict[str, Any], exc: BaseException) -> None:
             result["error"]["node"] = node_id
 
 
-def call_quietly(fn: Callable[[], Any]) -> None:
-    with contextlib.suppress(Exception):
-        fn()
+def _live_tensors(engine: Any, *namespaces: Mapping[str, Any]) -> list[Any]:
+    """The tensors a program holds in these namespaces (variables, and a module's parameters
+    are reached through the modules' own graphs), each once."""
+    seen: dict[int, Any] = {}
+    for space in namespaces:
+        for value in list(space.values()):
+            if isinstance(value, engine.Tensor):
+                seen.setdefault(id(value), value)
+    return list(seen.values())
+
+
+def _add_failed_op(
+    engine: Any, result: dict[str, Any], exc: BaseException, namespace: Mapping[str, Any]
+) -> None:
+    """A forward error inside a recorded op: the graph recorded up to it, the op marked."""
+    failed = getattr(exc, "failed_op", None)
+    if failed is None:
+        return
+    frames = [
+        frame.f_locals
+        for frame, _ in traceback.walk_tb(exc.__traceback__)
+        if frame.f_code.co_filename == src.FILENAME
+    ]
+    with contextlib.suppress(Exception):  # best effort: the error itself is already reported
+        graph, node_id = engine.graph.export_error(
+            _live_tensors(engine, namespace, *frames), failed
+        )
+        result["graph"] = graph
+        result["error"]["node"] = node_id
