@@ -7,29 +7,19 @@ from typing import Any
 
 import anyio
 from fastapi import APIRouter, Request, WebSocket
-from starlette.requests import HTTPConnection
 from starlette.responses import Response, StreamingResponse
 
+from server.admission import Admission, Busy
+from server.clients import client_of
+from server.routes.api import busy_response
 from server.serialize import OrjsonResponse
-from server.settings import Settings, get_settings
+from server.settings import app_settings
 from server.training import live, stream
 from server.training.errors import SpecError
 from server.training.schemas import TrainRequest, TrainResponse
 from server.training.trainer import INLINE_MS, Trainer, run
 
 router = APIRouter(prefix="/api/v1", tags=["train"])
-
-
-def app_settings(connection: HTTPConnection) -> Settings:
-    """get_settings, or the app's override of it (as ``Depends(get_settings)`` would give).
-
-    Not a dependency: FastAPI runs a plain ``def`` dependency in a worker thread, and while
-    the app overrides any dependency (create_app does) it rebuilds every dependency's signature
-    on every request; together 0.3-1 ms a request, a sixth of a 10-step call.
-    """
-    provider = connection.app.dependency_overrides.get(get_settings, get_settings)
-    settings: Settings = provider()
-    return settings
 
 
 SPEC_ERRORS: dict[int | str, dict[str, Any]] = {
@@ -39,6 +29,7 @@ SPEC_ERRORS: dict[int | str, dict[str, Any]] = {
         "which (e.g. the limit max_train_parameters)."
     },
     429: {"description": "Rate limit exceeded; `Retry-After` says when to try again."},
+    503: {"description": "Saturated (every worker busy, the queue full); `Retry-After` says when."},
 }
 
 
@@ -64,10 +55,17 @@ async def train(request: TrainRequest, http: Request) -> Response:
     settings = app_settings(http)
     try:
         trainer = Trainer(request, settings, settings.max_train_steps_per_call)
-        if trainer.estimated_ms() <= INLINE_MS:
-            result = run(trainer)
-        else:
-            result = await anyio.to_thread.run_sync(run, trainer)
+    except SpecError as exc:
+        return _refuse(exc)
+    admission: Admission = http.app.state.admission
+    try:  # training and programs share the workers' slots, in one fair queue
+        async with admission.slot(client_of(http)):
+            if trainer.estimated_ms() <= INLINE_MS:
+                result = run(trainer)
+            else:
+                result = await anyio.to_thread.run_sync(run, trainer)
+    except Busy as exc:
+        return busy_response(exc.retry_after, exc.reason)
     except SpecError as exc:
         return _refuse(exc)
     return OrjsonResponse(result)
@@ -94,7 +92,7 @@ def train_stream(request: TrainRequest, http: Request) -> Response:
     except SpecError as exc:
         return _refuse(exc)
     return StreamingResponse(
-        stream.events(trainer, http.is_disconnected),
+        stream.events(trainer, http.is_disconnected, http.app.state.admission, client_of(http)),
         media_type="text/event-stream",
         headers={"cache-control": "no-store", "x-accel-buffering": "no"},
     )
@@ -103,7 +101,9 @@ def train_stream(request: TrainRequest, http: Request) -> Response:
 @router.websocket("/train/live")
 async def train_live(websocket: WebSocket) -> None:
     """The page's live run: see GET /api/v1/train/live for the protocol."""
-    await live.serve(websocket, app_settings(websocket))
+    await live.serve(
+        websocket, app_settings(websocket), websocket.app.state.admission, client_of(websocket)
+    )
 
 
 LIVE_DOC = """\

@@ -32,6 +32,7 @@ import anyio
 from pydantic import TypeAdapter, ValidationError
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from server.admission import Admission, Busy
 from server.serialize import dumps
 from server.settings import Settings
 from server.training.errors import SpecError
@@ -261,10 +262,19 @@ def error(run: int | None, detail: Any) -> bytes:
 class LiveConnection:
     """Serves one accepted WebSocket: a task receiving commands, a loop computing updates."""
 
-    def __init__(self, websocket: WebSocket, settings: Settings, limits: LiveLimits) -> None:
+    def __init__(
+        self,
+        websocket: WebSocket,
+        settings: Settings,
+        limits: LiveLimits,
+        admission: Admission | None = None,
+        client: str = "",
+    ) -> None:
         self.websocket = websocket
         self.settings = settings
         self.limits = limits
+        self.admission = admission
+        self.client = client
         self.run = LiveRun(settings, limits)
         self.opened = time.monotonic()
         self._wake = anyio.Event()
@@ -313,6 +323,17 @@ class LiveConnection:
                 await self._send(error(self.run.run, refusal))
             self._wake.set()
 
+    async def _admitted(self) -> None:
+        """Wait for a slot (retrying after what a refusal says) while the page stays connected."""
+        if self.admission is None:
+            return
+        while True:
+            try:
+                await self.admission.enter(self.client)
+                return
+            except Busy as exc:
+                await anyio.sleep(min(float(exc.retry_after), 2.0))
+
     async def _compute(self, scope: anyio.CancelScope) -> None:
         """Compute and send updates as the commands and the page's acks allow."""
         try:
@@ -322,15 +343,24 @@ class LiveConnection:
                 if job is None:
                     await self._wake.wait()
                     continue
-                # As POST /train does: a small update (a few ms) runs on the event loop, where
-                # two thread hand-offs would cost about as much and, on a busy machine, far
-                # more; a larger one (or a new trainer) runs in a worker thread.
-                if self.run.estimated_ms(job) <= INLINE_MS:
-                    trainer, message, updated = self.run.execute(job)
-                else:
-                    trainer, message, updated = await anyio.to_thread.run_sync(
-                        self.run.execute, job
-                    )
+                # Each update takes a slot in the admission queue that programs use too, so a
+                # classroom training live and running programs share the machine fairly; a busy
+                # server makes the updates wait (the page just plays slower), never fail.
+                await self._admitted()
+                started = time.monotonic()
+                try:
+                    # As POST /train does: a small update (a few ms) runs on the event loop,
+                    # where two thread hand-offs would cost about as much and, on a busy
+                    # machine, far more; a larger one (or a new trainer) in a worker thread.
+                    if self.run.estimated_ms(job) <= INLINE_MS:
+                        trainer, message, updated = self.run.execute(job)
+                    else:
+                        trainer, message, updated = await anyio.to_thread.run_sync(
+                            self.run.execute, job
+                        )
+                finally:
+                    if self.admission is not None:
+                        self.admission.leave(time.monotonic() - started)
                 self.run.trainer = trainer
                 if not updated:
                     self.run.refused(job)
@@ -347,7 +377,9 @@ class LiveConnection:
             scope.cancel()
 
 
-async def serve(websocket: WebSocket, settings: Settings) -> None:
+async def serve(
+    websocket: WebSocket, settings: Settings, admission: Admission | None = None, client: str = ""
+) -> None:
     """Accept and serve one live run (refused with 1013 and retry_after beyond max_runs)."""
     limits = LIMITS
     await websocket.accept()
@@ -355,6 +387,6 @@ async def serve(websocket: WebSocket, settings: Settings) -> None:
         await websocket.close(CLOSE_TRY_LATER, json.dumps({"retry_after": limits.retry_after_s}))
         return
     try:
-        await LiveConnection(websocket, settings, limits).serve()
+        await LiveConnection(websocket, settings, limits, admission, client).serve()
     finally:
         runs.close()

@@ -8,11 +8,13 @@ next chunk after the client hangs up.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import anyio
 
+from server.admission import Admission, Busy
 from server.serialize import dumps
 from server.training.trainer import Trainer
 
@@ -47,9 +49,13 @@ def event(name: str, payload: Any) -> bytes:
 
 
 async def events(
-    trainer: Trainer, is_disconnected: Callable[[], Awaitable[bool]]
+    trainer: Trainer,
+    is_disconnected: Callable[[], Awaitable[bool]],
+    admission: Admission | None = None,
+    client: str = "",
 ) -> AsyncIterator[bytes]:
-    """The events of ``trainer``'s run of its request's ``steps``."""
+    """The events of ``trainer``'s run of its request's ``steps``; each chunk takes a slot in
+    the admission queue that programs share (a busy server slows the stream, never fails it)."""
     steps, include_graph = trainer.req.steps, trainer.req.include_graph
     streams.add(1)
     try:
@@ -60,7 +66,21 @@ async def events(
                 return
             chunk = min(STREAM_CHUNK, steps - done)
             last = done + chunk == steps
-            rows = await anyio.to_thread.run_sync(trainer.advance, chunk, include_graph and last)
+            if admission is not None:
+                while True:
+                    try:
+                        await admission.enter(client)
+                        break
+                    except Busy as exc:
+                        await anyio.sleep(min(float(exc.retry_after), 2.0))
+            started = time.monotonic()
+            try:
+                rows = await anyio.to_thread.run_sync(
+                    trainer.advance, chunk, include_graph and last
+                )
+            finally:
+                if admission is not None:
+                    admission.leave(time.monotonic() - started)
             done += chunk
             streams.took(chunk)
             history.extend(rows)

