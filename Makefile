@@ -8,12 +8,13 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: run test test-fast test-slow bench gpu-check lint fmt typecheck frontend chromium screenshots clean help
+.PHONY: run test test-fast test-slow test-matrix bench gpu-check lint fmt typecheck frontend chromium screenshots clean help
 
 help:
 	@echo "make run         start the app on http://$(HOST):$(PORT) (CPU device by default; WORKERS=n processes)"
 	@echo "make test        the whole test suite, browser tests included (not the slow-marked)"
 	@echo "make test-slow   the slow-marked tests (e.g. /train playing for 5 minutes)"
+	@echo "make test-matrix the suite under each forced CPU-feature configuration (slow, not CI)"
 	@echo "make bench       engine vs PyTorch vs NumPy, and API latency (ratios, medians)"
 	@echo "make gpu-check   on a GPU machine: CuPy parity and timings (bench/gpu_check.py)"
 	@echo "make lint        ruff, mypy, tsc (also types.ts against /openapi.json), hadolint"
@@ -63,6 +64,10 @@ test-slow: venv frontend chromium
 test-fast: venv frontend
 	npm run --silent test
 	$(PY) -m pytest -m "not e2e and not slow" $(PYTEST_ARGS)
+
+# The suite once per forced CPU-feature set (NumPy SIMD, OpenBLAS core, ATen, MKL): tests/matrix.py.
+test-matrix: venv frontend chromium
+	$(PY) -m tests.matrix $(if $(PYTEST_ARGS),-- $(PYTEST_ARGS),)
 
 bench: venv
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) -m bench

@@ -2,10 +2,14 @@
 and Adagrad.
 
 The update rules follow PyTorch's single-tensor implementations step for step, in the
-parameters' dtype, with PyTorch's CPU kernels' roundings (``add(alpha=)``, ``addcmul`` and
-``lerp`` are fused multiply-adds there), so a seeded float32 run matches PyTorch bit for bit
-but for the last bit of some square roots (PyTorch's vectorised float32 ``sqrt`` is not
-correctly rounded).
+parameters' dtype, with the roundings of PyTorch's AVX2/AVX-512 CPU kernels (``add(alpha=)``,
+``addcmul`` and ``lerp`` are fused multiply-adds there). Fed the same gradients, Adam, AdamW,
+RMSprop and Adagrad match PyTorch bit for bit where PyTorch's float32 ``sqrt`` (MKL's
+``vsSqrt``, within 1 ulp) happens to be correctly rounded, as on MKL's AVX2 path; elsewhere
+they differ by the last bits PyTorch itself changes from CPU to CPU: MKL rounds that sqrt
+differently on Intel's AVX-512 path and on AMD's, and ATen's baseline kernels
+(``ATEN_CPU_CAPABILITY=default``) round those multiply-adds twice. SGD's parameter update rounds
+twice on purpose (see SGD.step). tests/tolerances.py bounds the differences.
 """
 
 from __future__ import annotations

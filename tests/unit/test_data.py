@@ -9,6 +9,7 @@ from engine import data
 from server.settings import Settings
 from server.training.schemas import TrainRequest
 from server.training.trainer import Trainer
+from tests.tolerances import tol
 
 
 @pytest.mark.parametrize("name", data.NAMES)
@@ -55,7 +56,7 @@ def test_user_points_alone_and_added_to_training_part() -> None:
     base = data.make("moons", n_samples=100)
     more = data.make("moons", n_samples=100, points=[[0.9, 0.9, 1]])
     assert more.n_train == base.n_train + 1 and more.n_test == base.n_test
-    assert more.x_train[-1].tolist() == pytest.approx([0.9, 0.9])
+    assert more.x_train[-1].tolist() == pytest.approx([0.9, 0.9], rel=tol(1))  # float32(0.9)
 
 
 @pytest.mark.parametrize(
@@ -78,6 +79,11 @@ def test_bad_specs_raise_value_error(kwargs: dict[str, object], message: str) ->
 
 # Each dataset, the model that learns it, the steps it may take, and the test accuracy it must
 # reach. Adam lr 0.03, batch 32, tanh; checked for seeds 0, 1 and 2 (dataset and weights).
+# Not a rounding tolerance: 500 steps on spiral are chaotic (two CPU configurations of `make
+# test-matrix` end with parameters up to 0.3 apart), so its accuracy differs from CPU to CPU.
+# With every initial weight moved by one ulp, as another CPU's rounding moves it, 140 runs of
+# each spiral seed stayed at or above 0.867 (78 of 90 test points; 0.85 needs 77) and 12 runs
+# of each other row kept its accuracy exactly.
 LEARNED = [
     ("moons", {"noise": 0.1, "n_samples": 200}, [16, 16], 200, 0.95),
     ("circles", {"noise": 0.1, "n_samples": 200}, [16, 16], 200, 0.95),
@@ -157,7 +163,9 @@ def test_batched_history_equals_a_forward_pass_per_step(
         [row] = one_by_one.advance(1)
         assert row == one_by_one.evaluate()
         reference.append(_reference_row(one_by_one))
-    assert batched == reference  # bit for bit, not approximately
+    # bit for bit, not approximately: a BLAS call of the same shape per model and the same
+    # elementwise operations in the same order, so the same bits on any one CPU
+    assert batched == reference
     # Passes of a few snapshots each (as for a long call of a big model) give the same rows.
     grouped = Trainer(req, Settings(), max_steps=12)
     activations = grouped.data.x_all.shape[0] * max(grouped.sizes)

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.tolerances import PROGRAM_ROUNDINGS, printed_numbers_match
+
 PROGRAMS = sorted(
     p
     for p in (Path(__file__).parents[1] / "programs").glob("*.py")
@@ -36,15 +38,15 @@ def _run(args: list[str]) -> str:
     return ADDRESS.sub("", done.stdout)
 
 
-def assert_same_output(expected: str, actual: str, rel: float = 2e-4) -> None:
-    """Same text; numbers may differ by float32 rounding (relative ``rel``, or 1e-4 absolute)."""
+def assert_same_output(expected: str, actual: str) -> None:
+    """Same text; numbers within one unit in their last printed place plus float32 rounding of
+    the program's computation (tests/tolerances.py: printed_numbers_match)."""
     exp_lines, act_lines = expected.splitlines(), actual.splitlines()
     assert len(exp_lines) == len(act_lines), f"\n--- torch\n{expected}\n--- engine\n{actual}"
     for e, a in zip(exp_lines, act_lines, strict=True):
         assert NUMBER.sub("#", e) == NUMBER.sub("#", a), f"\ntorch : {e}\nengine: {a}"
         for x, y in zip(NUMBER.findall(e), NUMBER.findall(a), strict=True):
-            fx, fy = float(x), float(y)
-            assert abs(fx - fy) <= max(rel * abs(fx), 1.5e-4), f"\ntorch : {e}\nengine: {a}"
+            assert printed_numbers_match(x, y, PROGRAM_ROUNDINGS), f"\ntorch : {e}\nengine: {a}"
 
 
 @pytest.mark.torch
