@@ -286,7 +286,9 @@ class Sandbox:
             with self._lock:
                 busy = list(self._busy.items())
             for pid, (started, niceness) in busy:
-                wanted = max((n for after, n in self.YIELD_AFTER if now - started >= after), default=0)
+                wanted = max(
+                    (n for after, n in self.YIELD_AFTER if now - started >= after), default=0
+                )
                 if wanted > niceness:
                     with self._lock:
                         if pid not in self._busy:
