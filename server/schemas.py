@@ -242,11 +242,13 @@ class GraphNode(BaseModel):
     )
     compare_grad: Any = Field(
         default=None,
-        description="With compare: the gradient PyTorch's rules would have sent this node in "
-        "this pass (null when not comparable).",
+        description="With compare: the .grad this node would hold after the pass with "
+        "PyTorch's rules (what it held before plus what they send it), to set beside `grad`; "
+        "null when not comparable.",
     )
     compare_reason: str | None = Field(
-        default=None, description="With compare: why the node is not comparable."
+        default=None,
+        description="With compare: why the node is not comparable, or how it differs.",
     )
 
 

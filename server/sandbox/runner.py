@@ -133,6 +133,7 @@ class Namer:
     def __init__(self, engine: Any, values: ValueObserver | None = None) -> None:
         self.tensor_type: type = engine.Tensor
         self.module_type: type = engine.nn.Module
+        self.engine = (self.tensor_type, self.module_type)
         self.values = values  # the program's own autograd objects (micrograd's Value ...)
         # id -> weakref of tensors named inside a function (not a WeakSet: tensors compare
         # elementwise, so they do not belong in hashed collections)
@@ -150,14 +151,17 @@ class Namer:
 
     def name(self, name: str, value: Any, local: bool | str = False) -> Any:
         try:
-            if isinstance(value, self.tensor_type):
+            # By type, not isinstance: isinstance may ask a program's object for __class__.
+            t = type(value)
+            values = self.values
+            if values is not None and t in values.classes and not issubclass(t, self.engine):
+                values.name(name, value, local)
+            elif issubclass(t, self.tensor_type):
                 self._tensor(name, value, local)
-            elif isinstance(value, self.module_type):
+            elif issubclass(t, self.module_type):
                 self._module(name, value, local)
-            elif self.values is not None:
-                t = type(value)
-                if t in self.values.classes or ((t is list or t is tuple) and name[0] != "."):
-                    self.values.name(name, value, local)
+            elif values is not None and (t is list or t is tuple) and name[0] != ".":
+                values.name(name, value, local)
         except Exception:  # naming is cosmetic: never the program's error
             pass
         return value

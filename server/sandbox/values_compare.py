@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.graph import fmt_number
 from server.sandbox.values import ValuePass
 from server.sandbox.values_graph import json_value
 
@@ -179,6 +180,21 @@ def _local_vjps(
     return None, "its value is not what PyTorch's op gives for the same inputs"
 
 
+def _why(got: Any, expected: Any, held: np.ndarray, scale: float, eps: float) -> str:
+    """A differing node, in words: what it received against what PyTorch's rules send."""
+    if np.any(held != 0) and close(got + held, expected, scale + _abs_max(held), eps):
+        return (
+            f"a rule replaced the gradient it held ({_text(held)}) instead of adding to it: "
+            "PyTorch accumulates with +="
+        )
+    return f"received {_text(got)} in this pass; PyTorch's rules send {_text(expected)}"
+
+
+def _text(v: Any) -> str:
+    a = np.asarray(v, dtype=np.float64)
+    return fmt_number(float(a)) if a.size == 1 else f"an array of shape {list(a.shape)}"
+
+
 def compare_pass(engine: Any, record: ValuePass, graph: dict[str, Any], deadline: float) -> None:
     """Add ``compare``, ``compare_grad`` and ``compare_reason`` to each node of ``graph``, and
     the counts to ``graph["compare"]``; stop (and say so) at ``deadline`` (perf_counter)."""
@@ -223,9 +239,14 @@ def compare_pass(engine: Any, record: ValuePass, graph: dict[str, Any], deadline
             node["compare_grad"] = None
         else:
             got = _received(record, k)
-            ok = close(got, expected[k], scale[k], _eps(record.datas[k]))
-            status = AGREES if ok else DIFFERS
-            node["compare_grad"] = json_value(np.asarray(expected[k], dtype=np.float64))
+            eps = _eps(record.datas[k])
+            status = AGREES if close(got, expected[k], scale[k], eps) else DIFFERS
+            start = record.grads_start[k]
+            held = np.asarray(0.0 if start is None else start, dtype=np.float64)
+            # what .grad would hold after this pass with PyTorch's rules (like node["grad"])
+            node["compare_grad"] = json_value(held + np.asarray(expected[k], dtype=np.float64))
+            if status == DIFFERS:
+                reason = _why(got, expected[k], held, scale[k], eps)
         node["compare"] = status
         node["compare_reason"] = reason
         counts[status] += 1

@@ -33,7 +33,8 @@ export function nodeRows(node: GraphNode, root: string | null): { title: string;
   const title = node.name ?? node.label ?? (kind === "param" || kind === "const" ? "tensor" : opLabel(node));
   const shape = node.shape && node.shape.length ? ` ${formatShape(node.shape)}` : "";
   let subtitle: string;
-  if (node.grad_fn) subtitle = node.name ? `${opLabel(node)} · ${node.grad_fn}` : node.grad_fn;
+  if (node.value_class) subtitle = `your ${node.value_class}${node.is_leaf ? "" : ` · ${node.op ?? "op"}`}`;
+  else if (node.grad_fn) subtitle = node.name ? `${opLabel(node)} · ${node.grad_fn}` : node.grad_fn;
   else if (kind === "param") subtitle = "leaf · requires_grad";
   else subtitle = node.untracked_reason ? "untracked" : "constant";
   return {

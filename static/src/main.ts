@@ -4,6 +4,7 @@
  */
 import { ApiError, runProgram } from "./api";
 import { BindingsPanel } from "./bindings-panel";
+import { CompareControl, markCompared } from "./compare";
 import { PLAYER, RUN } from "./config";
 import { DetailsPanel, HoverCard } from "./details";
 import { DevicePicker } from "./device-picker";
@@ -34,6 +35,7 @@ const DEFAULTS: AppState = {
   seed: 0,
   step: null,
   pass: null,
+  compare: false,
 };
 
 function debounce<A extends unknown[]>(fn: (...args: A) => void, ms: number): (...args: A) => void {
@@ -70,6 +72,7 @@ class Playground {
   private readonly status = byId("run-status", HTMLElement);
   private readonly devices = new DevicePicker(byId("device", HTMLSelectElement), byId("device-note", HTMLElement));
   private readonly editor: Editor;
+  private readonly compare = new CompareControl(() => this.store.state.compare);
 
   private response: RunResponse | null = null;
   private graph: Graph | null = null;
@@ -104,6 +107,10 @@ class Playground {
       this.showPosition(position);
     };
     this.forward.onChange = (position, playing) => this.showForward(position, playing);
+    this.compare.onToggle = (compare) => {
+      this.store.set({ compare }, "replace");
+      void this.run(true);
+    };
     this.walkBar.onForward = () => this.toggleForward();
     byId("error-node-link", HTMLButtonElement).addEventListener("click", () => {
       const id = this.response?.error?.node;
@@ -177,7 +184,7 @@ class Playground {
     for (const [name, b] of Object.entries(bindings) as [string, BindingState][]) {
       sent[name] = { value: b.value, requires_grad: b.requires_grad };
     }
-    return { source, device, seed, bindings: sent };
+    return { source, device, seed, bindings: sent, ...(this.store.state.compare ? { compare: true } : {}) };
   }
 
   /** Run the program; `keepStep` keeps the walk position (URL restore, slider moves). */
@@ -252,6 +259,7 @@ class Playground {
     this.details.show(null, null, undefined);
     this.hoverCard.show(null, null, { x: 0, y: 0 }, undefined);
     byId("graph-empty", HTMLElement).hidden = graph !== null && graph.nodes.length > 0;
+    this.compare.show(passes, graph);
     if (!graph) {
       this.graphView.clear();
       this.player.load(0, 0);
@@ -265,6 +273,7 @@ class Playground {
     this.svg.dataset.renderMs = String(Math.round(performance.now() - started));
     this.svg.dataset.nodeCount = String(graph.nodes.length);
     this.graphView.markError(response?.error?.node ?? null);
+    markCompared(this.svg, graph);
     this.receipts = receiptCounts(graph);
     this.player.load(graph.walk.length, step ?? graph.walk.length);
   }

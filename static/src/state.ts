@@ -24,6 +24,8 @@ export interface AppState {
   step: number | null;
   /** Which recorded backward pass is shown; null = the last. */
   pass: number | null;
+  /** Compare the program's own Value graphs with PyTorch (compare.ts). */
+  compare: boolean;
 }
 
 type Codec<T> = { encode: (value: T) => string | null; decode: (text: string) => T | undefined };
@@ -34,6 +36,7 @@ const intOrNull: Codec<number | null> = {
   decode: (t) => (/^-?\d+$/.test(t) ? Number(t) : undefined),
 };
 const device: Codec<string> = { encode: (v) => v, decode: (t) => (DEVICE.pattern.test(t) ? t : undefined) };
+const flag: Codec<boolean> = { encode: (v) => (v ? "1" : null), decode: (t) => t === "1" };
 const int: Codec<number> = { encode: (v) => String(v), decode: (t) => (/^-?\d+$/.test(t) ? Number(t) : undefined) };
 
 /** Bindings as `w:0.5:g,x:2` (g = requires_grad): short enough to read in a link. */
@@ -69,6 +72,7 @@ const TABLE: { [K in keyof AppState]: Row<K> } = {
   seed: { key: "seed", param: "seed", codec: int },
   step: { key: "step", param: "step", codec: intOrNull },
   pass: { key: "pass", param: "pass", codec: intOrNull },
+  compare: { key: "compare", param: "cmp", codec: flag },
 };
 
 /** Parse a hash (`#src=...&step=2`) on top of `defaults`. */

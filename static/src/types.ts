@@ -33,8 +33,17 @@ export interface GraphNode {
   grad: TensorValue;
   kind?: NodeKind;
   untracked_reason?: string | null;
+  /** Drawn from the program's own autograd objects (a micrograd-style Value): their class. */
+  value_class?: string | null;
+  /** With RunRequest.compare: this node's gradient against PyTorch's rules (compare.ts). */
+  compare?: CompareStatus | null;
+  compare_grad?: TensorValue;
+  compare_reason?: string | null;
   [extra: string]: unknown;
 }
+
+/** How a Value node's gradient compares with what PyTorch's rules send it. */
+export type CompareStatus = "agrees" | "differs" | "not_comparable";
 
 export interface GraphEdge {
   src: string;
@@ -65,6 +74,10 @@ export interface Graph {
   edges: GraphEdge[];
   walk: WalkStep[];
   root: string | null;
+  /** Set when the graph was drawn from the program's own Value objects. */
+  value_class?: string | null;
+  /** With RunRequest.compare: how many nodes agree / differ / cannot be compared. */
+  compare?: { agrees?: number; differs?: number; not_comparable?: number; skipped?: string | null } | null;
 }
 
 export interface RunError {
@@ -95,6 +108,8 @@ export interface RunRequest {
   device: string;
   seed: number;
   bindings: Record<string, BindingValue>;
+  /** Compare the program's own Value graphs with PyTorch (see compare.ts). */
+  compare?: boolean;
 }
 
 export interface Example {
