@@ -86,6 +86,7 @@ def _class_method(obj: Any, attr: str) -> Callable[..., Any] | None:
 
 
 _END = object()  # the end of a node's parents, in detection
+_partial = functools.partial
 
 
 @contextlib.contextmanager
@@ -102,36 +103,53 @@ def quiet_collector() -> Iterator[None]:
 
 
 def _observe_two(
-    steps: list[Any], i: int, orig: Callable[..., Any], nd: dict[str, Any], d0: Any, d1: Any
-) -> Callable[..., Any]:
+    steps: list[Any],
+    i: int,
+    orig: Callable[..., Any],
+    nd: dict[str, Any],
+    d0: dict[str, Any],
+    d1: dict[str, Any],
+    *args: Any,
+    **kwargs: Any,
+) -> Any:
     """The observer of a result with two distinct parents and numbers for grads (the common
-    case, kept lean: numbers are immutable, so reading them is a snapshot)."""
-
-    def observed(*args: Any, **kwargs: Any) -> Any:
-        entry = [i, nd.get("grad"), (d0.get("grad"), d1.get("grad")), None, None]
-        steps.append(entry)
-        try:
-            return orig(*args, **kwargs)
-        finally:
-            entry[3] = (d0.get("grad"), d1.get("grad"))
-
-    return observed
+    case, kept lean: numbers are immutable, so reading them is a snapshot). Bound to one node
+    with functools.partial (cheaper to make than a closure: detection makes one per result)."""
+    entry = [i, nd.get("grad"), (d0.get("grad"), d1.get("grad")), None, None]
+    steps.append(entry)
+    try:
+        return orig(*args, **kwargs)
+    finally:
+        entry[3] = (d0.get("grad"), d1.get("grad"))
 
 
 def _observe_one(
-    steps: list[Any], i: int, orig: Callable[..., Any], nd: dict[str, Any], d0: Any
-) -> Callable[..., Any]:
+    steps: list[Any],
+    i: int,
+    orig: Callable[..., Any],
+    nd: dict[str, Any],
+    d0: dict[str, Any],
+    *args: Any,
+    **kwargs: Any,
+) -> Any:
     """The observer of a result with one parent and numbers for grads."""
+    entry = [i, nd.get("grad"), (d0.get("grad"),), None, None]
+    steps.append(entry)
+    try:
+        return orig(*args, **kwargs)
+    finally:
+        entry[3] = (d0.get("grad"),)
 
-    def observed(*args: Any, **kwargs: Any) -> Any:
-        entry = [i, nd.get("grad"), (d0.get("grad"),), None, None]
-        steps.append(entry)
-        try:
-            return orig(*args, **kwargs)
-        finally:
-            entry[3] = (d0.get("grad"),)
 
-    return observed
+def _step_attr(d: dict[str, Any], obj: Any) -> str | None:
+    """The per-node backward function's name, on a result's instance or its class."""
+    for attr in STEP_ATTRS:
+        if callable(d.get(attr)):
+            return attr
+    for attr in STEP_ATTRS:
+        if _class_method(obj, attr) is not None:
+            return attr
+    return None
 
 
 class Refused(Exception):
@@ -238,10 +256,10 @@ class ValueObserver:
     def observe(self, owner: type, fn: Callable[..., Any], root: Any, args: Any, kw: Any) -> Any:
         """Run the program's ``backward`` on ``root``, watching it when the graph fits."""
         self.called = True
+        installed: list[tuple[dict[str, Any], str, Any, Any]] = []
         try:
             with quiet_collector():
-                record = self.detect(owner, root)
-                installed = self._install(record)
+                record = self.detect(owner, root, installed)
         except FATAL:
             raise
         except Exception as exc:
@@ -250,7 +268,11 @@ class ValueObserver:
             return fn(root, *args, **kw)
         self._busy = True
         try:
-            return fn(root, *args, **kw)
+            # The observers and their records are thousands of young objects: with the
+            # collector on, they would set off full collections inside the program's backward
+            # that its unobserved run never pays. It is back on when the pass ends.
+            with quiet_collector():
+                return fn(root, *args, **kw)
         except BaseException:
             record.complete = False
             raise
@@ -260,10 +282,27 @@ class ValueObserver:
                 self._uninstall(installed)
                 self._finish(record)
 
-    def detect(self, kind: type, root: Any) -> ValuePass:
-        """The graph under ``root`` as a pass (nothing observed yet); Refused when it does not
-        fit the rules. Two loops, kept lean (this runs before every observed backward()):
-        the structure first, then the numbers."""
+    def detect(
+        self,
+        kind: type,
+        root: Any,
+        installed: list[tuple[dict[str, Any], str, Any, Any]] | None = None,
+    ) -> ValuePass:
+        """The graph under ``root`` as a pass; Refused when it does not fit the rules. With
+        ``installed``, each result's per-node backward function is swapped for an observer as
+        the result is found (and listed there, to be put back); on refusal nothing is left
+        swapped. One depth-first walk, kept lean: it runs before every observed backward()."""
+        try:
+            return self._detect(kind, root, installed)
+        except BaseException:
+            if installed:
+                self._uninstall(installed)
+                installed.clear()
+            raise
+
+    def _detect(
+        self, kind: type, root: Any, installed: list[tuple[dict[str, Any], str, Any, Any]] | None
+    ) -> ValuePass:
         root_dict = instance_dict(root)
         if root_dict is None or not isinstance(root, kind):
             raise Refused("no instance __dict__")
@@ -276,28 +315,66 @@ class ValueObserver:
         end = _END
         objs: list[Any] = []
         dicts: list[dict[str, Any]] = []
-        plists: list[Any] = []
         position: dict[int, int] = {id(root): -1}  # -1: on the current path
         seen_at = position.get
         ps0: Any = root_dict.get(pattr)
         if type(ps0) not in CONTAINERS:
             raise Refused(f"{pattr} is not a tuple, list or set")
         unordered = type(ps0) is set or type(ps0) is frozenset
-        nodes, ds, pss, its = [root], [root_dict], [ps0], [iter(ps0)]
+        record = ValuePass(kind=kind, objs=objs, datas=[], ops=[], parents=[], grads_start=[])
+        steps = record.steps
+        parents = record.parents
+        # observers: the per-node function's name (found on the first result), and results
+        # that need the general observer (a repeated parent, three or more parents)
+        attr: str | None = None
+        searched = installed is None
+        general: list[int] = []
+        swap = installed.append if installed is not None else None
+        # the path from the root: each node, its dict, its parents' iterator, and the positions
+        # of the parents done so far (a node's position is known once all its parents have one)
+        nodes, ds, its = [root], [root_dict], [iter(ps0)]
+        found: list[list[int]] = [[]]
         while its:
             p = next(its[-1], end)
             if p is end:  # every parent done: the node takes the next position
                 its.pop()
+                here = len(objs)
                 obj = nodes.pop()
-                position[id(obj)] = len(objs)
+                d = ds.pop()
+                position[id(obj)] = here
                 objs.append(obj)
-                dicts.append(ds.pop())
-                plists.append(pss.pop())
+                dicts.append(d)
+                pidx = tuple(found.pop())
+                parents.append(pidx)
+                if found:
+                    found[-1].append(here)
+                if not pidx or swap is None:
+                    continue
+                if not searched:
+                    attr, searched = _step_attr(d, obj), True
+                if attr is None:
+                    continue
+                own = d.get(attr)
+                orig = own if own is not None else _class_method(obj, attr)
+                if not callable(orig):
+                    continue
+                if len(pidx) == 2 and pidx[0] != pidx[1]:
+                    d0, d1 = dicts[pidx[0]], dicts[pidx[1]]
+                    wrapper = _partial(_observe_two, steps, here, orig, d, d0, d1)
+                elif len(pidx) == 1:
+                    wrapper = _partial(_observe_one, steps, here, orig, d, dicts[pidx[0]])
+                else:
+                    general.append(here)
+                    continue
+                d[attr] = wrapper
+                swap((d, attr, own, wrapper))
                 continue
-            seen = seen_at(id(p))
+            pid = id(p)
+            seen = seen_at(pid)
             if seen is not None:
                 if seen < 0:
                     raise Refused("the graph has a cycle")
+                found[-1].append(seen)
                 continue
             if not isinstance(p, kind):
                 raise Refused(f"a parent is not a {kind.__name__}")
@@ -307,7 +384,7 @@ class ValueObserver:
                 raise Refused("no instance __dict__") from None
             pps: Any = pd.get(pattr) if type(pd) is dict else None
             tp = type(pps)
-            if tp is not tuple:  # the container itself is kept: it is iterated twice, unchanged
+            if tp is not tuple:
                 if tp is not list and tp is not set and tp is not frozenset:
                     raise Refused(f"{pattr} is not a tuple, list or set")
                 unordered = unordered or tp is not list
@@ -316,29 +393,54 @@ class ValueObserver:
                     f"budget: your {kind.__name__} graph has more than {limit:,} nodes "
                     "(budget: max_graph_nodes), so it is not drawn"
                 )
-            position[id(p)] = -1
+            position[pid] = -1
             nodes.append(p)
             ds.append(pd)
-            pss.append(pps)
             its.append(iter(pps))
+            found.append([])
         arrays = self._check_numbers(kind, dicts)
-        index = position.__getitem__
         datas = [d["data"] for d in dicts]
         grads = [d["grad"] for d in dicts]
         if arrays:
             datas, grads = [snap(v) for v in datas], [snap(v) for v in grads]
         ops = [d.get(op_attr) for d in dicts] if op_attr else [None] * len(dicts)
-        return ValuePass(
-            kind=kind,
-            objs=objs,
-            datas=datas,
-            ops=[op if type(op) is str else None for op in ops],
-            parents=[tuple(map(index, map(id, ps))) for ps in plists],
-            grads_start=grads,
-            dicts=dicts,
-            unordered=unordered,
-            arrays=arrays,
-        )
+        record.datas = datas
+        record.ops = [op if type(op) is str else None for op in ops]
+        record.grads_start = grads
+        record.dicts = dicts
+        record.unordered = unordered
+        record.arrays = arrays
+        record.step_fn = attr
+        if installed is not None and attr is not None and (arrays or general):
+            self._install_general(record, attr, installed, general)
+        return record
+
+    def _install_general(
+        self,
+        record: ValuePass,
+        attr: str,
+        installed: list[tuple[dict[str, Any], str, Any, Any]],
+        general: list[int],
+    ) -> None:
+        """The general observers: for the results listed in ``general`` and, when some data
+        or grad is an array (grads must then be copied), for every result instead of the
+        lean ones."""
+        todo = general
+        if record.arrays:
+            self._uninstall(installed)
+            installed.clear()
+            todo = [i for i, p in enumerate(record.parents) if p]
+        dicts = record.dicts
+        for i in todo:
+            d = dicts[i]
+            own = d.get(attr)
+            orig = own if own is not None else _class_method(record.objs[i], attr)
+            if not callable(orig):
+                continue
+            pdicts = [dicts[j] for j in record.parents[i]]
+            wrapper = self._observer(record, i, orig, d, pdicts)
+            d[attr] = wrapper
+            installed.append((d, attr, own, wrapper))
 
     def _check_numbers(self, kind: type, dicts: list[dict[str, Any]]) -> bool:
         """Every ``data`` numeric and every ``grad`` numeric or None; True when some is an
@@ -371,57 +473,6 @@ class ValueObserver:
         return arrays
 
     # ---- the observers --------------------------------------------------------------------
-
-    def _install(self, record: ValuePass) -> list[tuple[dict[str, Any], str, Any, Any]]:
-        """Swap each result's per-node backward function for an observer; what to undo."""
-        dicts = record.dicts
-        installed: list[tuple[dict[str, Any], str, Any, Any]] = []
-        attr = self._step_attr(record, dicts)
-        if attr is None:
-            return installed
-        record.step_fn = attr
-        parents = record.parents
-        objs = record.objs
-        fast = not record.arrays
-        append = installed.append
-        try:
-            for i, d in enumerate(dicts):
-                pidx = parents[i]
-                if not pidx:
-                    continue  # a leaf: nothing to send
-                own = d.get(attr)
-                orig = own if own is not None else _class_method(objs[i], attr)
-                if not callable(orig):
-                    continue
-                if fast and len(pidx) == 2 and pidx[0] != pidx[1]:
-                    wrapper = _observe_two(record.steps, i, orig, d, dicts[pidx[0]], dicts[pidx[1]])
-                elif fast and len(pidx) == 1:
-                    wrapper = _observe_one(record.steps, i, orig, d, dicts[pidx[0]])
-                else:
-                    wrapper = self._observer(record, i, orig, d, [dicts[j] for j in pidx])
-                d[attr] = wrapper
-                append((d, attr, own, wrapper))
-        except FATAL:
-            self._uninstall(installed)
-            raise
-        except Exception:
-            pass  # the rest of the graph stays unobserved; its steps are missing
-        return installed
-
-    @staticmethod
-    def _step_attr(record: ValuePass, dicts: list[dict[str, Any]]) -> str | None:
-        """The per-node backward function's name: found on the first result that has one."""
-        for i, d in enumerate(dicts):
-            if not record.parents[i]:
-                continue
-            for attr in STEP_ATTRS:
-                if callable(d.get(attr)):
-                    return attr
-            for attr in STEP_ATTRS:
-                if _class_method(record.objs[i], attr) is not None:
-                    return attr
-            return None
-        return None
 
     @staticmethod
     def _uninstall(installed: list[tuple[dict[str, Any], str, Any, Any]]) -> None:
@@ -523,8 +574,11 @@ class ValueObserver:
 
     def _release(self, record: ValuePass) -> None:
         """Resolve the names now and let go of the program's objects."""
-        name_of = self.name_of
-        record.names = [name_of(o) for o in record.objs]
+        table = self._names
+        record.names = [
+            e[1] if (e := table.get(id(o))) is not None and e[0]() is o else None
+            for o in record.objs
+        ]
         record.kind_name = str(type.__dict__["__name__"].__get__(record.kind))
         record.objs = []
         record.dicts = []
