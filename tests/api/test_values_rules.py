@@ -385,3 +385,15 @@ def test_compare_finds_a_missing_seed(client: TestClient) -> None:
     root = next(n for n in body["graph"]["nodes"] if n["kind"] == "output")
     assert root["compare"] == "differs" and root["compare_grad"] == 1.0
     assert body["graph"]["compare"]["differs"] == 1
+
+
+def test_a_graph_over_the_elements_budget_is_refused_with_a_notice(client: TestClient) -> None:
+    limit = int(TEST_SETTINGS["max_total_elements"])  # type: ignore[call-overload]
+    half = limit // 2 + 1
+    source = "import numpy as np\n" + value_program().replace(
+        "a, b = Value(2.0), Value(3.0)", f"a, b = Value(np.ones({half})), Value(np.ones({half}))"
+    ).replace("self.grad = 1.0", "self.grad = np.ones_like(self.data)").replace(
+        "print(a.grad, b.grad)", "print(a.grad.sum(), b.grad.sum())"
+    )
+    body = refused(client, source, plain_stdout(source))
+    assert "max_total_elements" in body["notice"]
