@@ -208,7 +208,13 @@ class ValueObserver:
         self.max_elements = max_elements
         self.max_passes = max(1, max_passes)
         self.classes: set[type] = set()
-        self.passes: list[ValuePass] = []
+        #: the passes kept as they come (the first ones; see _keep), and the latest since
+        self._firsts: list[ValuePass] = []
+        self._first_nodes = 0
+        self._latest: ValuePass | None = None
+        #: what all kept passes may hold together: scalar graphs are big, and each kept pass
+        #: is a Graph in the response (a loop of 2,000-node passes would be tens of MB)
+        self.max_kept_nodes = 2 * max_nodes
         self.tensor_counts: list[int] = []  # for every pass, kept or not
         self.notices: list[str] = []
         self.tensor_log: Any = None  # the engine's PassLog (its count interleaves passes)
@@ -587,10 +593,19 @@ class ValueObserver:
         record.index = self.count
         record.tensor_count = self.tensor_log.count if self.tensor_log is not None else 0
         self.tensor_counts.append(record.tensor_count)
-        if len(self.passes) < self.max_passes:
-            self.passes.append(record)
-        else:  # keep the first max_passes-1 and the latest
-            self.passes[-1] = record
+        n = len(record.datas)
+        fits = self._first_nodes + 2 * n <= self.max_kept_nodes  # room left for a last like it
+        if self._latest is None and len(self._firsts) < self.max_passes - 1 and fits:
+            self._firsts.append(record)
+            self._first_nodes += n
+        else:  # from now on only the latest is kept besides the first ones
+            self._latest = record
+
+    @property
+    def passes(self) -> list[ValuePass]:
+        """The kept passes: the first ones (at most max_passes - 1, within max_kept_nodes)
+        and the latest."""
+        return self._firsts + ([self._latest] if self._latest is not None else [])
 
     def snapshot(self, root: Any) -> ValuePass | None:
         """The graph under ``root`` as it is now, without a walk (no backward() was called)."""

@@ -397,3 +397,40 @@ def test_a_graph_over_the_elements_budget_is_refused_with_a_notice(client: TestC
     )
     body = refused(client, source, plain_stdout(source))
     assert "max_total_elements" in body["notice"]
+
+
+def test_kept_passes_stay_within_twice_the_node_budget(client: TestClient) -> None:
+    """A loop over big scalar graphs keeps the first passes that fit and the last one."""
+    limit = int(TEST_SETTINGS["max_graph_nodes"])  # type: ignore[call-overload]
+    size = 700  # nodes per pass: a, b and 698 results
+    source = value_program().replace(
+        "c = a * b + a\nc.backward()",
+        "for step in range(10):\n"
+        "    c = a\n"
+        f"    for i in range({size - 2}):\n"
+        "        c = c + b\n"
+        "    a.grad = b.grad = 0.0\n"
+        "    c.backward()",
+    )
+    iterative = """    def backward(self):
+        order, seen, stack = [], set(), [(self, False)]
+        while stack:
+            v, done = stack.pop()
+            if done:
+                order.append(v)
+            elif id(v) not in seen:
+                seen.add(id(v)); stack.append((v, True))
+                stack.extend((p, False) for p in v._prev)
+        self.grad = 1.0
+        for v in reversed(order):
+            v._backward()
+"""
+    start = source.index("    def backward(self):")
+    source = source[:start] + iterative + source[source.index("a, b = Value(2.0)") :]
+    body = body_of(client, source)
+    assert body["ok"], body["error"]
+    assert body["passes_total"] == 10
+    kept = [g["pass_index"] for g in body["passes"]]
+    assert kept == [0, 1, 2, 3, 9]  # 700 · (4 + 1 for the last) ≤ 2 · 2,000 < 700 · (5 + 1)
+    assert sum(len(g["nodes"]) for g in body["passes"]) <= 2 * limit
+    assert all(len(g["nodes"]) == size for g in body["passes"])
