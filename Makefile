@@ -15,7 +15,7 @@ help:
 	@echo "make test        the whole test suite, browser tests included"
 	@echo "make bench       engine vs PyTorch vs NumPy, and API latency (ratios, medians)"
 	@echo "make gpu-check   on a GPU machine: CuPy parity and timings (bench/gpu_check.py)"
-	@echo "make lint        ruff, mypy, tsc, hadolint"
+	@echo "make lint        ruff, mypy, tsc (also types.ts against /openapi.json), hadolint"
 	@echo "make fmt         ruff format + autofix"
 	@echo "make screenshots regenerate the README's screenshots"
 
@@ -52,9 +52,11 @@ run: venv frontend
 	$(PY) -m server --host $(HOST) --port $(PORT) $(if $(WORKERS),--workers $(WORKERS),)
 
 test: venv frontend chromium
+	npm run --silent test
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-test-fast: venv
+test-fast: venv frontend
+	npm run --silent test
 	$(PY) -m pytest -m "not e2e and not slow" $(PYTEST_ARGS)
 
 bench: venv
@@ -71,6 +73,7 @@ lint: venv frontend
 	$(VENV)/bin/hadolint Dockerfile
 	$(VENV)/bin/kubernetes-validate --strict --quiet deploy/*.yaml
 	$(if $(wildcard package.json),npm run --silent typecheck,)
+	$(PY) -m tests.e2e.openapi_types && npx tsc --noEmit -p static/contract/tsconfig.json
 
 fmt: venv
 	$(VENV)/bin/ruff format engine server tests bench

@@ -13,7 +13,9 @@ import numpy as np
 from engine import dtypes, limits
 from engine.backend import CPU, Device, move, parse_device, to_numpy
 from engine.dtypes import DType
-from engine.tensor import Size, Tensor
+from engine.random import default_generator
+from engine.registry import method, public
+from engine.tensor import Size, Tensor, _no_record
 
 
 def _legacy_new(dtype: DType, *args: Any, device: Any = None) -> Tensor:
@@ -65,12 +67,14 @@ class BoolTensor(metaclass=_LegacyTensorType):
 _default_device: Device = CPU
 
 
+@public("set_default_device")
 def set_default_device(device: Any) -> None:
     """torch.set_default_device: where factories put tensors when no device is given."""
     global _default_device
     _default_device = parse_device(device) if device is not None else CPU
 
 
+@public("get_default_device")
 def get_default_device() -> Device:
     return _default_device
 
@@ -148,6 +152,7 @@ def _to_nested(data: Any) -> Any:
     return data
 
 
+@public("tensor")
 def tensor(
     data: Any, dtype: DType | None = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
@@ -189,12 +194,14 @@ def tensor(
     return t
 
 
+@public("as_tensor")
 def as_tensor(data: Any, dtype: DType | None = None, device: Any = None) -> Tensor:
     if isinstance(data, Tensor) and dtype is None and device is None:
         return data
     return tensor(data, dtype=dtype, device=device)
 
 
+@public("from_numpy")
 def from_numpy(array: np.ndarray) -> Tensor:
     return Tensor._wrap(array)
 
@@ -250,24 +257,28 @@ def _factory(
     return t
 
 
+@public("zeros")
 def zeros(
     *shape: Any, dtype: DType | None = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
     return _factory(shape, dtype, device, requires_grad, lambda xp, s, d: xp.zeros(s, d), "zeros")
 
 
+@public("ones")
 def ones(
     *shape: Any, dtype: DType | None = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
     return _factory(shape, dtype, device, requires_grad, lambda xp, s, d: xp.ones(s, d), "ones")
 
 
+@public("empty")
 def empty(
     *shape: Any, dtype: DType | None = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
     return zeros(*shape, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
+@public("full")
 def full(
     size: Any,
     fill_value: Any,
@@ -297,21 +308,25 @@ def _like(t: Tensor, dtype: DType | None) -> tuple[Any, DType]:
     return t._data.shape, dtype or t.dtype
 
 
+@public("zeros_like")
 def zeros_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
     shape, dt = _like(t, dtype)
     return zeros(shape, dtype=dt, device=t.device, requires_grad=requires_grad)
 
 
+@public("ones_like")
 def ones_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
     shape, dt = _like(t, dtype)
     return ones(shape, dtype=dt, device=t.device, requires_grad=requires_grad)
 
 
+@public("full_like")
 def full_like(t: Tensor, fill_value: Any, dtype: DType | None = None) -> Tensor:
     shape, dt = _like(t, dtype)
     return full(shape, fill_value, dtype=dt, device=t.device)
 
 
+@public("arange")
 def arange(
     start: Any,
     end: Any = None,
@@ -339,6 +354,7 @@ def arange(
     return t
 
 
+@public("linspace")
 def linspace(
     start: float,
     end: float,
@@ -366,6 +382,7 @@ def linspace(
     return t
 
 
+@public("eye")
 def eye(n: int, m: int | None = None, dtype: DType | None = None, device: Any = None) -> Tensor:
     if limits.active is not None:
         limits.active.alloc(n * (m or n))
@@ -375,8 +392,6 @@ def eye(n: int, m: int | None = None, dtype: DType | None = None, device: Any = 
 def _random(
     shape: Any, dtype: DType | None, device: Any, requires_grad: bool, draw: Any, fname: str = ""
 ) -> Tensor:
-    from engine.random import default_generator
-
     dims = _shape_arg(shape, fname)
     for d in dims:
         if d < 0:
@@ -392,6 +407,7 @@ def _random(
     return t
 
 
+@public("rand")
 def rand(
     *shape: Any,
     dtype: DType | None = None,
@@ -404,6 +420,7 @@ def rand(
     )
 
 
+@public("randn")
 def randn(
     *shape: Any,
     dtype: DType | None = None,
@@ -416,6 +433,7 @@ def randn(
     )
 
 
+@public("randint")
 def randint(
     low: int, high: Any = None, size: Any = None, dtype: DType | None = None, device: Any = None
 ) -> Tensor:
@@ -430,22 +448,74 @@ def randint(
     )
 
 
+@public("randperm")
 def randperm(n: int, dtype: DType | None = None, device: Any = None) -> Tensor:
-    from engine.random import default_generator
-
     if limits.active is not None:
         limits.active.alloc(n)
     arr = default_generator.randperm(n).astype((dtype or dtypes.int64).np)
     return Tensor._wrap(move(arr, _device(device)))
 
 
+@public("rand_like")
 def rand_like(t: Tensor) -> Tensor:
     return rand(t._data.shape, dtype=t.dtype, device=t.device)
 
 
+@public("randn_like")
 def randn_like(t: Tensor) -> Tensor:
     return randn(t._data.shape, dtype=t.dtype, device=t.device)
 
 
+@public("normal")
 def normal(mean: float, std: float, size: Any) -> Tensor:
     return randn(size) * std + mean
+
+
+# ---- Tensor methods that create tensors -------------------------------------------------------
+
+
+@method("__new__")  # type: ignore[misc]
+@staticmethod
+def _tensor_new(cls: type, *args: Any, **kwargs: Any) -> Tensor:
+    """The legacy constructor: ``torch.Tensor([1, 2])`` (data) or ``torch.Tensor(2, 3)``
+    (a shape; zeros here, uninitialised in PyTorch); always float32."""
+    return _legacy_new(dtypes.float32, *args, **kwargs)
+
+
+@method("new_zeros", "new_empty")
+def _new_zeros(self: Tensor, *size: Any) -> Tensor:
+    return zeros(*size, dtype=self.dtype, device=self.device)
+
+
+@method("new_ones")
+def _new_ones(self: Tensor, *size: Any) -> Tensor:
+    return ones(*size, dtype=self.dtype, device=self.device)
+
+
+@method("new_full")
+def _new_full(self: Tensor, size: Any, fill_value: Any) -> Tensor:
+    return full(size, fill_value, dtype=self.dtype, device=self.device)
+
+
+@method("new_tensor")
+def _new_tensor(self: Tensor, data: Any) -> Tensor:
+    return tensor(data, dtype=self.dtype, device=self.device)
+
+
+@method("normal_")
+def _normal_(self: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
+    with _no_record():
+        self._check_inplace()
+    vals = default_generator.normal(self._data.size, mean, std, self._data.dtype)
+    self._data[...] = move(vals.reshape(self._data.shape), self.device)
+    self._bump()
+    return self
+
+
+@method("uniform_")
+def _uniform_(self: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
+    self._check_inplace()
+    vals = default_generator.uniform(self._data.size, a, b, self._data.dtype)
+    self._data[...] = move(vals.reshape(self._data.shape), self.device)
+    self._bump()
+    return self

@@ -1,7 +1,12 @@
 """The function API (``torch.add``, ``torch.exp``, ``torch.cat`` ...) over the op table.
 
-Each function validates its arguments with PyTorch's messages, then calls ``apply`` with an
-``ops`` row; composites (var, std, norm, masked_fill, sort ...) are built from those rows.
+The simple functions are made from the table: a row with a dtype rule (``engine.ops``) gets
+its function here, under each name it declares (``torch.exp``, ``torch.arcsin`` ...), at the
+end of this module. What needs more than a call is hand-written below and registered with
+``@public`` (and ``@method`` for a Tensor method that parses its arguments differently) next
+to its code: argument parsing and PyTorch's messages, overloads (``torch.max(x)`` /
+``torch.max(x, dim)``), composites (var, std, norm, masked_fill ...) built from the rows, and
+the functions outside the graph (comparisons, predicates, sorting indices).
 """
 
 from __future__ import annotations
@@ -9,54 +14,62 @@ from __future__ import annotations
 import builtins
 import functools
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import numpy as np
 
-from engine import autograd, dtypes
+from engine import core, dtypes
 from engine import ops as O
-from engine.backend import array_module, move, parse_device, to_numpy
+from engine.backend import Device, array_module, move, parse_device, to_numpy
 from engine.dtypes import DType
 from engine.factories import _shape_arg, _to_nested, full_like, tensor
+from engine.registry import FUNCTIONS, method, public
 from engine.tensor import (
     Tensor,
     _apply1,
     _as_float,
-    _as_tensor,
     _cast_keep_graph,
+    _check_int_division,
+    _nograd_binary,
+    _nograd_unary,
+    _norm_dim,
     _result_dtype,
     _ReturnTypes,
     _Scalar,
     apply,
     binary,
+    failed,
 )
 
+if TYPE_CHECKING:
+    # the functions made from the table's rows at the end of this module
+    def __getattr__(name: str) -> Any: ...
 
+
+def _as_tensor(x: Any) -> Tensor:
+    return x if isinstance(x, Tensor) else tensor(x)
+
+
+@public("add", method=True)
 def add(a: Any, b: Any, alpha: Any = 1) -> Tensor:
     a = _as_tensor(a)
     return binary(O.ADD, a, b if alpha == 1 else b * alpha)
 
 
+@public("sub", "subtract", method=True)
 def sub(a: Any, b: Any, alpha: Any = 1) -> Tensor:
     a = _as_tensor(a)
     return binary(O.SUB, a, b if alpha == 1 else b * alpha)
 
 
-def mul(a: Any, b: Any) -> Tensor:
-    return binary(O.MUL, _as_tensor(a), b)
-
-
+@public("div", "divide", "true_divide", method=True)
 def div(a: Any, b: Any) -> Tensor:
     if not isinstance(a, Tensor):
         return _as_tensor(b).__rtruediv__(a)
     return binary(O.DIV, a, b)
 
 
-true_divide = divide = div
-multiply = mul
-subtract = sub
-
-
+@public("pow", method=("pow", "__pow__"))
 def pow(a: Any, exponent: Any) -> Tensor:
     if not isinstance(a, Tensor):
         return rpow(a, exponent)
@@ -81,6 +94,7 @@ def pow(a: Any, exponent: Any) -> Tensor:
 
 
 def rpow(base: Any, exponent: Tensor) -> Tensor:
+    """base ** exponent for a number base (``2 ** x``)."""
     if isinstance(base, Tensor):
         return pow(base, exponent)
     target = _result_dtype(exponent, base)
@@ -88,64 +102,17 @@ def rpow(base: Any, exponent: Tensor) -> Tensor:
     return apply(O.RPOW, (src,), {"base": base}, out_dtype=target)
 
 
-def _unary(op: O.Op) -> Any:
-    def fn(a: Tensor) -> Tensor:
-        if a.__class__ is not Tensor:
-            raise TypeError(
-                f"{op.name}(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}"
-            )
-        if a._data.dtype.kind != "f" and op.name not in ("neg", "abs", "relu"):
-            a = _as_float(a)
-        return _apply1(op, a)
-
-    fn.__name__ = op.name
-    fn.__doc__ = f"torch.{op.name}"
-    return fn
+@method("__rpow__")
+def _rpow_method(self: Tensor, base: Any) -> Tensor:
+    return rpow(base, self)
 
 
-exp = _unary(O.EXP)
-log = _unary(O.LOG)
-log1p = _unary(O.LOG1P)
-sqrt = _unary(O.SQRT)
-rsqrt = _unary(O.RSQRT)
-sin = _unary(O.SIN)
-cos = _unary(O.COS)
-tanh = _unary(O.TANH)
-sigmoid = _unary(O.SIGMOID)
-relu = _unary(O.RELU)
-tan = _unary(O.TAN)
-sinh = _unary(O.SINH)
-cosh = _unary(O.COSH)
-asin = arcsin = _unary(O.ASIN)
-acos = arccos = _unary(O.ACOS)
-atan = arctan = _unary(O.ATAN)
-frac = _unary(O.FRAC)
-
-
-def trunc(a: Tensor) -> Tensor:
-    """Rounding toward zero; integers are already whole (a copy, as PyTorch)."""
-    if a._data.dtype.kind != "f":
-        return Tensor._wrap(a._data.copy())
-    return _apply1(O.TRUNC, a)
-
-
-fix = trunc
-log2 = _unary(O.LOG2)
-log10 = _unary(O.LOG10)
-expm1 = _unary(O.EXPM1)
-erf = _unary(O.ERF)
-neg = negative = _unary(O.NEG)
-reciprocal = _unary(O.RECIPROCAL)
-
-
-def abs(a: Tensor) -> Tensor:
-    return apply(O.ABS, (_as_tensor(a),))
-
-
+@public("square", method=True)
 def square(a: Tensor) -> Tensor:
     return pow(a, 2)
 
 
+@public("clamp", "clip", method=True)
 def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -154,21 +121,12 @@ def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:
     return apply(O.CLAMP, (a,), {"lo": lo, "hi": hi})
 
 
-clip = clamp
-
-
+@public("round", method=True)
 def round(a: Tensor, decimals: int = 0) -> Tensor:
     return apply(O.ROUND, (a,), {"decimals": decimals}, name="RoundBackward1" if decimals else None)
 
 
-def maximum(a: Tensor, b: Tensor) -> Tensor:
-    return binary(O.MAXIMUM, _as_tensor(a), _as_tensor(b))
-
-
-def minimum(a: Tensor, b: Tensor) -> Tensor:
-    return binary(O.MINIMUM, _as_tensor(a), _as_tensor(b))
-
-
+@public("where")
 def where(condition: Tensor, a: Any = None, b: Any = None) -> Any:
     if a is None and b is None:
         return tuple(Tensor._wrap(i) for i in np.nonzero(condition._data))
@@ -195,15 +153,6 @@ def where(condition: Tensor, a: Any = None, b: Any = None) -> Any:
     return apply(O.WHERE, (Tensor._wrap(cond.astype(bool, copy=False)), ta, tb))
 
 
-def _norm_dim(dim: int, ndim: int) -> int:
-    lo, hi = -builtins.max(ndim, 1), builtins.max(ndim, 1) - 1
-    if not lo <= dim <= hi:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})"
-        )
-    return dim % builtins.max(ndim, 1)
-
-
 def _norm_dims(dim: Any, ndim: int) -> Any:
     if dim is None:
         return None
@@ -214,6 +163,7 @@ def _norm_dims(dim: Any, ndim: int) -> Any:
     return _norm_dim(int(dim), ndim) if ndim else None
 
 
+@public("sum", method=True, axis=True)
 def sum(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
     if isinstance(a, list | tuple):
         raise TypeError("sum(): argument 'input' must be Tensor, not list")
@@ -227,6 +177,7 @@ def sum(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: DType | None =
     return apply(O.SUM, (a,), {"axis": axis, "keepdim": keepdim}, name=name, out_dtype=target)
 
 
+@public("prod", method=True, axis=True)
 def prod(
     a: Tensor, dim: int | None = None, keepdim: bool = False, dtype: DType | None = None
 ) -> Tensor:
@@ -244,6 +195,7 @@ def prod(
     return apply(O.PROD, (a,), {"axis": axis, "keepdim": keepdim}, name=name, out_dtype=target)
 
 
+@public("mean", method=True, axis=True)
 def mean(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
     if a._data.dtype.kind != "f" and dtype is None:
         raise RuntimeError(
@@ -263,7 +215,7 @@ def mean(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: DType | None 
 
 def _max_min(a: Tensor, dim: Any, keepdim: bool, mode: str) -> Any:
     if isinstance(dim, Tensor):
-        return maximum(a, dim) if mode == "max" else minimum(a, dim)
+        return binary(O.MAXIMUM if mode == "max" else O.MINIMUM, a, dim)
     if dim is None:
         if a._data.size == 0:
             raise RuntimeError(
@@ -291,19 +243,23 @@ def _max_min(a: Tensor, dim: Any, keepdim: bool, mode: str) -> Any:
     return _ReturnTypes(mode, values, idx)
 
 
+@public("max", method=True, axis=True)
 def max(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _max_min(a, dim, keepdim, "max")
 
 
+@public("min", method=True, axis=True)
 def min(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _max_min(a, dim, keepdim, "min")
 
 
+@public("amax", method=True, axis=True)
 def amax(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     axis = _norm_dims(dim, a._data.ndim)
     return apply(O.AMAX, (a,), {"axis": axis, "keepdim": keepdim, "mode": "max"})
 
 
+@public("amin", method=True, axis=True)
 def amin(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     axis = _norm_dims(dim, a._data.ndim)
     return apply(
@@ -311,6 +267,7 @@ def amin(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     )
 
 
+@public("argmax", method=True, axis=True)
 def argmax(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     if dim is None:
         return Tensor._wrap(a._data.argmax().astype(np.int64))  # stays on the device
@@ -318,6 +275,7 @@ def argmax(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     return Tensor._wrap(out.astype(np.int64))
 
 
+@public("argmin", method=True, axis=True)
 def argmin(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     if dim is None:
         return Tensor._wrap(a._data.argmin().astype(np.int64))
@@ -325,6 +283,7 @@ def argmin(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     return Tensor._wrap(out.astype(np.int64))
 
 
+@public("var", method=True, axis=True)
 def var(
     a: Tensor, dim: Any = None, unbiased: bool = True, keepdim: bool = False, correction: Any = None
 ) -> Tensor:
@@ -352,18 +311,20 @@ def var(
     return sum(d * d, dim, keepdim) / builtins.max(n - corr, 0)
 
 
+@public("std", method=True, axis=True)
 def std(
     a: Tensor, dim: Any = None, unbiased: bool = True, keepdim: bool = False, correction: Any = None
 ) -> Tensor:
-    return sqrt(var(a, dim, unbiased=unbiased, keepdim=keepdim, correction=correction))
+    return var(a, dim, unbiased=unbiased, keepdim=keepdim, correction=correction).sqrt()
 
 
+@public("norm", method=True, axis=True)
 def norm(a: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
     if p == 2 or p == "fro":
-        return sqrt(sum(a * a, dim, keepdim))
+        return sum(a * a, dim, keepdim).sqrt()
     if p == 1:
-        return sum(abs(a), dim, keepdim)
-    return pow(sum(pow(abs(a), p), dim, keepdim), 1.0 / p)
+        return sum(a.abs(), dim, keepdim)
+    return pow(sum(pow(a.abs(), p), dim, keepdim), 1.0 / p)
 
 
 def _softmax_input(a: Tensor, dim: int, dtype: DType | None, kernel: str) -> tuple[Tensor, int]:
@@ -380,6 +341,7 @@ def _softmax_input(a: Tensor, dim: int, dtype: DType | None, kernel: str) -> tup
     return a, d
 
 
+@public("softmax", method=True, axis=True)
 def softmax(a: Tensor, dim: int | None = None, dtype: DType | None = None) -> Tensor:
     if dim is None:
         raise TypeError('softmax() missing 1 required positional arguments: "dim"')
@@ -387,6 +349,7 @@ def softmax(a: Tensor, dim: int | None = None, dtype: DType | None = None) -> Te
     return apply(O.SOFTMAX, (a,), {"dim": d})
 
 
+@public("log_softmax", method=True, axis=True)
 def log_softmax(a: Tensor, dim: int | None = None, dtype: DType | None = None) -> Tensor:
     if dim is None:
         raise TypeError('log_softmax() missing 1 required positional arguments: "dim"')
@@ -394,69 +357,75 @@ def log_softmax(a: Tensor, dim: int | None = None, dtype: DType | None = None) -
     return apply(O.LOG_SOFTMAX, (a,), {"dim": d})
 
 
+@public("matmul", "mm", "dot", method=("matmul", "mm", "dot", "__matmul__"))
 def matmul(a: Tensor, b: Tensor) -> Tensor:
-    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
-        raise TypeError(
-            f"matmul(): argument 'other' (position 1) must be Tensor, not "
-            f"{type(b).__name__ if isinstance(a, Tensor) else type(a).__name__}"
-        )
-    ad, bd = a._data, b._data
-    if ad.ndim == 0 or bd.ndim == 0:
-        raise RuntimeError(
-            f"both arguments to matmul need to be at least 1D, but they are {ad.ndim}D and "
-            f"{bd.ndim}D"
-        )
-    if ad.dtype != bd.dtype and ad.ndim == 1 and bd.ndim == 1:
-        raise RuntimeError(
-            "dot : expected both vectors to have same dtype, but found "
-            f"{dtypes.type_word(ad.dtype)} and {dtypes.type_word(bd.dtype)}"
-        )
-    if ad.dtype != bd.dtype:
-        raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {_dtype_word(ad.dtype)} != "
-            f"{_dtype_word(bd.dtype)}"
-        )
-    k_a = ad.shape[-1]
-    k_b = bd.shape[0] if bd.ndim == 1 else bd.shape[-2]
-    if bd.ndim >= 3:
-        _matmul_batch_check(ad.shape, bd.shape, k_a, k_b)
-    if k_a != k_b:
-        if ad.ndim >= 3 and bd.ndim == 1:
-            rows = int(np.prod(ad.shape[:-1]))
-            raise RuntimeError(
-                f"size mismatch, got input ({rows}), mat ({rows}x{k_a}), vec ({bd.shape[0]})"
+    try:
+        if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+            raise TypeError(
+                f"matmul(): argument 'other' (position 1) must be Tensor, not "
+                f"{type(b).__name__ if isinstance(a, Tensor) else type(a).__name__}"
             )
+        ad, bd = a._data, b._data
+        if ad.ndim == 0 or bd.ndim == 0:
+            raise RuntimeError(
+                f"both arguments to matmul need to be at least 1D, but they are {ad.ndim}D and "
+                f"{bd.ndim}D"
+            )
+        if ad.dtype != bd.dtype and ad.ndim == 1 and bd.ndim == 1:
+            raise RuntimeError(
+                "dot : expected both vectors to have same dtype, but found "
+                f"{dtypes.type_word(ad.dtype)} and {dtypes.type_word(bd.dtype)}"
+            )
+        if ad.dtype != bd.dtype:
+            raise RuntimeError(
+                f"expected m1 and m2 to have the same dtype, but got: {_dtype_word(ad.dtype)} != "
+                f"{_dtype_word(bd.dtype)}"
+            )
+        k_a = ad.shape[-1]
+        k_b = bd.shape[0] if bd.ndim == 1 else bd.shape[-2]
+        if bd.ndim >= 3:
+            _matmul_batch_check(ad.shape, bd.shape, k_a, k_b)
+        if k_a != k_b:
+            if ad.ndim >= 3 and bd.ndim == 1:
+                rows = int(np.prod(ad.shape[:-1]))
+                raise RuntimeError(
+                    f"size mismatch, got input ({rows}), mat ({rows}x{k_a}), vec ({bd.shape[0]})"
+                )
+            if ad.ndim == 1 and bd.ndim == 1:
+                raise RuntimeError(
+                    f"inconsistent tensor size, expected tensor [{ad.shape[0]}] and src [{bd.shape[0]}] to have the same "
+                    f"number of elements, but got {ad.shape[0]} and {bd.shape[0]} elements respectively"
+                )
+            if ad.ndim == 2 and bd.ndim == 1:
+                raise RuntimeError(
+                    f"size mismatch, got input ({ad.shape[0]}), mat ({ad.shape[0]}x{ad.shape[1]}), "
+                    f"vec ({bd.shape[0]})"
+                )
+            sa = "x".join(
+                str(s)
+                for s in (ad.shape if ad.ndim == 2 else (int(np.prod(ad.shape[:-1])), ad.shape[-1]))
+            )
+            sb = "x".join(str(s) for s in (bd.shape if bd.ndim == 2 else (bd.shape[0], 1)))
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
         if ad.ndim == 1 and bd.ndim == 1:
-            raise RuntimeError(
-                f"inconsistent tensor size, expected tensor [{ad.shape[0]}] and src [{bd.shape[0]}] to have the same "
-                f"number of elements, but got {ad.shape[0]} and {bd.shape[0]} elements respectively"
-            )
-        if ad.ndim == 2 and bd.ndim == 1:
-            raise RuntimeError(
-                f"size mismatch, got input ({ad.shape[0]}), mat ({ad.shape[0]}x{ad.shape[1]}), "
-                f"vec ({bd.shape[0]})"
-            )
-        sa = "x".join(
-            str(s)
-            for s in (ad.shape if ad.ndim == 2 else (int(np.prod(ad.shape[:-1])), ad.shape[-1]))
-        )
-        sb = "x".join(str(s) for s in (bd.shape if bd.ndim == 2 else (bd.shape[0], 1)))
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
-    if ad.ndim == 1 and bd.ndim == 1:
-        name = "DotBackward0"
-    elif ad.ndim == 2 and bd.ndim == 1:
-        name = "MvBackward0"
-    elif ad.ndim == 2 and bd.ndim == 2:
-        name = None
-    elif ad.ndim == 1:
-        name = "SqueezeBackward4"
-    else:
-        name = "UnsafeViewBackward0"
-    return apply(O.MATMUL, (a, b), name=name)
+            name = "DotBackward0"
+        elif ad.ndim == 2 and bd.ndim == 1:
+            name = "MvBackward0"
+        elif ad.ndim == 2 and bd.ndim == 2:
+            name = None
+        elif ad.ndim == 1:
+            name = "SqueezeBackward4"
+        else:
+            name = "UnsafeViewBackward0"
+        return apply(O.MATMUL, (a, b), name=name)
+    except (RuntimeError, TypeError, IndexError) as exc:
+        failed(exc, "matmul", (a, b))
+        raise
 
 
-mm = matmul
-dot = matmul
+@method("__rmatmul__")
+def _rmatmul(self: Tensor, other: Any) -> Tensor:
+    return matmul(_as_tensor(other), self)
 
 
 def _matmul_batch_check(sa: tuple[int, ...], sb: tuple[int, ...], k_a: int, k_b: int) -> None:
@@ -486,42 +455,52 @@ def _dtype_word(np_dtype: Any) -> str:
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """F.linear: one node, named as PyTorch names it for this input's rank."""
-    xd, wd = x._data, weight._data
-    if xd.shape[-1] != wd.shape[-1]:
-        rows = int(np.prod(xd.shape[:-1])) if xd.ndim > 1 else 1
-        raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{xd.shape[-1]} and "
-            f"{wd.shape[1]}x{wd.shape[0]})"
-        )
-    if xd.dtype != wd.dtype:
-        raise RuntimeError(
-            f"mat1 and mat2 must have the same dtype, but got {dtypes.type_word(xd.dtype)} and "
-            f"{dtypes.type_word(wd.dtype)}"
-        )
-    if xd.ndim == 2:
-        name = None if bias is not None else "MmBackward0"
-    elif bias is None:
-        name = "SqueezeBackward4" if xd.ndim == 1 else "UnsafeViewBackward0"
-    else:
-        name = "ViewBackward0"
-    inputs = (x, weight) if bias is None else (x, weight, bias)
-    return apply(O.LINEAR, inputs, name=name)
+    try:
+        xd, wd = x._data, weight._data
+        if xd.shape[-1] != wd.shape[-1]:
+            rows = int(np.prod(xd.shape[:-1])) if xd.ndim > 1 else 1
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({rows}x{xd.shape[-1]} and "
+                f"{wd.shape[1]}x{wd.shape[0]})"
+            )
+        if xd.dtype != wd.dtype:
+            raise RuntimeError(
+                f"mat1 and mat2 must have the same dtype, but got {dtypes.type_word(xd.dtype)} and "
+                f"{dtypes.type_word(wd.dtype)}"
+            )
+        if xd.ndim == 2:
+            name = None if bias is not None else "MmBackward0"
+        elif bias is None:
+            name = "SqueezeBackward4" if xd.ndim == 1 else "UnsafeViewBackward0"
+        else:
+            name = "ViewBackward0"
+        inputs = (x, weight) if bias is None else (x, weight, bias)
+        return apply(O.LINEAR, inputs, name=name)
+    except (RuntimeError, TypeError, IndexError) as exc:
+        failed(exc, "linear", (x, weight) if bias is None else (x, weight, bias))
+        raise
 
 
+@public("reshape")
 def reshape(a: Tensor, shape: tuple[int, ...]) -> Tensor:
-    size = a._data.size
-    if builtins.sum(1 for s in shape if s == -1) > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    known = int(np.prod([s for s in shape if s != -1])) if shape else 1
-    if -1 in shape:
-        if known == 0 or size % known:
+    try:
+        size = a._data.size
+        if builtins.sum(1 for s in shape if s == -1) > 1:
+            raise RuntimeError("only one dimension can be inferred")
+        known = int(np.prod([s for s in shape if s != -1])) if shape else 1
+        if -1 in shape:
+            if known == 0 or size % known:
+                raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
+            shape = tuple(size // known if s == -1 else s for s in shape)
+        elif known != size:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
-        shape = tuple(size // known if s == -1 else s for s in shape)
-    elif known != size:
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
-    return apply(O.VIEW, (a,), {"shape": shape})
+        return apply(O.VIEW, (a,), {"shape": shape})
+    except (RuntimeError, TypeError, IndexError) as exc:
+        failed(exc, "reshape", (a,))
+        raise
 
 
+@public("flatten", method=True)
 def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     nd = a._data.ndim
     if nd == 0:
@@ -532,12 +511,14 @@ def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return reshape(a, new)
 
 
+@public("unsqueeze", method=True, axis=True)
 def unsqueeze(a: Tensor, dim: int) -> Tensor:
     d = _norm_dim(dim, a._data.ndim + 1)
     shape = (*a._data.shape[:d], 1, *a._data.shape[d:])
     return apply(O.VIEW, (a,), {"shape": shape}, name="UnsqueezeBackward0")
 
 
+@public("squeeze", method=True, axis=True)
 def squeeze(a: Tensor, dim: Any = None) -> Tensor:
     shape = a._data.shape
     if dim is None:
@@ -552,6 +533,7 @@ def squeeze(a: Tensor, dim: Any = None) -> Tensor:
     return apply(O.VIEW, (a,), {"shape": new}, name=name)
 
 
+@public("permute")
 def permute(a: Tensor, dims: tuple[int, ...], name: str | None = None) -> Tensor:
     nd = a._data.ndim
     if len(dims) != nd:
@@ -564,6 +546,7 @@ def permute(a: Tensor, dims: tuple[int, ...], name: str | None = None) -> Tensor
     return apply(O.PERMUTE, (a,), {"dims": norm}, name=name)
 
 
+@public("transpose", "swapaxes", method=True)
 def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
     nd = a._data.ndim
     dims = list(range(nd))
@@ -573,33 +556,52 @@ def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
     return apply(O.PERMUTE, (a,), {"dims": tuple(dims)}, name="TransposeBackward0")
 
 
-swapaxes = transpose
-
-
+@public("t", method=True)
 def t(a: Tensor) -> Tensor:
-    return a.t()
+    if a._data.ndim > 2:
+        raise RuntimeError(
+            f"t() expects a tensor with <= 2 dimensions, but self is {a._data.ndim}D"
+        )
+    return permute(a, tuple(range(a._data.ndim - 1, -1, -1)), name="TBackward0")
+
+
+@method("T")  # type: ignore[misc]
+@property
+def _transposed(self: Tensor) -> Tensor:
+    return permute(self, tuple(range(self._data.ndim - 1, -1, -1)))
+
+
+@method("mT")  # type: ignore[misc]
+@property
+def _matrix_transposed(self: Tensor) -> Tensor:
+    return transpose(self, -2, -1)
 
 
 def expand(a: Tensor, shape: tuple[int, ...]) -> Tensor:
-    cur = a._data.shape
-    if len(shape) < len(cur):
-        raise RuntimeError(
-            f"expand(torch.FloatTensor{{{list(cur)}}}, size=[{', '.join(map(str, shape))}]): the "
-            "number of sizes provided ({}) must be greater or equal to the number of dimensions "
-            "in the tensor ({})".format(len(shape), len(cur))
-        )
-    pad = (1,) * (len(shape) - len(cur)) + cur
-    new = tuple(p if s == -1 else s for s, p in zip(shape, pad, strict=True))
-    for i, (s, p) in enumerate(zip(new, pad, strict=True)):
-        if p != 1 and p != s:
+    try:
+        cur = a._data.shape
+        if len(shape) < len(cur):
             raise RuntimeError(
-                f"The expanded size of the tensor ({s}) must match the existing size ({p}) at "
-                f"non-singleton dimension {i}.  Target sizes: {list(shape)}.  Tensor sizes: "
-                f"{list(cur)}"
+                f"expand(torch.FloatTensor{{{list(cur)}}}, size=[{', '.join(map(str, shape))}]): the "
+                "number of sizes provided ({}) must be greater or equal to the number of dimensions "
+                "in the tensor ({})".format(len(shape), len(cur))
             )
-    return apply(O.EXPAND, (a,), {"shape": new})
+        pad = (1,) * (len(shape) - len(cur)) + cur
+        new = tuple(p if s == -1 else s for s, p in zip(shape, pad, strict=True))
+        for i, (s, p) in enumerate(zip(new, pad, strict=True)):
+            if p != 1 and p != s:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({s}) must match the existing size ({p}) at "
+                    f"non-singleton dimension {i}.  Target sizes: {list(shape)}.  Tensor sizes: "
+                    f"{list(cur)}"
+                )
+        return apply(O.EXPAND, (a,), {"shape": new})
+    except (RuntimeError, TypeError, IndexError) as exc:
+        failed(exc, "expand", (a,))
+        raise
 
 
+@public("broadcast_to", method=True)
 def broadcast_to(a: Tensor, shape: Any) -> Tensor:
     return expand(a, _shape_arg((shape,)))
 
@@ -682,41 +684,53 @@ def _check_masks(parts: tuple[Any, ...], shape: tuple[int, ...]) -> None:
         pos += _dims_used(p)
 
 
+@method("__getitem__")
 def getitem(a: Tensor, key: Any) -> Tensor:
-    index, advanced = _index(key, a._data.ndim)
-    parts = index if isinstance(index, tuple) else (index,)
-    if advanced:
-        _check_masks(parts, a._data.shape)
-    if advanced:
-        name = "IndexBackward0"
-    else:
-        name = "AliasBackward0"
-        for p in parts:
-            if isinstance(p, int | np.integer):
-                name = "SelectBackward0"
-            elif isinstance(p, slice) and p != slice(None):
-                name = "SliceBackward0"
-            elif p is None:
-                name = "UnsqueezeBackward0"
     try:
-        return apply(O.GETITEM, (a,), {"index": index, "advanced": advanced}, name=name)
-    except IndexError as exc:
-        raise IndexError(str(exc).replace("axis", "dimension")) from None
+        index, advanced = _index(key, a._data.ndim)
+        parts = index if isinstance(index, tuple) else (index,)
+        if advanced:
+            _check_masks(parts, a._data.shape)
+        if advanced:
+            name = "IndexBackward0"
+        else:
+            name = "AliasBackward0"
+            for p in parts:
+                if isinstance(p, int | np.integer):
+                    name = "SelectBackward0"
+                elif isinstance(p, slice) and p != slice(None):
+                    name = "SliceBackward0"
+                elif p is None:
+                    name = "UnsqueezeBackward0"
+        try:
+            return apply(O.GETITEM, (a,), {"index": index, "advanced": advanced}, name=name)
+        except IndexError as exc:
+            raise IndexError(str(exc).replace("axis", "dimension")) from None
+    except (RuntimeError, TypeError, IndexError) as exc:
+        failed(exc, "getitem", (a,))
+        raise
 
 
+@public("gather", method=True)
 def gather(a: Tensor, dim: int, index: Tensor) -> Tensor:
-    d = _norm_dim(dim, a._data.ndim)
-    idx = index._data
-    if idx.ndim != a._data.ndim:
-        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    if idx.dtype != np.int64:
-        raise RuntimeError("gather(): Expected dtype int64 for index")
-    if idx.size and (idx.max() >= a._data.shape[d] or idx.min() < -a._data.shape[d]):
-        raise RuntimeError(
-            f"index {int(idx.max())} is out of bounds for dimension {d} with "
-            f"size {a._data.shape[d]}"
-        )
-    return apply(O.GATHER, (a,), {"dim": d, "index": idx})
+    try:
+        d = _norm_dim(dim, a._data.ndim)
+        idx = index._data
+        if idx.ndim != a._data.ndim:
+            raise RuntimeError(
+                "Index tensor must have the same number of dimensions as input tensor"
+            )
+        if idx.dtype != np.int64:
+            raise RuntimeError("gather(): Expected dtype int64 for index")
+        if idx.size and (idx.max() >= a._data.shape[d] or idx.min() < -a._data.shape[d]):
+            raise RuntimeError(
+                f"index {int(idx.max())} is out of bounds for dimension {d} with "
+                f"size {a._data.shape[d]}"
+            )
+        return apply(O.GATHER, (a,), {"dim": d, "index": idx})
+    except (RuntimeError, TypeError, IndexError) as exc:
+        failed(exc, "gather", (a,))
+        raise
 
 
 def _seq_tensors(tensors: Iterable[Tensor], fname: str) -> list[Tensor]:
@@ -732,57 +746,64 @@ def _seq_tensors(tensors: Iterable[Tensor], fname: str) -> list[Tensor]:
     return ts
 
 
+@public("cat", "concat", "concatenate", axis=True)
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
-    ts = _seq_tensors(tensors, "torch.cat")
-    kept = [x for x in ts if x._data.shape != (0,)]
-    if kept and len(kept) < len(ts):
-        # PyTorch skips 1-D empty tensors (legacy behaviour), but they still count for the dtype
-        target = dtypes.promote([(x._data.dtype, 1) for x in ts], [])
-        ts = [x if x._data.dtype == target else _cast_keep_graph(x, target) for x in kept]
-    nd = ts[0]._data.ndim
-    if nd == 0:
-        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
-    d = _norm_dim(dim, nd)
-    for i, x in enumerate(ts[1:], 1):
-        xs = x._data.shape
-        if len(xs) != nd and xs != (0,) and ts[0]._data.shape != (0,):
-            raise RuntimeError(
-                f"Tensors must have same number of dimensions: got {nd} and {len(xs)}"
-            )
-        if len(xs) != nd or builtins.any(
-            xs[j] != ts[0]._data.shape[j] for j in range(nd) if j != d
-        ):
-            for j in range(builtins.min(nd, len(xs))):
-                if j != d and xs[j] != ts[0]._data.shape[j]:
-                    raise RuntimeError(
-                        f"Sizes of tensors must match except in dimension {d}. Expected size "
-                        f"{ts[0]._data.shape[j]} but got size {xs[j]} for tensor number {i} in "
-                        "the list."
-                    )
-            raise RuntimeError(
-                f"Tensors must have same number of dimensions: got {nd} and {len(xs)}"
-            )
-    ts = _promote_all(ts)
-    return apply(O.CAT, tuple(ts), {"dim": d})
+    try:
+        ts = _seq_tensors(tensors, "torch.cat")
+        kept = [x for x in ts if x._data.shape != (0,)]
+        if kept and len(kept) < len(ts):
+            # PyTorch skips 1-D empty tensors (legacy behaviour), but they still count for the dtype
+            target = dtypes.promote([(x._data.dtype, 1) for x in ts], [])
+            ts = [x if x._data.dtype == target else _cast_keep_graph(x, target) for x in kept]
+        nd = ts[0]._data.ndim
+        if nd == 0:
+            raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+        d = _norm_dim(dim, nd)
+        for i, x in enumerate(ts[1:], 1):
+            xs = x._data.shape
+            if len(xs) != nd and xs != (0,) and ts[0]._data.shape != (0,):
+                raise RuntimeError(
+                    f"Tensors must have same number of dimensions: got {nd} and {len(xs)}"
+                )
+            if len(xs) != nd or builtins.any(
+                xs[j] != ts[0]._data.shape[j] for j in range(nd) if j != d
+            ):
+                for j in range(builtins.min(nd, len(xs))):
+                    if j != d and xs[j] != ts[0]._data.shape[j]:
+                        raise RuntimeError(
+                            f"Sizes of tensors must match except in dimension {d}. Expected size "
+                            f"{ts[0]._data.shape[j]} but got size {xs[j]} for tensor number {i} in "
+                            "the list."
+                        )
+                raise RuntimeError(
+                    f"Tensors must have same number of dimensions: got {nd} and {len(xs)}"
+                )
+        ts = _promote_all(ts)
+        return apply(O.CAT, tuple(ts), {"dim": d})
+    except (RuntimeError, TypeError, IndexError) as exc:
+        failed(exc, "cat", tuple(tensors))
+        raise
 
 
-concat = concatenate = cat
-
-
+@public("stack", axis=True)
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
-    if not list(tensors):
-        raise RuntimeError("stack expects a non-empty TensorList")
-    ts = _seq_tensors(tensors, "stack")
-    shape = ts[0]._data.shape
-    for i, x in enumerate(ts[1:], 1):
-        if x._data.shape != shape:
-            raise RuntimeError(
-                f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 "
-                f"and {list(x._data.shape)} at entry {i}"
-            )
-    d = _norm_dim(dim, len(shape) + 1)
-    ts = _promote_all(ts)
-    return apply(O.STACK, tuple(ts), {"dim": d})
+    try:
+        if not list(tensors):
+            raise RuntimeError("stack expects a non-empty TensorList")
+        ts = _seq_tensors(tensors, "stack")
+        shape = ts[0]._data.shape
+        for i, x in enumerate(ts[1:], 1):
+            if x._data.shape != shape:
+                raise RuntimeError(
+                    f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 "
+                    f"and {list(x._data.shape)} at entry {i}"
+                )
+        d = _norm_dim(dim, len(shape) + 1)
+        ts = _promote_all(ts)
+        return apply(O.STACK, tuple(ts), {"dim": d})
+    except (RuntimeError, TypeError, IndexError) as exc:
+        failed(exc, "stack", tuple(tensors))
+        raise
 
 
 def _promote_all(ts: list[Tensor]) -> list[Tensor]:
@@ -805,46 +826,42 @@ def to_copy(a: Tensor, dtype: DType | None, device: Any) -> Tensor:
     return out
 
 
+@public("numel")
 def numel(a: Tensor) -> int:
     return a.numel()
 
 
+@public("is_tensor")
 def is_tensor(x: Any) -> bool:
     return isinstance(x, Tensor)
 
 
+@public("allclose", method=True)
 def allclose(a: Tensor, b: Tensor, rtol: float = 1e-5, atol: float = 1e-8) -> bool:
-    return a.allclose(b, rtol, atol)
+    return bool(np.allclose(to_numpy(a._data), to_numpy(b._data), rtol=rtol, atol=atol))
 
 
+@public("equal", method=True)
 def equal(a: Tensor, b: Tensor) -> bool:
-    return a.equal(b)
+    return a.shape == b.shape and bool((a._data == b._data).all())
 
 
-def isnan(a: Tensor) -> Tensor:
-    return a.isnan()
-
-
+@public("sign", method=True)
 def sign(a: Tensor) -> Tensor:
-    return a.sign()
+    return _nograd_unary(a, np.sign)
 
 
+@public("outer", method=True)
 def outer(a: Tensor, b: Tensor) -> Tensor:
     return unsqueeze(a, 1) * unsqueeze(b, 0)
 
 
-def floor(a: Tensor) -> Tensor:
-    return a.floor()
-
-
-def ceil(a: Tensor) -> Tensor:
-    return a.ceil()
-
-
+@public("cumsum", method=True, axis=True)
 def cumsum(a: Tensor, dim: int) -> Tensor:
     return apply(O.CUMSUM, (a,), {"dim": _norm_dim(dim, a._data.ndim)})
 
 
+@public("masked_fill", method=True)
 def masked_fill(a: Tensor, mask: Tensor, value: Any) -> Tensor:
     """where(mask, value, a): the filled places get no gradient."""
     if mask._data.dtype.kind != "b":
@@ -858,6 +875,7 @@ def masked_fill(a: Tensor, mask: Tensor, value: Any) -> Tensor:
     return apply(O.WHERE, (cond, fill, a), name="MaskedFillBackward0")
 
 
+@public("argsort", method=True)
 def argsort(a: Tensor, dim: int = -1, descending: bool = False) -> Tensor:
     d = _norm_dim(dim, a._data.ndim)
     xp = array_module(a._data)
@@ -865,6 +883,7 @@ def argsort(a: Tensor, dim: int = -1, descending: bool = False) -> Tensor:
     return Tensor._wrap(order.astype(np.int64))
 
 
+@public("sort", method=True)
 def sort(a: Tensor, dim: int = -1, descending: bool = False) -> _ReturnTypes:
     # NOTE: values are a gather of the input at the sorted indices (one node, named as
     # PyTorch names it), so their gradient flows back to the original positions.
@@ -874,6 +893,7 @@ def sort(a: Tensor, dim: int = -1, descending: bool = False) -> _ReturnTypes:
     return _ReturnTypes("sort", values, idx)
 
 
+@public("topk", method=True)
 def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True) -> _ReturnTypes:
     d = _norm_dim(dim, a._data.ndim)
     if not 0 <= k <= a._data.shape[d]:
@@ -888,6 +908,7 @@ def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True) -> _ReturnTypes
     return _ReturnTypes("topk", values, Tensor._wrap(idx))
 
 
+@public("nonzero", method=True)
 def nonzero(a: Tensor) -> Tensor:
     xp = array_module(a._data)
     return Tensor._wrap(xp.stack(xp.nonzero(a._data), axis=1).astype(np.int64))
@@ -896,20 +917,34 @@ def nonzero(a: Tensor) -> Tensor:
 # ---- comparisons, predicates and shape helpers learners reach for by their torch.* names --------
 
 
-def _compare_fn(method: str) -> Any:
-    def compare(a: Any, b: Any) -> Tensor:
-        return getattr(_as_tensor(a), method)(b)  # method is one of eq/ne/lt/le/gt/ge
-
-    compare.__name__ = compare.__qualname__ = method
-    return compare
+@public("eq", method=True)
+def eq(a: Any, b: Any) -> Tensor:
+    return _as_tensor(a) == b
 
 
-eq = _compare_fn("eq")
-ne = not_equal = _compare_fn("ne")
-lt = less = _compare_fn("lt")
-le = less_equal = _compare_fn("le")
-gt = greater = _compare_fn("gt")
-ge = greater_equal = _compare_fn("ge")
+@public("ne", "not_equal", method=True)
+def ne(a: Any, b: Any) -> Tensor:
+    return _as_tensor(a) != b
+
+
+@public("lt", "less", method=True)
+def lt(a: Any, b: Any) -> Tensor:
+    return _as_tensor(a) < b
+
+
+@public("le", "less_equal", method=True)
+def le(a: Any, b: Any) -> Tensor:
+    return _as_tensor(a) <= b
+
+
+@public("gt", "greater", method=True)
+def gt(a: Any, b: Any) -> Tensor:
+    return _as_tensor(a) > b
+
+
+@public("ge", "greater_equal", method=True)
+def ge(a: Any, b: Any) -> Tensor:
+    return _as_tensor(a) >= b
 
 
 def _predicate(fn: Any, name: str) -> Any:
@@ -921,11 +956,12 @@ def _predicate(fn: Any, name: str) -> Any:
         return Tensor._wrap(fn(a._data))
 
     predicate.__name__ = predicate.__qualname__ = name
-    return predicate
+    return public(name, method=True)(predicate)
 
 
 isfinite = _predicate(np.isfinite, "isfinite")
 isinf = _predicate(np.isinf, "isinf")
+isnan = _predicate(np.isnan, "isnan")
 logical_not = _predicate(np.logical_not, "logical_not")
 
 
@@ -945,7 +981,7 @@ def _logical(fn: Any, name: str) -> Any:
             raise
 
     logical.__name__ = logical.__qualname__ = name
-    return logical
+    return public(name, method=True)(logical)
 
 
 logical_and = _logical(np.logical_and, "logical_and")
@@ -953,6 +989,7 @@ logical_or = _logical(np.logical_or, "logical_or")
 logical_xor = _logical(np.logical_xor, "logical_xor")
 
 
+@public("isclose", method=True)
 def isclose(
     a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
 ) -> Tensor:
@@ -960,6 +997,7 @@ def isclose(
     return Tensor._wrap(xp.isclose(a._data, b._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
+@public("mv", method=True)
 def mv(a: Tensor, v: Tensor) -> Tensor:
     if a._data.ndim != 2 or v._data.ndim != 1:
         raise RuntimeError(
@@ -973,17 +1011,16 @@ def mv(a: Tensor, v: Tensor) -> Tensor:
     return matmul(a, v)
 
 
+@public("hstack")
 def hstack(tensors: Sequence[Tensor]) -> Tensor:
     ts = [x if x._data.ndim else reshape(x, (1,)) for x in _seq_tensors(tensors, "hstack")]
     return cat(ts, 0 if ts[0]._data.ndim == 1 else 1)
 
 
+@public("vstack", "row_stack")
 def vstack(tensors: Sequence[Tensor]) -> Tensor:
     ts = _seq_tensors(tensors, "vstack")
     return cat([x if x._data.ndim >= 2 else reshape(x, (1, -1)) for x in ts], 0)
-
-
-row_stack = vstack
 
 
 def _slices(a: Tensor, d: int, sizes: list[int], name: str) -> tuple[Tensor, ...]:
@@ -996,6 +1033,7 @@ def _slices(a: Tensor, d: int, sizes: list[int], name: str) -> tuple[Tensor, ...
     return tuple(parts)
 
 
+@public("split", method=True)
 def split(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
     d = _norm_dim(dim, a._data.ndim)
     n = a._data.shape[d]
@@ -1016,6 +1054,7 @@ def split(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor,
     return _slices(a, d, sizes, "SplitWithSizesBackward0")
 
 
+@public("chunk", method=True)
 def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
@@ -1038,14 +1077,17 @@ def _triangle(a: Tensor, diagonal: int, upper: bool, name: str) -> Tensor:
     return apply(O.WHERE, (Tensor._wrap(keep), a, zero), name=node)
 
 
+@public("tril", method=True)
 def tril(a: Tensor, diagonal: int = 0) -> Tensor:
     return _triangle(a, diagonal, False, "tril")
 
 
+@public("triu", method=True)
 def triu(a: Tensor, diagonal: int = 0) -> Tensor:
     return _triangle(a, diagonal, True, "triu")
 
 
+@public("index_select", method=True)
 def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
     if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu":
         raise RuntimeError("index_select(): Expected dtype int32/int64 for index")
@@ -1059,61 +1101,35 @@ def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
 # ---- grad-mode managers beyond autograd's no_grad / enable_grad ----------------------------------
 
 
-class inference_mode(autograd.no_grad):
+@public("inference_mode")
+class inference_mode(core.no_grad):
     """``with torch.inference_mode():`` records no graph, as ``no_grad`` (``mode=False``:
     recording stays as it was)."""
 
     def __init__(self, mode: bool = True) -> None:
-        self._target = not mode and autograd.is_grad_enabled()
+        self._target = not mode and core.is_grad_enabled()
 
 
-class set_grad_enabled(autograd._GradContext):
+@public("set_grad_enabled")
+class set_grad_enabled(core._GradContext):
     """``torch.set_grad_enabled(mode)``: sets the mode when called, and used in ``with``,
     restores the previous mode on exit (PyTorch's behaviour for both uses)."""
 
     def __init__(self, mode: bool) -> None:
-        self._prev = autograd.is_grad_enabled()
-        autograd.set_grad_enabled(mode)
+        self._prev = core.is_grad_enabled()
+        core.set_grad_enabled(mode)
 
     def __enter__(self) -> None:
         pass
 
     def __exit__(self, *exc: object) -> None:
-        autograd.set_grad_enabled(self._prev)
+        core.set_grad_enabled(self._prev)
 
 
 # ---- NumPy-style keyword aliases -------------------------------------------------------------
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
-
-#: Functions and Tensor methods whose ``dim`` / ``keepdim`` PyTorch also accepts as NumPy's
-#: ``axis`` / ``keepdims`` (``x.sum(axis=0)``, ``torch.max(x, axis=1)``, ``torch.cat(xs, axis=0)``).
-AXIS_ALIASED: list[str] = [
-    "sum",
-    "mean",
-    "prod",
-    "max",
-    "min",
-    "amax",
-    "amin",
-    "argmax",
-    "argmin",
-    "var",
-    "std",
-    "norm",
-    "softmax",
-    "log_softmax",
-    "cumsum",
-    "unsqueeze",
-    "squeeze",
-    "cat",
-    "concat",
-    "concatenate",
-    "stack",
-    "all",
-    "any",
-]
 
 
 def dim_aliases(fn: Callable[_P, _R]) -> Callable[_P, _R]:
@@ -1130,3 +1146,482 @@ def dim_aliases(fn: Callable[_P, _R]) -> Callable[_P, _R]:
         return fn(*args, **kwargs)
 
     return accepting
+
+
+def _expand_error(target: tuple[int, ...], sizes: tuple[int, ...]) -> RuntimeError:
+    """PyTorch's message when a value cannot be broadcast to where it is assigned."""
+    if len(sizes) <= len(target):
+        off = len(target) - len(sizes)
+        for j in range(len(sizes) - 1, -1, -1):
+            if sizes[j] != 1 and sizes[j] != target[off + j]:
+                return RuntimeError(
+                    f"The expanded size of the tensor ({target[off + j]}) must match the "
+                    f"existing size ({sizes[j]}) at non-singleton dimension {off + j}.  "
+                    f"Target sizes: {list(target)}.  Tensor sizes: {list(sizes)}"
+                )
+    return RuntimeError(
+        f"expand(torch.FloatTensor{{{list(sizes)}}}, size={list(target)}): the number of sizes "
+        f"provided ({len(target)}) must be greater or equal to the number of dimensions in the "
+        f"tensor ({len(sizes)})"
+    )
+
+
+# ---- methods that take their arguments differently from the function of the same name ---------
+
+
+@method("reshape")
+def _reshape_method(self: Tensor, *shape: Any) -> Tensor:
+    return reshape(self, _shape_arg(shape))
+
+
+@method("view")
+def _view(self: Tensor, *shape: Any) -> Tensor:
+    if len(shape) == 1 and isinstance(shape[0], DType):
+        raise RuntimeError("view(dtype) is not supported in the playground")
+    size = _shape_arg(shape)
+    d = self._data
+    if d.__class__ is np.ndarray and not d.flags.c_contiguous:
+        # A view must reuse the storage: PyTorch refuses shapes that would need a copy
+        # (NumPy's no-copy reshape applies the same rule to the same strides).
+        try:
+            np.reshape(d, size, copy=False)
+        except ValueError:
+            try:
+                np.reshape(d, size)
+            except ValueError:
+                pass  # a size mismatch: reshape() below raises PyTorch's message for it
+            else:
+                raise RuntimeError(
+                    "view size is not compatible with input tensor's size and stride (at "
+                    "least one dimension spans across two contiguous subspaces). Use "
+                    ".reshape(...) instead."
+                ) from None
+    return reshape(self, size)
+
+
+@method("view_as", "reshape_as")
+def _view_as(self: Tensor, other: Tensor) -> Tensor:
+    return reshape(self, other._data.shape)
+
+
+@method("expand")
+def _expand_method(self: Tensor, *sizes: Any) -> Tensor:
+    return expand(self, _shape_arg(sizes))
+
+
+@method("expand_as")
+def _expand_as(self: Tensor, other: Tensor) -> Tensor:
+    return expand(self, other._data.shape)
+
+
+@method("permute")
+def _permute_method(self: Tensor, *dims: Any) -> Tensor:
+    return permute(self, _shape_arg(dims))
+
+
+@method("where")
+def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
+    return where(condition, self, other)  # type: ignore[no-any-return]
+
+
+@method("contiguous")
+def _contiguous(self: Tensor) -> Tensor:
+    """Self when its elements are laid out in row-major order, else a row-major copy
+    (recorded as CloneBackward0, as PyTorch records it)."""
+    if self.is_contiguous():
+        return self
+    return apply(O.CLONE, (self,))
+
+
+@public("bmm", method=True)
+def bmm(a: Tensor, b: Tensor) -> Tensor:
+    if a._data.ndim != 3 or getattr(b, "ndim", 0) != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    return matmul(a, b)
+
+
+@public("unbind", method=True)
+def unbind(a: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    d = _norm_dim(dim, a._data.ndim)
+    lead = (slice(None),) * d
+    return tuple(getitem(a, (*lead, i)) for i in range(a._data.shape[d]))
+
+
+@public("narrow", method=True)
+def narrow(a: Tensor, dim: int, start: int, length: int) -> Tensor:
+    d = _norm_dim(dim, a._data.ndim)
+    return getitem(a, (*(slice(None),) * d, slice(start, start + length)))
+
+
+@public("logsumexp", method=True, axis=True)
+def logsumexp(a: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    """log(sum(exp(x))) over dim, stably (shifted by the max), recorded from its parts."""
+    m = amax(a, dim, keepdim=True).detach()
+    m = where(m.isfinite(), m, m * 0)
+    out = sum((a - m).exp(), dim, keepdim=True).log() + m
+    if keepdim:
+        return out
+    dims = {d % out.dim() for d in ((dim,) if isinstance(dim, int) else dim)}
+    return reshape(out, tuple(s for i, s in enumerate(out.shape) if i not in dims))
+
+
+@public("remainder", method=True)
+def remainder(a: Tensor, b: Any) -> Tensor:
+    _check_int_division(a, b)
+    return _nograd_binary(a, b, np.remainder)  # Python's sign rule, as torch's %
+
+
+@public("fmod", method=True)
+def fmod(a: Tensor, b: Any) -> Tensor:
+    _check_int_division(a, b)
+    return _nograd_binary(a, b, np.fmod)  # C's sign rule (of the dividend)
+
+
+@public("all", method=True, axis=True)
+def all(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    return Tensor._wrap(a._data.all(axis=_norm_dims(dim, a._data.ndim), keepdims=keepdim))
+
+
+@public("any", method=True, axis=True)
+def any(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    return Tensor._wrap(a._data.any(axis=_norm_dims(dim, a._data.ndim), keepdims=keepdim))
+
+
+# ---- conversions ------------------------------------------------------------------------------
+
+
+@method("to")
+def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    dtype = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    for a in args:
+        if isinstance(a, DType):
+            dtype = a
+        elif isinstance(a, str | Device):
+            device = a
+        elif isinstance(a, Tensor):
+            dtype, device = a.dtype, a.device
+    return to_copy(self, dtype, device)
+
+
+def _cast(name: str, dtype: DType) -> None:
+    def cast(self: Tensor) -> Tensor:
+        return to_copy(self, dtype, None)
+
+    cast.__name__ = cast.__qualname__ = name
+    method(name)(cast)
+
+
+for _name, _dtype in (
+    ("float", dtypes.float32),
+    ("double", dtypes.float64),
+    ("half", dtypes.float16),
+    ("long", dtypes.int64),
+    ("int", dtypes.int32),
+    ("bool", dtypes.bool_),
+):
+    _cast(_name, _dtype)
+
+
+@method("type")
+def _type(self: Tensor, dtype: DType | None = None) -> Any:
+    """``x.type()`` names the tensor type (``'torch.FloatTensor'``); ``x.type(dtype)`` casts."""
+    if dtype is None:
+        prefix = "torch." if self._data.__class__ is np.ndarray else "torch.cuda."
+        return f"{prefix}{dtypes.type_word(self._data.dtype)}Tensor"
+    return to_copy(self, dtype, None)
+
+
+@method("type_as")
+def _type_as(self: Tensor, other: Tensor) -> Tensor:
+    return to_copy(self, other.dtype, None)
+
+
+@method("cpu")
+def _cpu(self: Tensor) -> Tensor:
+    return to_copy(self, None, "cpu")
+
+
+@method("cuda")
+def _cuda(self: Tensor, device: Any = None) -> Tensor:
+    return to_copy(self, None, "cuda" if device is None else f"cuda:{device}")
+
+
+# ---- in-place methods (recorded as PyTorch records them; the common updates under no_grad
+# run in place in NumPy, see Tensor._inplace_fast) ----------------------------------------------
+
+
+@method("add_")
+def _add_(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
+    if alpha == 1 and self._inplace_fast(np.add, other):
+        return self
+    return self._inplace_binary(lambda a, b: add(a, b, alpha=alpha), other)
+
+
+@method("sub_")
+def _sub_(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
+    if alpha == 1 and self._inplace_fast(np.subtract, other):
+        return self
+    return self._inplace_binary(lambda a, b: sub(a, b, alpha=alpha), other)
+
+
+@method("mul_")
+def _mul_(self: Tensor, other: Any) -> Tensor:
+    if self._inplace_fast(np.multiply, other):
+        return self
+    return self._inplace_binary(lambda a, b: binary(O.MUL, a, b), other)
+
+
+@method("div_")
+def _div_(self: Tensor, other: Any) -> Tensor:
+    return self._inplace_binary(div, other)
+
+
+@method("pow_")
+def _pow_(self: Tensor, other: Any) -> Tensor:
+    return self._inplace_binary(pow, other)
+
+
+@method("square_")
+def _square_(self: Tensor) -> Tensor:
+    return self._inplace_binary(lambda a, _: pow(a, 2), None)
+
+
+@method("clamp_", "clip_")
+def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    return self._inplace_binary(lambda a, _: clamp(a, min, max), None)
+
+
+@method("round_")
+def _round_(self: Tensor, decimals: int = 0) -> Tensor:
+    return self._inplace_binary(lambda a, _: round(a, decimals), None)
+
+
+@method("masked_fill_")
+def _masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
+    return self._inplace_binary(lambda a, _: masked_fill(a, mask, value), None)
+
+
+@method("zero_")
+def _zero_(self: Tensor) -> Tensor:
+    if self._check_inplace():
+        return self._inplace(self._named(binary(O.MUL, self._shadow(), 0), "ZeroBackward0"))
+    return _fill_(self, 0)
+
+
+@method("fill_")
+def _fill_(self: Tensor, value: Any) -> Tensor:
+    if self._check_inplace():
+        filled = self._named(binary(O.MUL, self._shadow(), 0) + value, "FillBackward2")
+        return self._inplace(filled)
+    self._data[...] = value.item() if isinstance(value, Tensor) else value
+    self._bump()
+    return self
+
+
+@method("copy_")
+def _copy_(self: Tensor, src: Any) -> Tensor:
+    src_t = src if isinstance(src, Tensor) else tensor(src)
+    if self._check_inplace() or (core.is_grad_enabled() and src_t.requires_grad):
+        copied = binary(O.MUL, self._shadow(), 0) + src_t
+        return self._inplace(self._named(copied, "torch::autograd::CopyBackwards"))
+    self._data[...] = move(src_t._data, self.device).astype(self._data.dtype, copy=False)
+    self._bump()
+    return self
+
+
+@method("__setitem__")
+def _setitem(self: Tensor, key: Any, value: Any) -> None:
+    if self._check_inplace():
+        raise RuntimeError(
+            "indexed assignment to a tensor that is part of a graph is not supported in the "
+            "playground; build the new tensor with torch.where or torch.cat instead"
+        )
+    index, advanced = _index(key, self._data.ndim)
+    if advanced:
+        _check_masks(index if isinstance(index, tuple) else (index,), self._data.shape)
+    val = value._data if isinstance(value, Tensor) else value
+    try:
+        self._data[index] = val
+    except IndexError as exc:
+        raise IndexError(str(exc).replace("axis", "dimension")) from None
+    except ValueError:
+        raise _expand_error(self._data[index].shape, np.shape(val)) from None
+    self._bump()
+
+
+# ---- ops added as one row and its test case (see engine.ops) -----------------------------------
+
+
+@public("cumprod", method=True, axis=True)
+def cumprod(a: Tensor, dim: int | None = None, dtype: DType | None = None) -> Tensor:
+    if dim is None:
+        raise TypeError('cumprod() missing 1 required positional arguments: "dim"')
+    target = dtype.np if dtype is not None else None
+    if target is None and a._data.dtype.kind in "iub":
+        target = np.dtype(np.int64)
+    return apply(O.CUMPROD, (a,), {"dim": _norm_dim(dim, a._data.ndim)}, out_dtype=target)
+
+
+@public("diag", method=True)
+def diag(a: Tensor, diagonal: int = 0) -> Tensor:
+    """A vector to a matrix with it on diagonal ``diagonal``, or a matrix's diagonal."""
+    nd = a._data.ndim
+    if nd not in (1, 2):
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {nd}D")
+    name = None if nd == 1 else "DiagonalBackward0_copy"
+    return apply(O.DIAG, (a,), {"k": int(diagonal)}, name=name)
+
+
+@public("einsum")
+def einsum(equation: str, *operands: Any) -> Tensor:
+    """Einstein summation over subscripts of letters (``'ij,jk->ik'``, ``'bi,bi->b'``,
+    ``'i,i->'``): one recorded node, whose backward is einsums again."""
+    if len(operands) == 1 and isinstance(operands[0], list | tuple):
+        operands = tuple(operands[0])
+    eq = equation.replace(" ", "")
+    if "." in eq:
+        raise RuntimeError("einsum with an ellipsis ('...') is not supported in the playground")
+    lhs, arrow, rhs = eq.partition("->")
+    inputs = lhs.split(",")
+    if len(inputs) > len(operands):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    if len(inputs) < len(operands):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    sizes: dict[str, int] = {}
+    for k, (sub, t) in enumerate(zip(inputs, operands, strict=True)):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"einsum(): argument 'operands' must be tuple of Tensors, not {type(t).__name__}"
+            )
+        for pos, c in enumerate(sub):
+            if not c.isascii() or not c.isalpha():
+                raise RuntimeError(
+                    f"einsum(): invalid subscript given at index {pos} in the equation string, "
+                    "subscripts must be in [a-zA-Z]"
+                )
+        if len(sub) != t._data.ndim:
+            raise RuntimeError(
+                f"einsum(): the number of subscripts in the equation ({len(sub)}) does not match "
+                f"the number of dimensions ({t._data.ndim}) for operand {k} and no ellipsis was "
+                "given"
+            )
+        if len(set(sub)) != len(sub):
+            raise RuntimeError(
+                f"einsum(): the subscripts '{sub}' repeat an index within one operand (a "
+                "diagonal or a trace); that is not supported in the playground"
+            )
+        for c, n in zip(sub, t._data.shape, strict=True):
+            if sizes.setdefault(c, n) != n:
+                raise RuntimeError(
+                    f"einsum(): subscript {c} has size {n} for operand {k} which does not "
+                    f"broadcast with previously seen size {sizes[c]}"
+                )
+    if arrow:
+        for c in rhs:
+            if c not in sizes:
+                raise RuntimeError(
+                    f"einsum(): output subscript {c} does not appear in the equation for any "
+                    "input operand"
+                )
+            if rhs.count(c) > 1:
+                raise RuntimeError(
+                    f"einsum(): output subscript {c} appears more than once in the output"
+                )
+        output = rhs
+    else:  # implicit: the letters seen once, in alphabetical order
+        output = "".join(sorted(c for c in sizes if lhs.count(c) == 1))
+    first = operands[0]._data.dtype
+    for t in operands[1:]:
+        if t._data.dtype != first:
+            raise RuntimeError(
+                f"expected scalar type {dtypes.type_word(first)} but found "
+                f"{dtypes.type_word(t._data.dtype)}"
+            )
+    summed = set(sizes) - set(output)
+    if len(operands) == 1:
+        name = "SumBackward1" if summed else "PermuteBackward0"
+    else:
+        name = "ViewBackward0" if summed else "MulBackward0"
+    attrs = {
+        "equation": ",".join(inputs) + "->" + output,
+        "inputs": tuple(inputs),
+        "output": output,
+    }
+    return apply(O.EINSUM, tuple(operands), attrs, name=name)
+
+
+# ---- the simple functions, made from the table's rows -------------------------------------------
+
+
+def _non_float(a: Tensor, op: O.Op, name: str) -> Tensor:
+    """An integer or bool input of an elementwise row, as its dtype rule says: taken as
+    float32 ("float"), a copy of itself ("whole": already whole), or PyTorch's refusal."""
+    if op.dtype == "whole":
+        return Tensor._wrap(a._data.copy())
+    if op.dtype == "float_only":
+        raise NotImplementedError(
+            f"\"{name}_cpu\" not implemented for '{dtypes.type_word(a._data.dtype)}'"
+        )
+    return _as_float(a)
+
+
+def from_row(op: O.Op, name: str, *, as_method: bool = False) -> Callable[..., Tensor]:
+    """``torch.<name>`` (or ``Tensor.<name>``) for a row with a dtype rule (see engine.ops):
+    the row applied to its input, taken as the rule says."""
+    rule = op.dtype
+    fn: Callable[..., Tensor]
+    if rule == "promote":
+
+        def binary_fn(a: Any, b: Any) -> Tensor:
+            return binary(op, _as_tensor(a), b)
+
+        fn = binary_fn
+    elif rule == "tensors":
+
+        def tensors_fn(a: Tensor, b: Tensor) -> Tensor:
+            for position, x, what in ((1, a, "input"), (2, b, "other")):
+                if not isinstance(x, Tensor):
+                    raise TypeError(
+                        f"{name}(): argument '{what}' (position {position}) must be Tensor, "
+                        f"not {type(x).__name__}"
+                    )
+            return binary(op, a, b)
+
+        fn = tensors_fn
+    elif as_method:  # self is a tensor: no check, the hot path of x.exp()
+
+        def unary_method(self: Tensor) -> Tensor:
+            if self._data.dtype.kind != "f" and rule != "same":
+                self = _non_float(self, op, name)
+                if self._data.dtype.kind != "f":  # "whole": the copy is the result
+                    return self
+            return _apply1(op, self)
+
+        fn = unary_method
+    else:
+
+        def unary_fn(a: Tensor) -> Tensor:
+            if a.__class__ is not Tensor:
+                raise TypeError(
+                    f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                    f"{type(a).__name__}"
+                )
+            if a._data.dtype.kind != "f" and rule != "same":
+                a = _non_float(a, op, name)
+                if a._data.dtype.kind != "f":
+                    return a
+            return _apply1(op, a)
+
+        fn = unary_fn
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"{'Tensor' if as_method else 'torch'}.{name}: the op table's {op.name!r} row."
+    return fn
+
+
+for _op in O.OPS.values():
+    if _op.dtype:
+        for _name in _op.function:
+            if _name not in FUNCTIONS:
+                public(_name)(from_row(_op, _name))
+            globals()[_name] = FUNCTIONS[_name]

@@ -1,25 +1,50 @@
 """Export of a recorded graph and its backward walk to plain dicts (DESIGN.md's ``Graph``).
 
 Node ids are assigned in recording order (``n0``, ``n1``, ...), so the same program always
-gives the same ids. Names come from ``Tensor._name`` (set by the sandbox when the user binds
-a variable). Values and gradients are numbers or nested lists, or a summary above
+gives the same ids. Values and gradients are numbers or nested lists, or a summary above
 ``FULL_LIMIT`` elements; non-finite numbers become the strings "NaN", "Infinity", "-Infinity".
+
+Names and labels. ``name`` is the user's variable name (``Tensor._name``, set by the sandbox)
+or null; ``label`` is what the graph shows: the name, else text made from what produced the
+tensor, never an id: a module call's output reads as the call (``model[0](X)``), an op as its
+symbol over its inputs' labels (``err · err``, with the inner parts elided when long:
+``((… + b) − y)^2``), a parameter as its module's (``model[0].weight``), a constant as its
+value, another unnamed tensor as ``tensor [3, 2]``. ``ref`` is the label as it reads inside a
+formula: parenthesised unless it is a plain name (``∂L/∂(x^2)``, ``((w · x) + b).grad``).
+
+Modules. Every op node recorded inside an ``nn.Module`` call carries ``module`` (the
+innermost call's name: ``model[0]``, ``fc1``, ``net.encoder[1]``), ``module_id`` and
+``module_path`` (the names from the outermost call in); a parameter of that module carries
+them too; the graph lists the calls in ``modules`` (``{id, name, type, parent}``). A module
+is named by its ``_name`` (set by the sandbox), else from the call it ran in (``parent[0]``
+for Sequential/ModuleList children, ``parent.attr`` for attributes), else by its class.
+
+Besides a backward pass (:func:`export`), the graph of any live tensors can be exported
+(:func:`export_tensors`, a program that never called backward) and, for a forward error that
+carries ``failed_op`` (engine.tensor.failed), the graph recorded up to it with one node of
+kind ``"error"`` for the failing op (:func:`export_error`).
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
-from engine.autograd import Node, WalkStep
 from engine.backend import to_numpy
+from engine.core import ModuleCall, Node, WalkStep
+from engine.ops import OPS
+from engine.tensor import Tensor
 
 FULL_LIMIT = 64
 PREVIEW = 8
-LABEL_MAX = 18
+#: labels longer than this are elided from the inside (``(… + b − y)^2``)
+LABEL_MAX = 24
+#: the same for a node's ``expression`` (the hover card's fuller text)
+EXPRESSION_MAX = 120
 
 
 def _num(v: float) -> Any:
@@ -87,10 +112,116 @@ def _show(arr: Any, label: str) -> str:
 
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_NAME = re.compile(r"[\w.\[\]…]+")
+_OPEN, _CLOSE = "([,|⌊⌈", ")],|⌋⌉"
+#: how tightly an operator binds: a sum, a product, a negation, a power, an atom
+_SUM, _PRODUCT, _NEGATION, _POWER, _ATOM = 1, 2, 3, 4, 5
+_BINARY = {" + ": _SUM, " − ": _SUM, " · ": _PRODUCT, " / ": _PRODUCT, " @ ": _PRODUCT}
 
 
-def _fill(template: str, table: dict[str, str]) -> str:
-    return _PLACEHOLDER.sub(lambda m: table.get(m.group(1), m.group(0)), template)
+def _prec(text: str) -> int:
+    """How tightly ``text`` holds together as an operand: the loosest operator outside its
+    parentheses (``w · x + b`` is a sum, ``(w · x)^2`` a power, ``exp(x)`` and ``w`` atoms)."""
+    if text.startswith("∂"):
+        return _POWER  # a derivative ∂L/∂(w · x) reads as one symbol, bracketed before ᵀ
+    depth, loosest, spaced = 0, _ATOM, False
+    for i, c in enumerate(text):
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif depth == 0:
+            op = _BINARY.get(text[i : i + 3])
+            if op is not None:
+                loosest = min(loosest, op)
+            elif c in "·/":
+                loosest = min(loosest, _PRODUCT)  # the compact forms of the formulas: 2·x
+            elif c == "^":
+                loosest = min(loosest, _POWER)
+            elif c == " ":
+                spaced = True
+    if loosest == _ATOM and text.startswith("−"):
+        return _NEGATION
+    if loosest == _ATOM and spaced:
+        return _PRODUCT  # a prefix form with a space (Σ x, ln x): bracket it next to others
+    return loosest
+
+
+def _needed(template: str, start: int, end: int) -> int:
+    """How tightly an operand must hold together at template[start:end] to need no
+    parentheses: 0 where brackets or commas delimit it (``exp(x)``, ``max(a, b)``)."""
+    left, right = template[:start], template[end:]
+    before, after = left.rstrip()[-1:], right.lstrip()[:1]
+    if before and after and before in _OPEN and after in _CLOSE:
+        return 0
+    if before == "^" or (after and after in "^ᵀ.[²") or (before and before.isalnum()):
+        return _ATOM  # a power's base or exponent, a postfix, or a phrase (of x)
+    need = 0
+    op_left = _BINARY.get(left[-3:])
+    if op_left is not None:  # the right operand: a − (b + c), a / (b · c)
+        need = op_left + (left[-3:] in (" − ", " / "))
+    elif before and before in "·/":
+        need = _PRODUCT + (before == "/")
+    elif before == "−" and not left[:-1].strip():
+        need = _POWER  # a leading minus: −(a · b), −x^2 reads as −(x^2) anyway
+    elif before:
+        need = _POWER  # after a prefix symbol: √(x + 1), Σ (x · y), |x|
+    op_right = _BINARY.get(right[:3])
+    if op_right is not None:
+        need = max(need, op_right)
+    elif after and after in "·/":
+        need = max(need, _PRODUCT)
+    return need
+
+
+def _fill(template: str, parts: dict[str, str]) -> str:
+    """The template with each placeholder replaced by its part, in parentheses only where the
+    part would otherwise bind differently (``w · x + b``, ``(w · x + b − y)^2``, ``exp(w · x)``)."""
+
+    def sub(m: re.Match[str]) -> str:
+        text = parts.get(m.group(1))
+        if text is None:
+            return m.group(0)
+        return text if _prec(text) >= _needed(template, m.start(), m.end()) else f"({text})"
+
+    return _PLACEHOLDER.sub(sub, template)
+
+
+def ref(label: str) -> str:
+    """A label as it reads inside a formula: itself when a plain name, else parenthesised."""
+    return label if _NAME.fullmatch(label) and not label[0].isdigit() else f"({label})"
+
+
+class _Call:
+    """A module call as exported: its id, name and place in the nesting."""
+
+    __slots__ = ("call", "gid", "name", "parent", "path")
+
+    def __init__(self, call: ModuleCall, gid: str, name: str, parent: _Call | None) -> None:
+        self.call = call
+        self.gid = gid
+        self.name = name
+        self.parent = parent
+        self.path: list[str] = [*(parent.path if parent else []), name]
+
+
+def _module_name(call: ModuleCall, parent: _Call | None) -> str:
+    """``_name`` (the sandbox's), else derived from the calling module, else the class."""
+    module = call.module
+    own = getattr(module, "_name", None)
+    if isinstance(own, str) and own:
+        return own
+    if parent is not None:  # where the calling module holds it: parent.layers[0]
+        todo: list[tuple[Any, str]] = [(parent.call.module, parent.name)]
+        while todo:
+            holder, prefix = todo.pop(0)
+            for key, child in getattr(holder, "_modules", {}).items():
+                name = f"{prefix}[{key}]" if key.isdigit() else f"{prefix}.{key}"
+                if child is module:
+                    return name
+                if child is not None:
+                    todo.append((child, name))
+    return type(module).__name__
 
 
 class _Exporter:
@@ -102,17 +233,125 @@ class _Exporter:
         self.frozen = frozen or {}  # id(leaf) -> (value, grad) as they were at the pass
         self.input_ids: dict[int, list[str]] = {}  # id(Node) -> graph ids of its inputs
         self.nodes: list[dict[str, Any]] = []
+        self.by_id: dict[str, dict[str, Any]] = {}
         self.edges: list[dict[str, Any]] = []
         self.ids: dict[int, str] = {}  # id(Node) or id(leaf tensor) -> graph id
         self.labels: dict[str, str] = {}
         self.tensors: dict[str, Any] = {}
+        # how each label is made: a fixed text, or a template over other nodes' labels
+        self.terms: dict[str, tuple[str, list[str], dict[str, str]]] = {}
+        self.calls: dict[int, _Call] = {}  # id(ModuleCall) -> its export
+        self.call_of_output: dict[int, _Call] = {}  # id(Node) -> outermost call returning it
+        self._consumed: set[int] = set()
+
+    # --- modules ---------------------------------------------------------------------------
+    def call(self, call: ModuleCall) -> _Call:
+        """The exported call (and its enclosing calls, outermost first)."""
+        found = self.calls.get(id(call))
+        if found is None:
+            parent = self.call(call.parent) if call.parent is not None else None
+            name = _module_name(call, parent)
+            # the id is the name (a readable, stable selector), numbered when a module is
+            # called more than once in the graph: fc1, fc1#2
+            used = {c.gid for c in self.calls.values()}
+            gid, n = name, 1
+            while gid in used:
+                n += 1
+                gid = f"{name}#{n}"
+            found = _Call(call, gid, name, parent)
+            self.calls[id(call)] = found
+        return found
+
+    def outputs(self, nodes: list[Node]) -> None:
+        """Which module call each node is the output of: the outermost call it leaves (a
+        consumer outside it, or none: the root, a tensor the program kept)."""
+        paths = {id(n): self._path(n) for n in nodes}
+        leaves: dict[int, int] = {}  # id(node) -> how many calls deep its outermost exit is
+        for n in nodes:
+            leaves.setdefault(id(n), 0)
+            for x in n.inputs:
+                fn = getattr(x, "grad_fn", None)
+                if fn is None or id(fn) not in paths:
+                    continue
+                inner, outer = paths[id(fn)], paths[id(n)]
+                shared = 0
+                while shared < min(len(inner), len(outer)) and inner[shared] is outer[shared]:
+                    shared += 1
+                if id(fn) not in self._consumed:
+                    self._consumed.add(id(fn))
+                    leaves[id(fn)] = shared
+                else:
+                    leaves[id(fn)] = min(leaves[id(fn)], shared)
+        for n in nodes:
+            path = paths[id(n)]
+            depth = leaves[id(n)] if id(n) in self._consumed else 0
+            if depth < len(path):
+                self.call_of_output[id(n)] = self.call(path[depth])
+
+    def _path(self, node: Node) -> list[ModuleCall]:
+        scope = getattr(node, "module", None)
+        return scope.path() if scope is not None else []
+
+    def modules(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "id": c.gid,
+                "name": c.name,
+                "type": type(c.call.module).__name__,
+                "parent": c.parent.gid if c.parent else None,
+            }
+            for c in self.calls.values()
+        ]
+
+    @staticmethod
+    def _in_module(node: dict[str, Any], call: _Call | None) -> None:
+        node["module"] = call.name if call else None
+        node["module_id"] = call.gid if call else None
+        node["module_path"] = list(call.path) if call else []
+
+    # --- labels ----------------------------------------------------------------------------
+    def _term(self, gid: str, template: str, children: list[str], attrs: dict[str, str]) -> None:
+        self.terms[gid] = (template, children, attrs)
+        self.labels[gid] = self.render(gid)
+
+    def render(self, gid: str, limit: int = LABEL_MAX) -> str:
+        """The label of gid: its expression at the greatest depth that fits in ``limit``
+        (inner parts elided as ``…``; the outermost operation is always shown). Each step
+        deeper only lengthens the text, so this stops within ``limit`` characters' work."""
+        text = self._at_depth(gid, 1, top=True)
+        for depth in range(2, 64):
+            if "…" not in text:
+                break  # nothing left to expand
+            deeper = self._at_depth(gid, depth, top=True)
+            if len(deeper) > limit:
+                break
+            text = deeper
+        return text
+
+    def _at_depth(self, gid: str, depth: int, top: bool = False) -> str:
+        template, children, attrs = self.terms[gid]
+        if not children:
+            return template
+        parts = dict(attrs)
+        for key, child in zip("abc", children, strict=False):
+            if child not in self.terms or not self.terms[child][1]:
+                parts[key] = self.labels[child]  # a name, a constant: never elided
+            else:
+                parts[key] = self._at_depth(child, depth - 1) if depth > 1 else "…"
+        if not top and all(parts.get(k) == "…" for k in "abc"[: len(children)]):
+            return "…"  # nothing of it would be shown but its operator: … · … is …
+        return _fill(template, parts)
+
+    # --- nodes -----------------------------------------------------------------------------
+    def _add(self, node: dict[str, Any]) -> str:
+        self.nodes.append(node)
+        self.by_id[node["id"]] = node
+        return str(node["id"])
 
     def _new_id(self) -> str:
         return f"n{len(self.nodes)}"
 
-    def leaf(self, x: Any) -> str:
-        from engine.tensor import Tensor
-
+    def leaf(self, x: Any, call: _Call | None = None) -> str:
         if isinstance(x, Tensor):
             key = id(x)
             if key in self.ids:
@@ -128,47 +367,65 @@ class _Exporter:
             if key in self.frozen:
                 value, grad = self.frozen[key]
             name = x._name
-            label = name or self._const_label(value) or gid
-            self.nodes.append(
-                {
-                    "id": gid,
-                    "name": name,
-                    "label": label,
-                    "op": "leaf",
-                    "grad_fn": None,
-                    "is_leaf": True,
-                    "requires_grad": requires,
-                    "kind": "param" if requires else "const",
-                    "untracked_reason": reason,
-                    "shape": list(value.shape),
-                    "dtype": str(x.dtype),
-                    "value": summarise(value),
-                    "grad": summarise(grad) if requires else None,
-                }
-            )
+            owner, key_name = self._owner(x, call)
+            if name:
+                label = name
+            elif owner is not None:
+                label = f"{owner.name}.{key_name}"
+            else:
+                label = self._const_label(value) or f"tensor {list(value.shape)}"
+            node = {
+                "id": gid,
+                "name": name,
+                "label": label,
+                "ref": ref(label),
+                "op": "leaf",
+                "grad_fn": None,
+                "is_leaf": True,
+                "requires_grad": requires,
+                "kind": "param" if requires else "const",
+                "untracked_reason": reason,
+                "shape": list(value.shape),
+                "dtype": str(x.dtype),
+                "value": summarise(value),
+                "grad": summarise(grad) if requires else None,
+            }
+            self._in_module(node, owner)
+            self._add(node)
             self.tensors[gid] = x
         else:  # a Python number used as an operand
             gid = self._new_id()
             label = fmt_number(float(x)) if isinstance(x, int | float | np.number) else str(x)
-            self.nodes.append(
-                {
-                    "id": gid,
-                    "name": None,
-                    "label": label,
-                    "op": "constant",
-                    "grad_fn": None,
-                    "is_leaf": True,
-                    "requires_grad": False,
-                    "kind": "const",
-                    "untracked_reason": "a Python number (constants are not tracked)",
-                    "shape": [],
-                    "dtype": "float32" if isinstance(x, float) else "int64",
-                    "value": _num(float(x)) if isinstance(x, int | float) else None,
-                    "grad": None,
-                }
-            )
-        self.labels[gid] = label
+            node = {
+                "id": gid,
+                "name": None,
+                "label": label,
+                "ref": ref(label),
+                "op": "constant",
+                "grad_fn": None,
+                "is_leaf": True,
+                "requires_grad": False,
+                "kind": "const",
+                "untracked_reason": "a Python number (constants are not tracked)",
+                "shape": [],
+                "dtype": "float32" if isinstance(x, float) else "int64",
+                "value": _num(float(x)) if isinstance(x, int | float) else None,
+                "grad": None,
+            }
+            self._in_module(node, None)
+            self._add(node)
+        self._term(gid, label, [], {})
         return gid
+
+    @staticmethod
+    def _owner(x: Tensor, call: _Call | None) -> tuple[_Call | None, str]:
+        """The innermost module call (of those x is used in) whose module owns parameter x."""
+        while call is not None and x._param:
+            for key, p in getattr(call.call.module, "_parameters", {}).items():
+                if p is x:
+                    return call, key
+            call = call.parent
+        return None, ""
 
     @staticmethod
     def _const_label(value: Any) -> str | None:
@@ -176,7 +433,9 @@ class _Exporter:
         return fmt_number(v) if v is not None else None
 
     def op_node(self, node: Node) -> str:
-        gid_inputs = [self.ref(x) for x in node.inputs]
+        scope = getattr(node, "module", None)
+        call = self.call(scope) if scope is not None else None
+        gid_inputs = [self.ref(x, call) for x in node.inputs]
         self.input_ids[id(node)] = gid_inputs
         attrs = node.attrs or {}
         # a scalar operand kept as an attribute (x ** 2, 2 ** x) is drawn as a constant too
@@ -189,43 +448,51 @@ class _Exporter:
         self.ids[id(node)] = gid
         out = node.out() if node.out is not None else None
         name = out._name if out is not None else None
-        parts = {k: self._paren(self.labels[g]) for k, g in zip("abc", gid_inputs, strict=False)}
-        parts.update(
-            {
-                k: fmt_number(float(v))
-                for k, v in (node.attrs or {}).items()
-                if isinstance(v, int | float) and not isinstance(v, bool)
-            }
+        numbers = {
+            k: fmt_number(float(v))
+            for k, v in attrs.items()
+            if isinstance(v, int | float) and not isinstance(v, bool)
+        }
+        self.terms[gid] = (node.op.symbol, gid_inputs, numbers)
+        expr = _fill(
+            node.op.symbol, {**numbers, **dict(zip("abc", self._full(gid_inputs), strict=False))}
         )
-        expr = _fill(node.op.symbol, parts)
-        short = expr if len(expr) <= LABEL_MAX else None
-        if short is None:
-            short = "L" if out is self.root else f"{node.op.name}#{gid[1:]}"
-        label = name or short
+        produced_by = self.call_of_output.get(id(node))
+        if produced_by is not None:  # the output of a module call reads as the call
+            known = [g for g in map(self._graph_id, produced_by.call.inputs) if g is not None]
+            slots = ", ".join(f"{{{k}}}" for k in "abc"[: len(known)])
+            template = f"{produced_by.name}({slots})"
+            if len(known) > 3:
+                known, template = known[:1], f"{produced_by.name}({{a}}, …)"
+            self.terms[gid] = (template, known, {})
+        label = name or self.render(gid)
+        self.labels[gid] = label
+        if name:
+            self.terms[gid] = (name, [], {})
         value = getattr(node, "out_value", None)
         if value is None:
             value = out._data if out is not None else None
         grad = self.node_grads.get(id(node))
-        self.nodes.append(
-            {
-                "id": gid,
-                "name": name,
-                "label": label,
-                "op": node.op.name,
-                "grad_fn": node.name(),
-                "is_leaf": False,
-                "requires_grad": True,
-                "kind": "op",
-                "untracked_reason": None,
-                "expression": expr,
-                "shape": list(value.shape) if value is not None else None,
-                "dtype": str(out.dtype) if out is not None else None,
-                "value": summarise(value),
-                "grad": summarise(grad),
-                "retains_grad": bool(out._retains_grad) if out is not None else False,
-            }
-        )
-        self.labels[gid] = label
+        entry = {
+            "id": gid,
+            "name": name,
+            "label": label,
+            "ref": ref(label),
+            "op": node.op.name,
+            "grad_fn": node.name(),
+            "is_leaf": False,
+            "requires_grad": True,
+            "kind": "op",
+            "untracked_reason": None,
+            "expression": expr,
+            "shape": list(value.shape) if value is not None else None,
+            "dtype": str(out.dtype) if out is not None else None,
+            "value": summarise(value),
+            "grad": summarise(grad),
+            "retains_grad": bool(out.retains_grad) if out is not None else False,
+        }
+        self._in_module(entry, call)
+        self._add(entry)
         if out is not None:
             self.tensors[gid] = out
         for i, src in enumerate(gid_inputs):
@@ -234,22 +501,78 @@ class _Exporter:
             self.edges.append({"src": src, "dst": gid, "arg": arg})
         return gid
 
-    @staticmethod
-    def _paren(label: str) -> str:
-        return f"({label})" if " " in label else label
+    def _graph_id(self, x: Any) -> str | None:
+        """The id of the node that shows tensor x, if it is in the graph."""
+        if not isinstance(x, Tensor):
+            return None
+        if x.grad_fn is not None:
+            return self.ids.get(id(x.grad_fn))
+        return self.ids.get(id(x))
 
-    def ref(self, x: Any) -> str:
+    def _full(self, gids: list[str]) -> list[str]:
+        """Each node's expression as ``expression`` shows it (elided only beyond
+        EXPRESSION_MAX characters)."""
+        return [self.render(g, limit=EXPRESSION_MAX) for g in gids]
+
+    def ref(self, x: Any, call: _Call | None = None) -> str:
         fn = getattr(x, "grad_fn", None)
         if fn is not None and id(fn) in self.ids:
             return self.ids[id(fn)]
-        return self.leaf(x)
+        return self.leaf(x, call)
+
+    def error_node(self, op: str, inputs: tuple[Any, ...], scope: ModuleCall | None) -> str:
+        """The failing op of a forward error: its operands' nodes, and one node for it (in
+        the module call it ran in, if any)."""
+        call = self.call(scope) if scope is not None else None
+        gid_inputs = [self.ref(x, call) for x in inputs]
+        gid = self._new_id()
+        row = OPS.get(op)
+        operands = ", ".join("{" + k + "}" for k in "abc"[: len(gid_inputs)])
+        template = row.symbol if row is not None else f"{op}({operands})"
+        self.terms[gid] = (template, gid_inputs, {})
+        label = self.render(gid)
+        self.labels[gid] = label
+        full = dict(zip("abc", self._full(gid_inputs), strict=False))
+        node = {
+            "id": gid,
+            "name": None,
+            "label": label,
+            "ref": ref(label),
+            "op": op,
+            "grad_fn": None,
+            "is_leaf": False,
+            "requires_grad": False,
+            "kind": "error",
+            "untracked_reason": None,
+            "expression": _fill(template, full),
+            "shape": [],
+            "dtype": "",
+            "value": None,
+            "grad": None,
+            "operand_shapes": [list(np.shape(getattr(x, "_data", x))) for x in inputs],
+        }
+        self._in_module(node, call)
+        self._add(node)
+        for i, src in enumerate(gid_inputs):
+            self.edges.append({"src": src, "dst": gid, "arg": i})
+        return gid
+
+    def graph(
+        self, root_id: str | None, walk: list[dict[str, Any]], root_label: str
+    ) -> dict[str, Any]:
+        return {
+            "nodes": self.nodes,
+            "edges": self.edges,
+            "walk": walk,
+            "root": root_id,
+            "root_label": root_label,
+            "modules": self.modules(),
+        }
 
 
-def _topo_ascending(root_fn: Node | None) -> list[Node]:
-    if root_fn is None:
-        return []
+def _topo_ascending(roots: Iterable[Node | None]) -> list[Node]:
     seen: set[int] = set()
-    stack = [root_fn]
+    stack = [r for r in roots if r is not None]
     found: list[Node] = []
     while stack:
         node = stack.pop()
@@ -265,13 +588,30 @@ def _topo_ascending(root_fn: Node | None) -> list[Node]:
     return found
 
 
+def _exporter(
+    root: Any,
+    tensors: Iterable[Any],
+    node_grads: dict[int, Any] | None,
+    frozen: dict[int, Any] | None = None,
+) -> _Exporter:
+    """Every node that produced these tensors, in recording order (module calls first)."""
+    ex = _Exporter(root, node_grads or {}, frozen)
+    nodes = _topo_ascending(getattr(t, "grad_fn", None) for t in tensors)
+    for node in nodes:  # name the module calls before any label refers to them
+        scope = getattr(node, "module", None)
+        if scope is not None:
+            ex.call(scope)
+    ex.outputs(nodes)
+    for node in nodes:
+        ex.op_node(node)
+    return ex
+
+
 def freeze_leaves(root: Any) -> dict[int, Any]:
     """Copies of the values and gradients of the leaves under ``root``, keyed by ``id``, so
     that a pass can be exported later as it was (optimizers change leaves in place)."""
-    from engine.tensor import Tensor
-
     frozen: dict[int, Any] = {}
-    for node in _topo_ascending(root.grad_fn):
+    for node in _topo_ascending([root.grad_fn]):
         for x in node.inputs:
             if isinstance(x, Tensor) and x.grad_fn is None and id(x) not in frozen:
                 grad = x.grad._data.copy() if x.grad is not None else None
@@ -288,25 +628,15 @@ def _export(
     node_grads: dict[int, Any] | None,
     frozen: dict[int, Any] | None = None,
 ) -> tuple[dict[str, Any], _Exporter]:
-    ex = _Exporter(root, node_grads or {}, frozen)
-    for node in _topo_ascending(root.grad_fn):
-        ex.op_node(node)
+    ex = _exporter(root, [root], node_grads, frozen)
     root_id = ex.ids[id(root.grad_fn)] if root.grad_fn is not None else ex.leaf(root)
-    for n in ex.nodes:
-        if n["id"] == root_id:
-            n["kind"] = "output"
-            if n["grad"] is None and steps:
-                n["grad"] = summarise(steps[0].grad_output)
+    node = ex.by_id[root_id]
+    node["kind"] = "output"
+    if node["grad"] is None and steps:
+        node["grad"] = summarise(steps[0].grad_output)
     root_label = ex.labels[root_id] if root._name else "L"
-    walk = [_step(ex, s, root_label) for s in steps or [] if id(s.node) in ex.ids]
-    graph = {
-        "nodes": ex.nodes,
-        "edges": ex.edges,
-        "walk": walk,
-        "root": root_id,
-        "root_label": root_label,
-    }
-    return graph, ex
+    walk = [_step(ex, s, root_label, root_id) for s in steps or [] if id(s.node) in ex.ids]
+    return ex.graph(root_id, walk, root_label), ex
 
 
 def export_focus(exc: BaseException) -> tuple[dict[str, Any], str | None] | None:
@@ -334,16 +664,49 @@ def export(
     return _export(root, steps, node_grads, frozen)[0]
 
 
-def _step(ex: _Exporter, step: WalkStep, root: str) -> dict[str, Any]:
+def _union(tensors: Iterable[Any]) -> tuple[_Exporter, str | None]:
+    """The graphs of these tensors together (leaves included), and the id of the one recorded
+    last (the root the page centres on), or None when there is none."""
+    live = [t for t in tensors if isinstance(t, Tensor)]
+    ex = _exporter(None, live, None)
+    last: tuple[int, str] | None = None
+    for t in live:
+        gid = ex.ref(t)
+        seq = t.grad_fn.seq if t.grad_fn is not None else -1
+        if last is None or seq >= last[0]:
+            last = (seq, gid)
+    return ex, last[1] if last is not None else None
+
+
+def export_tensors(tensors: Iterable[Any]) -> dict[str, Any]:
+    """The graph of these tensors (a program that ends without backward): no walk."""
+    ex, root_id = _union(tensors)
+    return ex.graph(root_id, [], ex.labels[root_id] if root_id is not None else "L")
+
+
+def export_error(
+    tensors: Iterable[Any], failed_op: tuple[str, tuple[Any, ...]]
+) -> tuple[dict[str, Any], str]:
+    """The graph recorded up to a forward error: these tensors' graphs, the failing op's
+    operands, and one node of kind ``"error"`` for the op (``exc.failed_op``, see
+    engine.tensor.failed) with edges from its operands. Returns the graph and that node's id."""
+    op, inputs = failed_op
+    recorded = [x for x in inputs if isinstance(x, Tensor) and x.grad_fn is not None]
+    ex, _ = _union([*tensors, *recorded])  # (leaf operands join with their module's names)
+    gid = ex.error_node(op, tuple(inputs), getattr(failed_op, "module", None))
+    return ex.graph(gid, [], ex.labels[gid]), gid
+
+
+def _step(ex: _Exporter, step: WalkStep, root: str, root_id: str) -> dict[str, Any]:
     node = step.node
     gid = ex.ids[id(node)]
-    out_label = ex.labels[gid]
+    out_label = root if gid == root_id else ex.labels[gid]
     out = node.out() if node.out is not None else None
     input_ids = ex.input_ids[id(node)]
     sym: dict[str, str] = {}
     num: dict[str, str] = {}
     for k, x, iid in zip("abc", node.inputs, input_ids, strict=False):
-        lbl = ex._paren(ex.labels[iid])
+        lbl = ex.labels[iid]
         sym[k] = lbl
         num[k] = _show(getattr(x, "_data", x), lbl)
     for k, v in (node.attrs or {}).items():
@@ -351,15 +714,19 @@ def _step(ex: _Exporter, step: WalkStep, root: str) -> dict[str, Any]:
             sym[k] = num[k] = fmt_number(float(v))
         elif v is None and k in ("lo", "hi"):
             sym[k] = num[k] = "−∞" if k == "lo" else "∞"
+    local = node.op.local
     if "p" in sym:
         p = (node.attrs or {})["p"]
         sym["pm1"] = num["pm1"] = fmt_number(float(p) - 1)
+        if float(p) == 2:  # 2·a, not 2·a^1
+            local = tuple(t.replace("^{pm1}", "") for t in local)
     if "base" in sym:
         sym["base"] = num["base"] = fmt_number(float((node.attrs or {})["base"]))
     out_data = out._data if out is not None else None
-    sym["out"] = ex._paren(out_label)
-    num["out"] = _show(out_data, sym["out"])
-    d_out = f"∂{root}/∂{ex._paren(out_label)}" if out_label != root else f"∂{root}/∂{root}"
+    sym["out"] = out_label
+    num["out"] = _show(out_data, out_label)
+    top = ref(root)
+    d_out = f"∂{top}/∂{ref(out_label)}" if out_label != root else f"∂{top}/∂{top}"
     sym["g"] = d_out
     num["g"] = _show(step.grad_output, d_out)
     contributions = []
@@ -367,29 +734,34 @@ def _step(ex: _Exporter, step: WalkStep, root: str) -> dict[str, Any]:
     for i, _x, g_sent, acc in step.contributions:
         to = input_ids[i]
         to_label = ex.labels[to]
-        local_t = node.op.local[i] if i < len(node.op.local) else "?"
+        local_t = local[i] if i < len(local) else "?"
         chain_t = node.op.chain[i] if node.op.chain and i < len(node.op.chain) else "{local} · {g}"
         chain_t = chain_t.replace("{local}", local_t)
         s_txt, n_txt = _fill(chain_t, sym), _fill(chain_t, num)
         res = _scalar(g_sent)
+        upstream = getattr(step.grad_output, "size", 1)
+        # an elementwise rule whose input was broadcast: the loop summed the gradient back to
+        # the input's shape (the one place that un-broadcasts); say so, and show the sum
+        summed = node.op.chain is None and getattr(g_sent, "size", 1) < upstream
+        if summed:
+            s_txt, n_txt = f"Σ {s_txt}", f"Σ {n_txt}"
         accumulates = not np.array_equal(np.asarray(to_numpy(acc)), np.asarray(to_numpy(g_sent)))
-        line = f"∂{root}/∂{ex._paren(to_label)} {'+=' if accumulates else '='} {s_txt}"
+        line = f"∂{top}/∂{ref(to_label)} {'+=' if accumulates else '='} {s_txt}"
         if n_txt != s_txt:
             line += f" = {n_txt}"
-        if res is not None and (n_txt != s_txt or _scalar(step.grad_output) is not None):
+        if res is not None and (n_txt != s_txt or summed or _scalar(step.grad_output) is not None):
             line += f" = {fmt_number(res)}"
         total = _scalar(acc)
         if accumulates and total is not None:
             line += f"  → {fmt_number(total)}"
         lines.append(line)
+        local_sym, local_num = _fill(local_t, sym), _fill(local_t, num)
         contributions.append(
             {
                 "to": to,
                 "arg": i,
-                "local": _fill(local_t, num)
-                if _fill(local_t, num) != _fill(local_t, sym)
-                else _fill(local_t, sym),
-                "local_symbolic": _fill(local_t, sym),
+                "local": local_num,
+                "local_symbolic": local_sym,
                 "grad": summarise(g_sent),
                 "accumulated_grad": summarise(acc),
                 "accumulates": bool(accumulates),

@@ -1,40 +1,29 @@
-"""Higher-order gradients: the backward pass with ``create_graph=True``.
+"""The arithmetic of a recorded backward (``create_graph=True``): the op table's rules on tensors.
 
 The VJP rules in :mod:`engine.ops` are written for arrays (``xp`` is NumPy or CuPy). Here they
 run unchanged on *tensors*: :class:`_Arr` shows a tensor through the small part of NumPy's
 array interface the rules use, and :data:`XP` stands in for the array module. Every operation
-a rule performs is then an engine operation, recorded in the graph, so the gradients this pass
-returns have a ``grad_fn`` and can be differentiated again (``d²y/dx²``), as in PyTorch.
+a rule performs is then an engine operation, recorded in the graph, so the gradients the
+backward loop (:func:`engine.core.run_backward`, given :data:`GRAPHED`) returns have a
+``grad_fn`` and can be differentiated again (``d²y/dx²``), as in PyTorch.
 
 A rule that needs something the facade does not offer (indexed writes, say) raises
-:class:`Unsupported`, reported as a RuntimeError naming the node. The plain backward loop in
-:mod:`engine.autograd` stays as it is: this path runs only when ``create_graph=True``.
+:class:`engine.core.Unsupported`, which the loop reports as a RuntimeError naming the node.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from heapq import heappop, heappush
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from engine import dtypes
-
-if TYPE_CHECKING:
-    from engine.autograd import Node
-    from engine.tensor import Tensor
-
-
-class Unsupported(Exception):
-    """A VJP rule asked the tensor facade for something it does not provide."""
-
-
-def _tensor_cls() -> Any:
-    from engine.tensor import Tensor
-
-    return Tensor
+from engine import dtypes, ops
+from engine.core import Node, Unsupported, sum_to
+from engine.factories import ones_like, tensor, zeros_like
+from engine.functions import cat, cumprod, einsum, stack, where
+from engine.tensor import Tensor, apply
 
 
 def _t(x: Any) -> Any:
@@ -42,12 +31,12 @@ def _t(x: Any) -> Any:
     if isinstance(x, _Arr):
         return x.t
     if isinstance(x, np.ndarray | np.generic):
-        return _tensor_cls()._wrap(np.asarray(x))
+        return Tensor._wrap(np.asarray(x))
     return x
 
 
 def _wrap(x: Any) -> Any:
-    return _Arr(x) if isinstance(x, _tensor_cls()) else x
+    return _Arr(x) if isinstance(x, Tensor) else x
 
 
 class _Arr:
@@ -112,8 +101,8 @@ class _Arr:
         if key is not Ellipsis:  # only the "fill a fresh array" idiom (ops._filled)
             raise Unsupported("indexed assignment")
         v = _t(value)
-        if not isinstance(v, _tensor_cls()):
-            v = _tensor_cls()._wrap(np.full(self.shape, v, dtype=self.dtype))
+        if not isinstance(v, Tensor):
+            v = Tensor._wrap(np.full(self.shape, v, dtype=self.dtype))
         self.t = v.expand(*self.shape) + 0 if tuple(v.shape) != self.shape else v
 
     # -- arithmetic (recorded) --------------------------------------------------------------
@@ -193,30 +182,20 @@ class _XP:
     def __getattr__(self, name: str) -> Any:
         raise Unsupported(f"xp.{name}")
 
-    @staticmethod
-    def _fn(name: str) -> Any:
-        import engine
-
-        return getattr(engine, name)
-
     def where(self, c: Any, a: Any, b: Any) -> _Arr:
-        from engine.factories import tensor
-        from engine.functions import where
-
-        cls = _tensor_cls()
         cond = _t(c)
-        if not isinstance(cond, cls):
+        if not isinstance(cond, Tensor):
             cond = tensor(bool(cond))
         a_t, b_t = _t(a), _t(b)
-        like = a_t if isinstance(a_t, cls) else b_t
-        if not isinstance(a_t, cls):  # a Python number: a constant of the other side's dtype
+        like = a_t if isinstance(a_t, Tensor) else b_t
+        if not isinstance(a_t, Tensor):  # a Python number: a constant of the other side's dtype
             a_t = tensor(a_t, dtype=like.dtype)
-        if not isinstance(b_t, cls):
+        if not isinstance(b_t, Tensor):
             b_t = tensor(b_t, dtype=like.dtype)
         return _Arr(where(cond, a_t, b_t))
 
     def _unary(self, name: str, a: Any) -> _Arr:
-        return _Arr(self._fn(name)(_t(a)))
+        return _Arr(getattr(_t(a), name)())  # the tensor method: a recorded operation
 
     def exp(self, a: Any) -> _Arr:
         return self._unary("exp", a)
@@ -267,13 +246,13 @@ class _XP:
         return self.where(_t(a) <= _t(b), a, b)
 
     def zeros_like(self, a: Any) -> _Arr:
-        return _Arr(self._fn("zeros_like")(_t(a)))
+        return _Arr(zeros_like(_t(a)))
 
     def zeros(self, shape: Any, dtype: Any = None) -> _Arr:
-        return _Arr(_tensor_cls()._wrap(np.zeros(shape, dtype=dtype or np.float32)))
+        return _Arr(Tensor._wrap(np.zeros(shape, dtype=dtype or np.float32)))
 
     def ones(self, shape: Any, dtype: Any = None) -> _Arr:
-        return _Arr(_tensor_cls()._wrap(np.ones(shape, dtype=dtype or np.float32)))
+        return _Arr(Tensor._wrap(np.ones(shape, dtype=dtype or np.float32)))
 
     def empty(self, shape: Any, dtype: Any = None) -> _Arr:
         return self.zeros(shape, dtype)
@@ -305,6 +284,28 @@ class _XP:
     def outer(self, a: Any, b: Any) -> _Arr:
         return _Arr(_t(a).reshape(-1, 1) * _t(b).reshape(1, -1))
 
+    def ones_like(self, a: Any) -> _Arr:
+        return _Arr(ones_like(_t(a)))
+
+    def cumprod(self, a: Any, axis: int) -> _Arr:
+        return _Arr(cumprod(_t(a), axis))
+
+    def flip(self, a: Any, axis: int) -> _Arr:
+        """The elements along ``axis`` in reverse order (an index selection, recorded)."""
+        t = _t(a)
+        d = axis % t.dim()
+        reverse = tensor(np.arange(t.shape[d] - 1, -1, -1))
+        return _Arr(t[(*(slice(None),) * d, reverse)])
+
+    def concatenate(self, parts: Sequence[Any], axis: int = 0) -> _Arr:
+        return _Arr(cat([_t(p) for p in parts], axis))
+
+    def stack(self, parts: Sequence[Any], axis: int = 0) -> _Arr:
+        return _Arr(stack([_t(p) for p in parts], axis))
+
+    def einsum(self, equation: str, *operands: Any) -> _Arr:
+        return _Arr(einsum(equation, *[_t(o) for o in operands]))
+
 
 XP = _XP()
 
@@ -318,9 +319,6 @@ def _to_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
 
 def _getitem_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
     """Indexing: g scattered into zeros by the SCATTER op, whose own backward indexes again."""
-    from engine import ops
-    from engine.tensor import apply
-
     x = xs[0].t
     at = node.attrs or {}
     attrs = {"shape": tuple(x.shape), "index": at["index"], "advanced": at["advanced"]}
@@ -333,9 +331,6 @@ def _getitem_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
 
 def _nll_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
     """NLL loss: -g (scaled for the mean) scattered to each row's target class."""
-    from engine import ops
-    from engine.tensor import apply
-
     logp, target = node.inputs[0], node.inputs[1]._data
     at = node.attrs or {}
     shape = tuple(logp.shape)
@@ -347,15 +342,12 @@ def _nll_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
     weight = keep.astype(logp._data.dtype)
     if at["reduction"] == "mean":
         weight = weight / max(int(keep.sum()), 1)
-    scale = -g.t * _tensor_cls()._wrap(weight)
+    scale = -g.t * Tensor._wrap(weight)
     attrs = {"shape": shape, "index": (np.arange(shape[0]), safe), "advanced": True}
     return (_Arr(apply(ops.SCATTER, (scale,), attrs, name="NllLossBackwardBackward0")), None)
 
 
 def _scatter(g: _Arr, shape: tuple[int, ...], index: Any, name: str) -> _Arr:
-    from engine import ops
-    from engine.tensor import apply
-
     attrs = {"shape": shape, "index": index, "advanced": True}
     return _Arr(apply(ops.SCATTER, (g.t,), attrs, name=name))
 
@@ -363,8 +355,6 @@ def _scatter(g: _Arr, shape: tuple[int, ...], index: Any, name: str) -> _Arr:
 def _gather_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
     """gather, sort, topk: g added back at the gathered places (ScatterAdd in PyTorch; for
     sort and topk, whose places are distinct, PyTorch records Scatter)."""
-    from engine import ops
-
     at = node.attrs or {}
     index = ops._gather_index(np, np.asarray(at["index"]), at["dim"])  # sparse grids
     name = "ScatterAddBackward0" if node.name() == "GatherBackward0" else "ScatterBackward0"
@@ -383,8 +373,6 @@ def _max_dim_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
 
 def _cumsum_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
     """cumsum: the reversed cumulative sum of g (flips are index selections here)."""
-    from engine.factories import tensor
-
     d = (node.attrs or {})["dim"] % g.ndim
     n = g.shape[d]
     lead = (slice(None),) * d
@@ -396,8 +384,42 @@ def _cumsum_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
     return (_Arr(result),)
 
 
+def _function_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
+    """A custom autograd.Function: the user's backward, run on recorded tensors."""
+    at = node.attrs or {}
+    call = at["call"]
+    grads = [g.t]
+    if "spans" in at:  # several outputs: the flat gradient cut back into one per output
+        grads = [
+            g.t[lo:hi].reshape(*call.outputs[k].shape)
+            for k, (lo, hi) in zip(call.differentiable, at["spans"], strict=True)
+        ]
+    return tuple(_wrap(t) for t in call.run_backward(grads, graphed=True))
+
+
+def _function_output_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
+    """Output k of a custom Function with several outputs: g at its span of the bundle."""
+    at = node.attrs or {}
+    index = slice(at["start"], at["stop"])
+    attrs = {"shape": tuple(xs[0].shape), "index": index, "advanced": False}
+    return (_Arr(apply(ops.SCATTER, (g.t.reshape(-1),), attrs)),)
+
+
+def _diag_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
+    """diag: a vector's gradient is read from the diagonal (indexing, as the array rule);
+    a matrix's is g placed on its diagonal (a scatter here, an indexed add there)."""
+    x, k = xs[0], (node.attrs or {})["k"]
+    if x.ndim == 1:
+        return (g[ops._diag_index(np, g.shape[0], g.shape[1], k)],)
+    index = ops._diag_index(np, x.shape[0], x.shape[1], k)
+    return (_scatter(g, tuple(x.shape), index, "DiagonalBackwardBackward0"),)
+
+
 #: Rules that differ on tensors from ops.py's array rules.
 _OVERRIDES: dict[str, Any] = {
+    "diag": _diag_vjp,
+    "function": _function_vjp,
+    "function_output": _function_output_vjp,
     "to": _to_vjp,
     "getitem": _getitem_vjp,
     "nll_loss": _nll_vjp,
@@ -407,124 +429,49 @@ _OVERRIDES: dict[str, Any] = {
 }
 
 
-def _sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
-    """Sum a broadcast gradient back to ``shape``, with recorded operations."""
-    if tuple(g.shape) == shape:
-        return g
-    lead = g.dim() - len(shape)
-    if lead > 0:
-        g = g.sum(dim=tuple(range(lead)))
-    axes = tuple(i for i, (gs, s) in enumerate(zip(g.shape, shape, strict=True)) if s == 1 != gs)
-    if axes:
-        g = g.sum(dim=axes, keepdim=True)
-    return g.reshape(*shape) if tuple(g.shape) != shape else g
+class _TensorRules:
+    """The tensor arithmetic for :func:`engine.core.run_backward` (``create_graph=True``)."""
 
-
-def run_backward_graph(
-    roots: Sequence[Tensor],
-    seeds: Sequence[Tensor],
-    inputs: Sequence[Tensor] | None = None,
-    accumulate: bool = True,
-) -> dict[int, Tensor]:
-    """The backward loop of :func:`engine.autograd.run_backward`, on tensors and recorded.
-
-    Gradients reaching leaves are accumulated out of place (``w.grad`` gets a ``grad_fn``),
-    or, for ``autograd.grad``, returned keyed by ``id`` of the input. The graph is kept
-    (``create_graph`` implies ``retain_graph``, as in PyTorch).
-    """
-    from engine.autograd import (
-        _FREED_MSG,
-        _check_versions,
-        _focused,
-        _VersionError,
-        enable_grad,
-    )
-
-    tensor_cls = _tensor_cls()  # imported late (import cycle)
-    wanted = {id(t) for t in inputs} if inputs is not None else None
-    buffers: dict[Node, Tensor] = {}
-    leaf_grads: dict[Tensor, Tensor] = {}
-    captured: dict[int, Tensor] = {}
-    heap: list[tuple[int, Node]] = []
-    for t, g in zip(roots, seeds, strict=True):
-        fn = t.grad_fn
-        if fn is None:
-            leaf_grads[t] = leaf_grads[t] + g if t in leaf_grads else g
-        elif fn in buffers:
-            buffers[fn] = buffers[fn] + g
+    def vjp(self, node: Node, g: Tensor, out: Tensor | None) -> list[Tensor | None]:
+        """The node's rule on tensors: one recorded gradient per input, summed back to the
+        input's shape (by the loop's own ``sum_to``) and cast to its dtype."""
+        if out is None and node.op.saves in ("out", "both"):
+            raise RuntimeError(
+                f"create_graph=True: the output of {node.name()} is no longer available"
+            )
+        xs = [_wrap(x) for x in node.inputs]
+        override = _OVERRIDES.get(node.op.name)
+        if override is not None:
+            grads_in = override(node, _Arr(g), xs)
         else:
-            buffers[fn] = g
-            heappush(heap, (-fn.seq, fn))
-
-    with enable_grad():
-        while heap:
-            node = heappop(heap)[1]
-            g = buffers.pop(node)
-            if node.freed and node.op.saves:
-                raise _focused(RuntimeError(_FREED_MSG), roots[0], node)
-            try:
-                _check_versions(node)
-            except _VersionError as exc:
-                raise _focused(RuntimeError(str(exc)), roots[0], exc.tensor) from None
-            out = node.out()
-            if out is not None:
-                if wanted is not None and id(out) in wanted:
-                    captured[id(out)] = g
-                if out._retains_grad and accumulate:
-                    out.grad = g if out.grad is None else out.grad + g
-            elif node.op.saves in ("out", "both"):
-                raise RuntimeError(
-                    f"create_graph=True: the output of {node.name()} is no longer available"
-                )
-            xs = [_wrap(x) for x in node.inputs]
-            override = _OVERRIDES.get(node.op.name)
-            try:
-                if override is not None:
-                    grads_in = override(node, _Arr(g), xs)
-                else:
-                    grads_in = node.op.vjp(XP, _Arr(g), _wrap(out), xs, node.attrs, node.needs)
-            except Unsupported as exc:
-                raise _focused(
-                    RuntimeError(
-                        f"create_graph=True (higher-order gradients) is not supported through "
-                        f"{node.name()} in the playground ({exc})"
-                    ),
-                    roots[0],
-                    node,
-                ) from None
-            for gi, need, x in zip(grads_in, node.needs, node.inputs):  # noqa: B905
-                if gi is None or not need:
-                    continue
-                gt = _t(gi)
-                if not isinstance(gt, tensor_cls):  # a Python number from a rule
-                    gt = tensor_cls._wrap(np.full(x._data.shape, gt, dtype=x._data.dtype))
-                gt = _sum_to(gt, tuple(x.shape))
-                if gt._data.dtype != x._data.dtype:
-                    gt = gt.to(x.dtype)
-                fn = x.grad_fn
-                if fn is None:
-                    leaf_grads[x] = leaf_grads[x] + gt if x in leaf_grads else gt
-                elif fn in buffers:
-                    buffers[fn] = buffers[fn] + gt
-                else:
-                    buffers[fn] = gt
-                    heappush(heap, (-fn.seq, fn))
-
-        result: dict[int, Tensor] = {}
-        for leaf, lg in leaf_grads.items():
-            if wanted is not None:
-                if id(leaf) in wanted:
-                    result[id(leaf)] = lg
+            grads_in = node.op.vjp(XP, _Arr(g), _wrap(out), xs, node.attrs, node.needs)
+        result: list[Tensor | None] = []
+        for gi, need, x in zip(grads_in, node.needs, node.inputs):  # noqa: B905
+            if gi is None or not need:
+                result.append(None)
                 continue
-            if accumulate and leaf.requires_grad:
-                if leaf.grad is not None:
-                    leaf.grad = leaf.grad + lg
-                elif lg.requires_grad:  # PyTorch stores a copy, recorded as CopyBackwards
-                    copied = lg.clone()
-                    if copied.grad_fn is not None:
-                        copied.grad_fn._name = "torch::autograd::CopyBackwards"
-                    leaf.grad = copied
-                else:
-                    leaf.grad = lg
-    result.update(captured)
-    return result
+            gt = _t(gi)
+            if not isinstance(gt, Tensor):  # a Python number from a rule
+                gt = Tensor._wrap(np.full(x._data.shape, gt, dtype=x._data.dtype))
+            gt = sum_to(gt, tuple(x._data.shape))
+            if gt._data.dtype != x._data.dtype:
+                gt = gt.to(x.dtype)
+            result.append(gt)
+        return result
+
+    def accumulate_leaf(self, leaf: Tensor, g: Tensor) -> None:
+        """Out of place, so ``leaf.grad`` keeps its graph; a first gradient that requires
+        grad is stored as a copy (recorded as CopyBackwards, as PyTorch records it)."""
+        if leaf.grad is not None:
+            leaf.grad = leaf.grad + g
+        elif g.requires_grad:
+            copied = g.clone()
+            if copied.grad_fn is not None:
+                copied.grad_fn._name = "torch::autograd::CopyBackwards"
+            leaf.grad = copied
+        else:
+            leaf.grad = g
+
+
+#: The rules on recorded tensors, for the backward loop under ``create_graph=True``.
+GRAPHED = _TensorRules()

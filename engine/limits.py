@@ -71,6 +71,18 @@ class Limits:
         if op == "expand" and attrs:
             self.charge(int(np.prod(attrs["shape"])))
             return
+        if op == "einsum" and attrs:  # every index combination once per operand pair
+            sizes: dict[str, int] = {}
+            for sub, shape in zip(attrs["inputs"], shapes, strict=False):
+                sizes.update(zip(sub, shape, strict=False))
+            self.alloc(int(np.prod([sizes[c] for c in attrs["output"]])))
+            self.charge(2 * int(np.prod(list(sizes.values()))) * max(1, len(shapes) - 1))
+            return
+        if op == "diag" and attrs and len(shapes) == 1 and len(shapes[0]) == 1:
+            n = shapes[0][0] + abs(int(attrs["k"]))  # a vector becomes an n x n matrix
+            self.alloc(n * n)
+            self.charge(n * n)
+            return
         if len(shapes) > 1 and op not in ("cat", "stack"):
             try:
                 out = int(np.prod(np.broadcast_shapes(*shapes)))

@@ -18,6 +18,22 @@ A row (:class:`Op`) holds everything about a primitive in one place, like PyTorc
                ``"both"``. It decides which version counters backward checks, and whether a
                second backward through a freed graph is an error (as in PyTorch).
 
+Where the row appears in the public API (the registry: ``engine.functions`` makes the simple
+functions from it, ``engine.methods`` binds the methods, ``engine.__all__`` lists them, and
+tests/unit/test_registry.py checks every name resolves):
+
+- ``function``   names in ``torch`` that record this row (the canonical name first);
+- ``method``     names on ``Tensor`` (operators included), ``inplace`` the in-place methods;
+- ``functional`` names in ``torch.nn.functional``;
+- ``dtype``      how a *generated* wrapper treats its input, for rows simple enough to need no
+                 hand-written argument parsing: ``"float"`` integer and bool inputs are taken
+                 as float32 (``torch.exp(int_tensor)``), ``"float_only"`` they are refused as
+                 PyTorch refuses them (``frac``), ``"same"`` any dtype as it is, ``"whole"``
+                 integers are already whole (a copy, as ``floor``); ``"promote"`` a binary op
+                 with PyTorch's type promotion (a tensor and a tensor or number), ``"tensors"``
+                 the same for two tensors. Rows without it have hand-written functions in
+                 ``engine.functions`` (argument parsing, PyTorch's overloads).
+
 Composites (``mse``-style helpers in ``nn.functional``, ``square``, ``rdiv`` ...) are built
 from these rows and carry no backward code.
 """
@@ -52,6 +68,12 @@ class Op:
     #: the forward on NumPy arrays without the ``xp`` argument (a C callable such as
     #: ``np.tanh``), for the hot paths to call directly; set below for the commonest rows
     host: Callable[..., Array] | None = None
+    # where the row appears in the public API (see the module docstring)
+    function: tuple[str, ...] = ()
+    method: tuple[str, ...] = ()
+    inplace: tuple[str, ...] = ()
+    functional: tuple[str, ...] = ()
+    dtype: str = ""
 
 
 OPS: dict[str, Op] = {}
@@ -60,6 +82,17 @@ OPS: dict[str, Op] = {}
 def _row(op: Op) -> Op:
     OPS[op.name] = op
     return op
+
+
+def _elementwise(*names: str, dtype: str) -> dict[str, Any]:
+    """The public names of an elementwise row: ``torch.exp``, ``Tensor.exp``, ``Tensor.exp_``
+    (and the same for each alias), made by engine.functions / engine.methods from ``dtype``."""
+    return {
+        "function": names,
+        "method": names,
+        "inplace": tuple(f"{n}_" for n in names),
+        "dtype": dtype,
+    }
 
 
 # --- helpers used by several rules --------------------------------------------------------------
@@ -81,12 +114,24 @@ def _expand_reduced(g: Array, x: Array, axis: Any, keepdim: bool) -> Array:
     return _keep(g, axis, keepdim, x.ndim)
 
 
+_ONES: dict[tuple[int, Any], Array] = {}  # host vectors of ones, reused (never written)
+
+
 def sum_rows(xp: ModuleType, m: Array) -> Array:
     """``m.sum(axis=0)`` of a 2-D array; for floats as ``ones @ m`` (one BLAS matrix-vector
     product, 2-3x faster than NumPy's axis-0 reduction on the small batches of the lessons;
     the same float32 rounding class as PyTorch's own bias-gradient sum)."""
     if m.dtype.kind == "f" and m.shape[0] > 1:
-        return xp.ones(m.shape[0], dtype=m.dtype) @ m
+        if xp is not np:
+            return xp.ones(m.shape[0], dtype=m.dtype) @ m
+        key = (m.shape[0], m.dtype)
+        ones = _ONES.get(key)
+        if ones is None:
+            if len(_ONES) > 32:  # a few batch sizes per program: keep the cache small
+                _ONES.clear()
+            ones = _ONES[key] = np.ones(m.shape[0], dtype=m.dtype)
+            ones.flags.writeable = False
+        return ones @ m
     return m.sum(axis=0)
 
 
@@ -100,6 +145,9 @@ ADD = _row(
         ("1", "1"),
         "{a} + {b}",
         saves="",
+        function=("add",),
+        method=("add", "__add__", "__radd__", "__iadd__"),
+        inplace=("add_",),
     )
 )
 SUB = _row(
@@ -111,6 +159,9 @@ SUB = _row(
         ("1", "−1"),
         "{a} − {b}",
         saves="",
+        function=("sub", "subtract"),
+        method=("sub", "subtract", "__sub__", "__isub__"),
+        inplace=("sub_",),
     )
 )
 # scalar - tensor: PyTorch records RsubBackward1 (inputs: the tensor, then the scalar).
@@ -123,6 +174,7 @@ RSUB = _row(
         ("−1", "1"),
         "{b} − {a}",
         saves="",
+        method=("__rsub__",),
     )
 )
 MUL = _row(
@@ -133,6 +185,10 @@ MUL = _row(
         lambda xp, g, out, xs, at, n: (g * xs[1] if n[0] else None, g * xs[0] if n[1] else None),
         ("{b}", "{a}"),
         "{a} · {b}",
+        function=("mul", "multiply"),
+        method=("mul", "multiply", "__mul__", "__rmul__", "__imul__"),
+        inplace=("mul_",),
+        dtype="promote",
     )
 )
 DIV = _row(
@@ -146,6 +202,9 @@ DIV = _row(
         ),
         ("1/{b}", "−{a}/{b}²"),
         "{a} / {b}",
+        function=("div", "divide", "true_divide"),
+        method=("div", "divide", "true_divide", "__truediv__", "__itruediv__"),
+        inplace=("div_",),
     )
 )
 NEG = _row(
@@ -157,6 +216,10 @@ NEG = _row(
         ("−1",),
         "−{a}",
         saves="",
+        function=("neg", "negative"),
+        method=("neg", "negative", "__neg__"),
+        inplace=("neg_", "negative_"),
+        dtype="same",
     )
 )
 RECIPROCAL = _row(
@@ -168,6 +231,10 @@ RECIPROCAL = _row(
         ("−1/{a}²",),
         "1/{a}",
         saves="out",
+        function=("reciprocal",),
+        method=("reciprocal", "__rtruediv__"),
+        inplace=("reciprocal_",),
+        dtype="float",
     )
 )
 
@@ -180,7 +247,17 @@ def _pow_scalar_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: A
 
 
 POW = _row(
-    Op("pow", "PowBackward0", lambda xp, a, p: a**p, _pow_scalar_vjp, ("{p}·{a}^{pm1}",), "{a}^{p}")
+    Op(
+        "pow",
+        "PowBackward0",
+        lambda xp, a, p: a**p,
+        _pow_scalar_vjp,
+        ("{p}·{a}^{pm1}",),
+        "{a}^{p}",
+        function=("pow", "square"),
+        method=("pow", "square", "__pow__"),
+        inplace=("pow_", "square_"),
+    )
 )
 
 
@@ -203,6 +280,7 @@ POW_T = _row(
         ("{b}·{a}^({b}−1)", "{out}·ln {a}"),
         "{a}^{b}",
         saves="both",
+        method=("__pow__",),
     )
 )
 
@@ -223,6 +301,7 @@ RPOW = _row(
         ("{out}·ln {base}",),
         "{base}^{a}",
         saves="both",
+        method=("__rpow__",),
     )
 )
 
@@ -236,6 +315,7 @@ EXP = _row(
         ("e^{a} = {out}",),
         "exp({a})",
         saves="out",
+        **_elementwise("exp", dtype="float"),
     )
 )
 LOG = _row(
@@ -246,6 +326,7 @@ LOG = _row(
         lambda xp, g, out, xs, at, n: (g / xs[0],),
         ("1/{a}",),
         "ln({a})",
+        **_elementwise("log", dtype="float"),
     )
 )
 LOG1P = _row(
@@ -256,6 +337,7 @@ LOG1P = _row(
         lambda xp, g, out, xs, at, n: (g / (1 + xs[0]),),
         ("1/(1 + {a})",),
         "ln(1 + {a})",
+        **_elementwise("log1p", dtype="float"),
     )
 )
 SQRT = _row(
@@ -267,6 +349,7 @@ SQRT = _row(
         ("1/(2·√{a})",),
         "√{a}",
         saves="out",
+        **_elementwise("sqrt", dtype="float"),
     )
 )
 RSQRT = _row(
@@ -278,6 +361,7 @@ RSQRT = _row(
         ("−1/(2·{a}^1.5)",),
         "1/√{a}",
         saves="out",
+        **_elementwise("rsqrt", dtype="float"),
     )
 )
 ABS = _row(
@@ -288,6 +372,10 @@ ABS = _row(
         lambda xp, g, out, xs, at, n: (g * xp.sign(xs[0]),),
         ("sign({a})",),
         "|{a}|",
+        function=("abs", "absolute"),
+        method=("abs", "absolute", "__abs__"),
+        inplace=("abs_", "absolute_"),
+        dtype="same",
     )
 )
 SIN = _row(
@@ -298,6 +386,7 @@ SIN = _row(
         lambda xp, g, out, xs, at, n: (g * xp.cos(xs[0]),),
         ("cos({a})",),
         "sin({a})",
+        **_elementwise("sin", dtype="float"),
     )
 )
 COS = _row(
@@ -308,6 +397,7 @@ COS = _row(
         lambda xp, g, out, xs, at, n: (-g * xp.sin(xs[0]),),
         ("−sin({a})",),
         "cos({a})",
+        **_elementwise("cos", dtype="float"),
     )
 )
 TANH = _row(
@@ -319,6 +409,7 @@ TANH = _row(
         ("1 − {out}²",),
         "tanh({a})",
         saves="out",
+        **_elementwise("tanh", dtype="float"),
     )
 )
 
@@ -338,6 +429,7 @@ SIGMOID = _row(
         ("{out}·(1 − {out})",),
         "σ({a})",
         saves="out",
+        **_elementwise("sigmoid", dtype="float"),
     )
 )
 SINH = _row(
@@ -348,6 +440,7 @@ SINH = _row(
         lambda xp, g, out, xs, at, n: (g * xp.cosh(xs[0]),),
         ("cosh({a})",),
         "sinh({a})",
+        **_elementwise("sinh", dtype="float"),
     )
 )
 COSH = _row(
@@ -358,6 +451,7 @@ COSH = _row(
         lambda xp, g, out, xs, at, n: (g * xp.sinh(xs[0]),),
         ("sinh({a})",),
         "cosh({a})",
+        **_elementwise("cosh", dtype="float"),
     )
 )
 ASIN = _row(
@@ -368,6 +462,7 @@ ASIN = _row(
         lambda xp, g, out, xs, at, n: (g / xp.sqrt(1 - xs[0] * xs[0]),),
         ("1/√(1 − {a}²)",),
         "asin({a})",
+        **_elementwise("asin", "arcsin", dtype="float"),
     )
 )
 ACOS = _row(
@@ -378,6 +473,7 @@ ACOS = _row(
         lambda xp, g, out, xs, at, n: (-g / xp.sqrt(1 - xs[0] * xs[0]),),
         ("−1/√(1 − {a}²)",),
         "acos({a})",
+        **_elementwise("acos", "arccos", dtype="float"),
     )
 )
 ATAN = _row(
@@ -388,6 +484,7 @@ ATAN = _row(
         lambda xp, g, out, xs, at, n: (g / (1 + xs[0] * xs[0]),),
         ("1/(1 + {a}²)",),
         "atan({a})",
+        **_elementwise("atan", "arctan", dtype="float"),
     )
 )
 # trunc's derivative is 0 almost everywhere (PyTorch: zeros), frac's is 1
@@ -400,6 +497,7 @@ TRUNC = _row(
         ("0",),
         "trunc({a})",
         saves="",
+        **_elementwise("trunc", "fix", dtype="whole"),
     )
 )
 FRAC = _row(
@@ -411,6 +509,7 @@ FRAC = _row(
         ("1",),
         "frac({a})",
         saves="",
+        **_elementwise("frac", dtype="float_only"),
     )
 )
 TAN = _row(
@@ -422,6 +521,7 @@ TAN = _row(
         ("1 + {out}²",),
         "tan({a})",
         saves="out",
+        **_elementwise("tan", dtype="float"),
     )
 )
 LOG2 = _row(
@@ -432,6 +532,7 @@ LOG2 = _row(
         lambda xp, g, out, xs, at, n: (g / (xs[0] * math.log(2.0)),),
         ("1/({a}·ln 2)",),
         "log₂({a})",
+        **_elementwise("log2", dtype="float"),
     )
 )
 LOG10 = _row(
@@ -442,6 +543,7 @@ LOG10 = _row(
         lambda xp, g, out, xs, at, n: (g / (xs[0] * math.log(10.0)),),
         ("1/({a}·ln 10)",),
         "log₁₀({a})",
+        **_elementwise("log10", dtype="float"),
     )
 )
 EXPM1 = _row(
@@ -453,6 +555,7 @@ EXPM1 = _row(
         ("e^{a}",),
         "e^{a} − 1",
         saves="out",
+        **_elementwise("expm1", dtype="float"),
     )
 )
 
@@ -473,6 +576,7 @@ ERF = _row(
         lambda xp, g, out, xs, at, n: (g * _SQRT_2_OVER_PI * xp.exp(-xs[0] * xs[0]),),
         ("2/√π · e^(−{a}²)",),
         "erf({a})",
+        **_elementwise("erf", dtype="float"),
     )
 )
 
@@ -488,7 +592,17 @@ def _gelu_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) ->
     return (g * (cdf + a * pdf),)
 
 
-GELU = _row(Op("gelu", "GeluBackward0", _gelu, _gelu_vjp, ("Φ({a}) + {a}·φ({a})",), "gelu({a})"))
+GELU = _row(
+    Op(
+        "gelu",
+        "GeluBackward0",
+        _gelu,
+        _gelu_vjp,
+        ("Φ({a}) + {a}·φ({a})",),
+        "gelu({a})",
+        functional=("gelu",),
+    )
+)
 
 
 def _leaky_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -503,6 +617,7 @@ LEAKY_RELU = _row(
         _leaky_vjp,
         ("[{a} > 0] or {slope}",),
         "leaky_relu({a})",
+        functional=("leaky_relu",),
     )
 )
 
@@ -527,6 +642,7 @@ SOFTPLUS = _row(
         _softplus_vjp,
         ("σ({a})",),
         "softplus({a})",
+        functional=("softplus",),
     )
 )
 
@@ -544,6 +660,7 @@ ELU = _row(
         ("[{a} > 0] or {out} + α",),
         "elu({a})",
         saves="both",
+        functional=("elu",),
     )
 )
 
@@ -561,6 +678,7 @@ SILU = _row(
         _silu_vjp,
         ("σ({a})·(1 + {a}·(1 − σ({a})))",),
         "silu({a})",
+        functional=("silu",),
     )
 )
 
@@ -582,6 +700,11 @@ RELU = _row(
         ("[{a} > 0]",),
         "relu({a})",
         saves="out",
+        function=("relu",),
+        method=("relu",),
+        inplace=("relu_",),
+        functional=("relu", "relu_"),
+        dtype="same",
     )
 )
 
@@ -606,7 +729,17 @@ def _clamp_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -
 
 
 CLAMP = _row(
-    Op("clamp", "ClampBackward1", _clamp_fwd, _clamp_vjp, ("[{lo} ≤ {a} ≤ {hi}]",), "clamp({a})")
+    Op(
+        "clamp",
+        "ClampBackward1",
+        _clamp_fwd,
+        _clamp_vjp,
+        ("[{lo} ≤ {a} ≤ {hi}]",),
+        "clamp({a})",
+        function=("clamp", "clip"),
+        method=("clamp", "clip"),
+        inplace=("clamp_", "clip_"),
+    )
 )
 
 
@@ -631,6 +764,9 @@ MAXIMUM = _row(
         _max_min_vjp(lambda a, b: a > b),
         ("[{a} ≥ {b}]", "[{b} ≥ {a}]"),
         "max({a}, {b})",
+        function=("maximum",),
+        method=("maximum",),
+        dtype="tensors",
     )
 )
 MINIMUM = _row(
@@ -641,6 +777,9 @@ MINIMUM = _row(
         _max_min_vjp(lambda a, b: a < b),
         ("[{a} ≤ {b}]", "[{b} ≤ {a}]"),
         "min({a}, {b})",
+        function=("minimum",),
+        method=("minimum",),
+        dtype="tensors",
     )
 )
 WHERE = _row(
@@ -655,6 +794,9 @@ WHERE = _row(
         ),
         ("", "[{a}]", "[not {a}]"),
         "where({a}, {b}, {c})",
+        function=("where", "masked_fill", "tril", "triu"),
+        method=("where", "masked_fill", "tril", "triu"),
+        inplace=("masked_fill_",),
     )
 )
 
@@ -672,6 +814,9 @@ ROUND = _row(
         ("0",),
         "round({a})",
         saves="",
+        function=("round",),
+        method=("round",),
+        inplace=("round_",),
     )
 )
 FLOOR = _row(
@@ -683,6 +828,7 @@ FLOOR = _row(
         ("0",),
         "⌊{a}⌋",
         saves="",
+        **_elementwise("floor", dtype="whole"),
     )
 )
 CEIL = _row(
@@ -694,6 +840,7 @@ CEIL = _row(
         ("0",),
         "⌈{a}⌉",
         saves="",
+        **_elementwise("ceil", dtype="whole"),
     )
 )
 
@@ -713,6 +860,51 @@ CUMSUM = _row(
         "cumsum({a})",
         saves="",
         chain=("reversed cumulative sum of {g}",),
+        function=("cumsum",),
+        method=("cumsum",),
+    )
+)
+
+
+def _cumprod_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    """∂/∂a_i of Σ_j g_j·Π_{k≤j} a_k = (Π_{k<i} a_k)·S_i with S_i = g_i + a_{i+1}·S_{i+1}.
+
+    Without zeros in a (on arrays), the same as the reversed cumulative sum of g·out divided
+    by a, in three vectorised calls; otherwise the recurrence, exact with zeros (as PyTorch's
+    rule is), one step per position along the dim (and made of recorded operations when the
+    backward is itself differentiated)."""
+    a, d = xs[0], at["dim"]
+    if a.ndim == 0:
+        return (g * 1,)
+    if (xp is np or type(a).__module__.startswith("cupy")) and bool((a != 0).all()):
+        return (xp.flip(xp.cumsum(xp.flip(g * out, axis=d), axis=d), axis=d) / a,)
+    size = a.shape[d]
+    items = [xp.take(a, i, axis=d) for i in range(size)]
+    gs = [xp.take(g, i, axis=d) for i in range(size)]
+    tail = [gs[-1]]  # S_i, from the last position back
+    for i in range(size - 2, -1, -1):
+        tail.append(gs[i] + items[i + 1] * tail[-1])
+    tail.reverse()
+    parts = [tail[0]]
+    before = None  # Π_{k<i} a_k
+    for i in range(1, size):
+        before = items[i - 1] if before is None else before * items[i - 1]
+        parts.append(before * tail[i])
+    return (xp.stack(parts, axis=d),)
+
+
+CUMPROD = _row(
+    Op(
+        "cumprod",
+        "CumprodBackward0",
+        lambda xp, a, dim: xp.cumprod(a, axis=dim),
+        _cumprod_vjp,
+        ("Π of the earlier elements",),
+        "cumprod({a})",
+        saves="both",
+        chain=("Σ over later positions of {g} · Π of the others",),
+        function=("cumprod",),
+        method=("cumprod",),
     )
 )
 
@@ -755,6 +947,8 @@ PROD = _row(
         ("Π of the other elements",),
         "Π {a}",
         chain=("{g} times the product of the other elements",),
+        function=("prod",),
+        method=("prod",),
     )
 )
 
@@ -781,6 +975,8 @@ SUM = _row(
         "Σ {a}",
         saves="",
         chain=("{g} copied to every element of {a}",),
+        function=("sum",),
+        method=("sum",),
     )
 )
 
@@ -808,6 +1004,8 @@ MEAN = _row(
         "mean({a})",
         saves="",
         chain=("{g} / N to every element of {a}",),
+        function=("mean",),
+        method=("mean",),
     )
 )
 
@@ -838,6 +1036,8 @@ AMAX = _row(
         "max({a})",
         saves="both",
         chain=("{g} to the maximal element(s) of {a}",),
+        function=("amax", "amin", "max", "min"),
+        method=("amax", "amin", "max", "min"),
     )
 )
 
@@ -867,6 +1067,8 @@ MAX_DIM = _row(
         "max({a}, dim)",
         saves="",
         chain=("{g} to the arg-max of {a}",),
+        function=("max", "min"),
+        method=("max", "min"),
     )
 )
 
@@ -906,6 +1108,9 @@ SOFTMAX = _row(
         "softmax({a})",
         saves="out",
         chain=("{out} · ({g} − Σ {g}·{out})",),
+        function=("softmax",),
+        method=("softmax",),
+        functional=("softmax",),
     )
 )
 LOG_SOFTMAX = _row(
@@ -918,6 +1123,9 @@ LOG_SOFTMAX = _row(
         "log_softmax({a})",
         saves="out",
         chain=("{g} − softmax({a}) · Σ {g}",),
+        function=("log_softmax",),
+        method=("log_softmax",),
+        functional=("log_softmax",),
     )
 )
 
@@ -974,6 +1182,8 @@ MATMUL = _row(
         ("{b}ᵀ", "{a}ᵀ"),
         "{a} @ {b}",
         chain=("{g} @ {b}ᵀ", "{a}ᵀ @ {g}"),
+        function=("matmul", "mm", "dot", "mv", "bmm"),
+        method=("matmul", "mm", "dot", "mv", "bmm", "__matmul__", "__rmatmul__"),
     )
 )
 
@@ -1010,6 +1220,88 @@ LINEAR = _row(
         ("{b}", "{a}", "1"),
         "{a} @ {b}ᵀ + {c}",
         chain=("{g} @ {b}", "{g}ᵀ @ {a}", "Σ_rows {g}"),
+        functional=("linear",),
+    )
+)
+
+
+def _diag_index(xp: ModuleType, rows: int, cols: int, k: int) -> tuple[Array, Array]:
+    """The (row, column) indices of diagonal k of a rows x cols matrix."""
+    n = max(0, min(rows - max(-k, 0), cols - max(k, 0)))
+    i = xp.arange(n)
+    return i + max(-k, 0), i + max(k, 0)
+
+
+def _diag_fwd(xp: ModuleType, a: Array, k: int) -> Array:
+    return xp.diag(a, k)
+
+
+def _diag_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    a, k = xs[0], at["k"]
+    if a.ndim == 1:  # the vector was put on diagonal k: its gradient is read back from there
+        return (g[_diag_index(np, g.shape[0], g.shape[1], k)],)
+    grad = xp.zeros(a.shape, dtype=g.dtype)  # diagonal k was read: g goes back there
+    index_add(xp, grad, _diag_index(np, a.shape[0], a.shape[1], k), g)
+    return (grad,)
+
+
+# torch.diag: a vector to a diagonal matrix (DiagEmbedBackward0) or a matrix's diagonal
+# (DiagonalBackward0_copy, as PyTorch 2.13 names it); functions.diag picks the name.
+DIAG = _row(
+    Op(
+        "diag",
+        "DiagEmbedBackward0",
+        _diag_fwd,
+        _diag_vjp,
+        ("1 on the diagonal",),
+        "diag({a})",
+        saves="",
+        chain=("{g} on the diagonal",),
+        function=("diag",),
+        method=("diag",),
+    )
+)
+
+
+def _einsum_fwd(xp: ModuleType, *arrays: Array, equation: str, inputs: Any, output: str) -> Array:
+    return xp.einsum(equation, *arrays)
+
+
+def _einsum_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    """Operand k's gradient is itself an einsum: g with the other operands, to k's indices
+    (indices of k that appear nowhere else were summed: their gradient is g broadcast)."""
+    inputs, output = at["inputs"], at["output"]
+    grads: list[Array | None] = []
+    for k, (sub, x) in enumerate(zip(inputs, xs, strict=True)):
+        if not n[k]:
+            grads.append(None)
+            continue
+        others = [s for j, s in enumerate(inputs) if j != k]
+        seen = set(output).union(*others)
+        kept = "".join(c for c in sub if c in seen)
+        operands = [g, *(x2 for j, x2 in enumerate(xs) if j != k)]
+        r = xp.einsum(",".join([output, *others]) + "->" + kept, *operands)
+        if kept != sub:  # summed-away indices: broadcast back over them
+            shape = [x.shape[i] if c in seen else 1 for i, c in enumerate(sub)]
+            r = xp.broadcast_to(r.reshape(shape), x.shape)
+        grads.append(r)
+    return tuple(grads)
+
+
+# torch.einsum for equations of letters (no ellipsis, no index repeated within one operand).
+# PyTorch records the last operation of its decomposition: ViewBackward0 for contractions,
+# MulBackward0 for products without one, SumBackward1 / PermuteBackward0 for one operand;
+# functions.einsum picks the name.
+EINSUM = _row(
+    Op(
+        "einsum",
+        "ViewBackward0",
+        _einsum_fwd,
+        _einsum_vjp,
+        ("the other operands",),
+        "einsum({a}, …)",
+        chain=tuple("einsum of {g} with the other operands" for _ in range(8)),
+        function=("einsum",),
     )
 )
 
@@ -1030,6 +1322,8 @@ VIEW = _row(
         "{a}.view",
         saves="",
         chain=("{g} reshaped to {a}'s shape",),
+        function=("reshape", "flatten", "squeeze", "unsqueeze"),
+        method=("reshape", "view", "view_as", "reshape_as", "flatten", "squeeze", "unsqueeze"),
     )
 )
 
@@ -1048,6 +1342,8 @@ PERMUTE = _row(
         "{a}ᵀ",
         saves="",
         chain=("{g} permuted back",),
+        function=("permute", "transpose", "swapaxes", "t"),
+        method=("permute", "transpose", "swapaxes", "t", "T", "mT"),
     )
 )
 
@@ -1066,6 +1362,8 @@ EXPAND = _row(
         "{a}.expand",
         saves="",
         chain=("{g} summed over the expanded dims",),
+        function=("broadcast_to",),
+        method=("expand", "expand_as", "broadcast_to"),
     )
 )
 
@@ -1111,6 +1409,8 @@ GETITEM = _row(
         "{a}[…]",
         saves="",
         chain=("{g} placed back at the indexed positions of {a}",),
+        function=("index_select", "narrow", "split", "chunk", "unbind"),
+        method=("__getitem__", "index_select", "narrow", "split", "chunk", "unbind"),
     )
 )
 
@@ -1137,6 +1437,8 @@ GATHER = _row(
         "gather({a})",
         saves="",
         chain=("{g} scattered back into {a}",),
+        function=("gather", "sort", "topk"),
+        method=("gather", "sort", "topk"),
     )
 )
 
@@ -1158,6 +1460,7 @@ CAT = _row(
         "cat(…)",
         saves="",
         chain=("the slice of {g} for this input",),
+        function=("cat", "concat", "concatenate", "hstack", "vstack", "row_stack"),
     )
 )
 
@@ -1177,6 +1480,7 @@ STACK = _row(
         "stack(…)",
         saves="",
         chain=("the slice of {g} for this input",),
+        function=("stack",),
     )
 )
 CLONE = _row(
@@ -1188,6 +1492,9 @@ CLONE = _row(
         ("1",),
         "{a}.clone()",
         saves="",
+        function=("clone",),
+        method=("clone", "contiguous"),
+        dtype="same",
     )
 )
 
@@ -1205,6 +1512,7 @@ TO_COPY = _row(
         ("1",),
         "{a}.to(…)",
         saves="",
+        method=("to", "float", "double", "half", "type", "type_as", "cpu", "cuda"),
     )
 )
 
@@ -1311,6 +1619,7 @@ LAYER_NORM = _row(
         ("(1 − 1/N − x̂²/N)/σ", "x̂", "1"),
         "layer_norm({a})",
         chain=("(ĝ − mean ĝ − x̂·mean(ĝ·x̂))/σ", "Σ {g}·x̂", "Σ {g}"),
+        functional=("layer_norm",),
     )
 )
 BATCH_NORM = _row(
@@ -1322,6 +1631,7 @@ BATCH_NORM = _row(
         ("(1 − 1/N − x̂²/N)/σ", "x̂", "1"),
         "batch_norm({a})",
         chain=("(ĝ − mean ĝ − x̂·mean(ĝ·x̂))/σ", "Σ {g}·x̂", "Σ {g}"),
+        functional=("batch_norm",),
     )
 )
 
@@ -1358,6 +1668,7 @@ HUBER = _row(
         _huber_vjp,
         ("clip({a} − {b}, ±δ)/N", "−clip({a} − {b}, ±δ)/N"),
         "huber({a}, {b})",
+        functional=("huber_loss",),
     )
 )
 SMOOTH_L1 = _row(
@@ -1368,6 +1679,7 @@ SMOOTH_L1 = _row(
         _huber_vjp,
         ("clip(({a} − {b})/β, ±1)/N", "−clip(({a} − {b})/β, ±1)/N"),
         "smooth_l1({a}, {b})",
+        functional=("smooth_l1_loss",),
     )
 )
 
@@ -1380,6 +1692,7 @@ MSE = _row(
         _mse_vjp,
         ("2·({a} − {b})/N", "−2·({a} − {b})/N"),
         "mse({a}, {b})",
+        functional=("mse_loss",),
     )
 )
 
@@ -1411,6 +1724,7 @@ BCE = _row(
         _bce_vjp,
         ("({a} − {b}) / ({a}·(1 − {a}))/N", "ln((1−{a})/{a})/N"),
         "bce({a}, {b})",
+        functional=("binary_cross_entropy",),
     )
 )
 
@@ -1435,6 +1749,7 @@ BCE_LOGITS = _row(
         _bce_logits_vjp,
         ("(σ({a}) − {b})/N", "−{a}/N"),
         "bce_logits({a}, {b})",
+        functional=("binary_cross_entropy_with_logits",),
     )
 )
 
@@ -1489,6 +1804,7 @@ NLL = _row(
         "nll({a}, {b})",
         saves="",
         chain=("−{g}/N at each row's target class", ""),
+        functional=("nll_loss", "cross_entropy"),
     )
 )
 

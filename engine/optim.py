@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from engine import backend, dtypes
-from engine.autograd import zero_grads
+from engine.core import zero_grads
 from engine.tensor import Tensor
 
 

@@ -1,9 +1,13 @@
-"""Tensor: data, grad, requires_grad, grad_fn, is_leaf, version; its methods and operators.
+"""Tensor: data, grad, requires_grad, grad_fn, is_leaf, version; the operators; ``apply``.
 
 Every differentiable operation goes through :func:`apply` (or its unary/binary fast paths),
 which runs an ``ops`` row's forward and, when grad mode is on and an input requires grad,
-records a :class:`Node`. The function API lives in ``engine.functions`` and the creation
-functions in ``engine.factories``; the methods here delegate to them.
+records a :class:`Node`.
+
+The class holds what a tensor *is* (attributes, conversions, printing, the autograd state,
+the in-place machinery and the arithmetic operators, the hot path). Its other methods are the
+function API seen from a tensor: ``engine.methods`` binds them from the op table's rows and the
+hand-written functions of ``engine.functions`` / ``engine.factories`` (see engine.registry).
 """
 
 from __future__ import annotations
@@ -11,16 +15,14 @@ from __future__ import annotations
 import builtins
 import weakref
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from engine import _format, dtypes, limits
-from engine import autograd as _autograd
 from engine import ops as O
-from engine.autograd import Node, _mode
-from engine.autograd import backward as _backward
-from engine.backend import Device, array_module, device_of, move, to_numpy
+from engine.backend import Device, array_module, device_of, to_numpy
+from engine.core import GradHooks, Node, RemovableHandle, _mode, next_seq
 from engine.dtypes import DType
 
 _Scalar = (int, float, bool, np.number, np.bool_)
@@ -88,14 +90,14 @@ class _ReturnTypes(tuple):  # type: ignore[type-arg]
 class Tensor:
     """A multi-dimensional array that can record the operations that produced it."""
 
-    # Hot attributes are slots; rare ones (_name, _untracked, _param, _retains_grad) live in the
+    # Hot attributes are slots; rare ones (_name, _untracked, _param, _hooks) live in the
     # lazily created instance dict and default to the class attributes below, so creating a
     # tensor sets five attributes, not nine.
     __slots__ = ("__dict__", "__weakref__", "_data", "_version", "grad", "grad_fn", "requires_grad")
     _name: str | None = None
     _untracked: str | None = None
     _param: bool = False
-    _retains_grad: bool = False
+    _hooks: GradHooks | None = None  # register_hook / retain_grad
     # tensors sharing one version counter (detach()), as weak references; None when alone
     _vgroup: list[Any] | None = None
     __array_priority__ = 1000  # so numpy scalars defer to our reflected operators
@@ -106,10 +108,17 @@ class Tensor:
     grad_fn: Node | None
     requires_grad: bool
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
-        """The legacy constructor: ``torch.Tensor([1, 2])`` (data) or ``torch.Tensor(2, 3)``
-        (a shape; zeros here, uninitialised in PyTorch); always float32."""
-        return _legacy_new(dtypes.float32, *args, **kwargs)
+    if TYPE_CHECKING:
+        # The function API's methods are bound from the op table and engine.functions
+        # (engine.methods); for the type checker they are attributes of any type (operators
+        # are looked up on the class, so the bound ones are declared).
+        def __getattr__(self, name: str) -> Any: ...
+        def __getitem__(self, key: Any) -> Tensor: ...
+        def __setitem__(self, key: Any, value: Any) -> None: ...
+        def __pow__(self, other: Any) -> Tensor: ...
+        def __rpow__(self, other: Any) -> Tensor: ...
+        def __matmul__(self, other: Any) -> Tensor: ...
+        def __rmatmul__(self, other: Any) -> Tensor: ...
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass
@@ -181,15 +190,7 @@ class Tensor:
 
     @property
     def retains_grad(self) -> builtins.bool:
-        return self._retains_grad
-
-    @property
-    def T(self) -> Tensor:
-        return permute(self, tuple(range(self._data.ndim - 1, -1, -1)))
-
-    @property
-    def mT(self) -> Tensor:
-        return transpose(self, -2, -1)
+        return self._hooks is not None and self._hooks.retain
 
     def _dim(self, dim: builtins.int) -> builtins.int:
         return _norm_dim(dim, self._data.ndim)
@@ -217,6 +218,17 @@ class Tensor:
                 "copy the tensor to host memory first."
             )
         return self._data  # type: ignore[no-any-return]
+
+    def __array__(self, dtype: Any = None, copy: builtins.bool | None = None) -> np.ndarray:
+        """``np.asarray(t)``: the data, as ``numpy()`` gives it (PyTorch's checks included)."""
+        data = self.numpy()
+        if dtype is not None and data.dtype != dtype:
+            return data.astype(dtype)
+        return data.copy() if copy else data
+
+    def __array_wrap__(self, array: Any, context: Any = None, return_scalar: Any = False) -> Tensor:
+        """A NumPy ufunc applied to a tensor gives a tensor, as in PyTorch (``np.exp(t)``)."""
+        return Tensor._wrap(np.asarray(array))
 
     def __float__(self) -> builtins.float:
         return float(self._scalar("float"))
@@ -276,15 +288,6 @@ class Tensor:
         return repr(self)
 
     # --- autograd -------------------------------------------------------------------------------
-    def backward(
-        self,
-        gradient: Any = None,
-        retain_graph: builtins.bool | None = None,
-        create_graph: builtins.bool = False,
-        inputs: Any = None,
-    ) -> None:
-        """Accumulate d(self)/d(leaf) into every leaf's ``.grad``."""
-        _backward(self, gradient, retain_graph, create_graph, inputs)
 
     def detach(self) -> Tensor:
         """The same storage outside the graph, sharing the version counter as PyTorch's does:
@@ -327,10 +330,23 @@ class Tensor:
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self.grad_fn is not None:
-            self._retains_grad = True
+            self._grad_hooks().retain = True
 
-    def register_hook(self, hook: Any) -> None:
-        raise RuntimeError("register_hook is not supported in the playground")
+    def register_hook(self, hook: Any) -> RemovableHandle:
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a tensor it returns
+        replaces the gradient (for a leaf, what is accumulated into ``.grad``)."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        fns = self._grad_hooks().fns
+        handle = RemovableHandle(fns)
+        fns[handle.id] = hook
+        return handle
+
+    def _grad_hooks(self) -> GradHooks:
+        hooks = self._hooks
+        if hooks is None:
+            hooks = self._hooks = GradHooks()
+        return hooks
 
     # --- in-place ops ---------------------------------------------------------------------------
     def _check_inplace(self) -> builtins.bool:
@@ -409,32 +425,6 @@ class Tensor:
         self._bump()
         return True
 
-    def add_(self, other: Any, alpha: Any = 1) -> Tensor:
-        if alpha == 1 and self._inplace_fast(np.add, other):
-            return self
-        return self._inplace_binary(lambda a, b: add(a, b, alpha=alpha), other)
-
-    def sub_(self, other: Any, alpha: Any = 1) -> Tensor:
-        if alpha == 1 and self._inplace_fast(np.subtract, other):
-            return self
-        return self._inplace_binary(lambda a, b: sub(a, b, alpha=alpha), other)
-
-    def mul_(self, other: Any) -> Tensor:
-        if self._inplace_fast(np.multiply, other):
-            return self
-        return self._inplace_binary(mul, other)
-
-    def div_(self, other: Any) -> Tensor:
-        return self._inplace_binary(div, other)
-
-    def pow_(self, other: Any) -> Tensor:
-        return self._inplace_binary(pow, other)
-
-    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
-        return self._inplace_binary(lambda a, _: clamp(a, min, max), None)
-
-    clip_ = clamp_
-
     def __iadd__(self, other: Any) -> Tensor:
         return self.add_(other)
 
@@ -447,48 +437,8 @@ class Tensor:
     def __itruediv__(self, other: Any) -> Tensor:
         return self.div_(other)
 
-    def zero_(self) -> Tensor:
-        if self._check_inplace():
-            return self._inplace(self._named(mul(self._shadow(), 0), "ZeroBackward0"))
-        return self.fill_(0)
-
     # In-place forms of the elementwise functions (``x.exp_()``): the function's result written
     # back into x, recorded in the graph as PyTorch records them (ExpBackward0, ...).
-    def exp_(self) -> Tensor:
-        return self._inplace_binary(lambda a, _: a.exp(), None)
-
-    def log_(self) -> Tensor:
-        return self._inplace_binary(lambda a, _: a.log(), None)
-
-    def sqrt_(self) -> Tensor:
-        return self._inplace_binary(lambda a, _: a.sqrt(), None)
-
-    def neg_(self) -> Tensor:
-        return self._inplace_binary(lambda a, _: a.neg(), None)
-
-    def abs_(self) -> Tensor:
-        return self._inplace_binary(lambda a, _: a.abs(), None)
-
-    def sigmoid_(self) -> Tensor:
-        return self._inplace_binary(lambda a, _: a.sigmoid(), None)
-
-    def tanh_(self) -> Tensor:
-        return self._inplace_binary(lambda a, _: a.tanh(), None)
-
-    def relu_(self) -> Tensor:
-        return self._inplace_binary(lambda a, _: a.relu(), None)
-
-    def sin_(self) -> Tensor:
-        return self._inplace_binary(lambda a, _: a.sin(), None)
-
-    def cos_(self) -> Tensor:
-        return self._inplace_binary(lambda a, _: a.cos(), None)
-
-    def reciprocal_(self) -> Tensor:
-        return self._inplace_binary(lambda a, _: a.reciprocal(), None)
-
-    def square_(self) -> Tensor:
-        return self._inplace_binary(lambda a, _: a.square(), None)
 
     def _named(self, result: Tensor, name: str) -> Tensor:
         """Name the node an in-place composite recorded as PyTorch names that op's node."""
@@ -496,113 +446,7 @@ class Tensor:
             result.grad_fn._name = name
         return result
 
-    def fill_(self, value: Any) -> Tensor:
-        if self._check_inplace():
-            filled = self._named(mul(self._shadow(), 0) + value, "FillBackward2")
-            return self._inplace(filled)
-        self._data[...] = value.item() if isinstance(value, Tensor) else value
-        self._bump()
-        return self
-
-    def copy_(self, src: Any) -> Tensor:
-        src_t = src if isinstance(src, Tensor) else tensor(src)
-        if self._check_inplace() or (_mode.enabled and src_t.requires_grad):
-            copied = mul(self._shadow(), 0) + src_t
-            return self._inplace(self._named(copied, "torch::autograd::CopyBackwards"))
-        self._data[...] = move(src_t._data, self.device).astype(self._data.dtype, copy=False)
-        self._bump()
-        return self
-
-    def normal_(self, mean: builtins.float = 0.0, std: builtins.float = 1.0) -> Tensor:
-        from engine.random import default_generator
-
-        with _no_record():
-            self._check_inplace()
-        vals = default_generator.normal(self._data.size, mean, std, self._data.dtype)
-        self._data[...] = move(vals.reshape(self._data.shape), self.device)
-        self._bump()
-        return self
-
-    def uniform_(self, a: builtins.float = 0.0, b: builtins.float = 1.0) -> Tensor:
-        from engine.random import default_generator
-
-        self._check_inplace()
-        vals = default_generator.uniform(self._data.size, a, b, self._data.dtype)
-        self._data[...] = move(vals.reshape(self._data.shape), self.device)
-        self._bump()
-        return self
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        if self._check_inplace():
-            raise RuntimeError(
-                "indexed assignment to a tensor that is part of a graph is not supported in the "
-                "playground; build the new tensor with torch.where or torch.cat instead"
-            )
-        index, advanced = _index(key, self._data.ndim)
-        if advanced:
-            _check_masks(index if isinstance(index, tuple) else (index,), self._data.shape)
-        val = value._data if isinstance(value, Tensor) else value
-        try:
-            self._data[index] = val
-        except IndexError as exc:
-            raise IndexError(str(exc).replace("axis", "dimension")) from None
-        except ValueError:
-            raise _expand_error(self._data[index].shape, np.shape(val)) from None
-        self._bump()
-
     # --- conversions that record ----------------------------------------------------------------
-    def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        dtype = kwargs.pop("dtype", None)
-        device = kwargs.pop("device", None)
-        for a in args:
-            if isinstance(a, DType):
-                dtype = a
-            elif isinstance(a, str | Device):
-                device = a
-            elif isinstance(a, Tensor):
-                dtype, device = a.dtype, a.device
-        return to_copy(self, dtype, device)
-
-    def float(self) -> Tensor:
-        return to_copy(self, dtypes.float32, None)
-
-    def double(self) -> Tensor:
-        return to_copy(self, dtypes.float64, None)
-
-    def half(self) -> Tensor:
-        return to_copy(self, dtypes.float16, None)
-
-    def long(self) -> Tensor:
-        return to_copy(self, dtypes.int64, None)
-
-    def int(self) -> Tensor:
-        return to_copy(self, dtypes.int32, None)
-
-    def bool(self) -> Tensor:
-        return to_copy(self, dtypes.bool_, None)
-
-    def type(self, dtype: DType | None = None) -> Any:
-        """``x.type()`` names the tensor type (``'torch.FloatTensor'``); ``x.type(dtype)`` casts."""
-        if dtype is None:
-            prefix = "torch." if self._data.__class__ is np.ndarray else "torch.cuda."
-            return f"{prefix}{dtypes.type_word(self._data.dtype)}Tensor"
-        return to_copy(self, dtype, None)
-
-    def cpu(self) -> Tensor:
-        return to_copy(self, None, "cpu")
-
-    def cuda(self, device: Any = None) -> Tensor:
-        return to_copy(self, None, "cuda" if device is None else f"cuda:{device}")
-
-    def clone(self) -> Tensor:
-        return apply(O.CLONE, (self,))
-
-    def contiguous(self) -> Tensor:
-        """Self when its elements are laid out in row-major order, else a row-major copy
-        (recorded as CloneBackward0, as PyTorch records it)."""
-        if self.is_contiguous():
-            return self
-        return apply(O.CLONE, (self,))
 
     def is_contiguous(self) -> builtins.bool:
         flags = getattr(self._data, "flags", None)
@@ -613,426 +457,18 @@ class Tensor:
         return t
 
     # --- shapes ---------------------------------------------------------------------------------
-    def reshape(self, *shape: Any) -> Tensor:
-        return reshape(self, _shape_arg(shape))
-
-    def view(self, *shape: Any) -> Tensor:
-        if len(shape) == 1 and isinstance(shape[0], DType):
-            raise RuntimeError("view(dtype) is not supported in the playground")
-        size = _shape_arg(shape)
-        d = self._data
-        if d.__class__ is _ndarray and not d.flags.c_contiguous:
-            # A view must reuse the storage: PyTorch refuses shapes that would need a copy
-            # (NumPy's no-copy reshape applies the same rule to the same strides).
-            try:
-                np.reshape(d, size, copy=False)
-            except ValueError:
-                try:
-                    np.reshape(d, size)
-                except ValueError:
-                    pass  # a size mismatch: reshape() below raises PyTorch's message for it
-                else:
-                    raise RuntimeError(
-                        "view size is not compatible with input tensor's size and stride (at "
-                        "least one dimension spans across two contiguous subspaces). Use "
-                        ".reshape(...) instead."
-                    ) from None
-        return reshape(self, size)
-
-    def view_as(self, other: Tensor) -> Tensor:
-        return reshape(self, other._data.shape)
-
-    reshape_as = view_as
-
-    def expand(self, *sizes: Any) -> Tensor:
-        return expand(self, _shape_arg(sizes))
-
-    def expand_as(self, other: Tensor) -> Tensor:
-        return expand(self, other._data.shape)
-
-    def permute(self, *dims: Any) -> Tensor:
-        return permute(self, _shape_arg(dims))
-
-    def transpose(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:
-        return transpose(self, dim0, dim1)
-
-    def t(self) -> Tensor:
-        if self._data.ndim > 2:
-            raise RuntimeError(
-                f"t() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D"
-            )
-        return permute(self, tuple(range(self._data.ndim - 1, -1, -1)), name="TBackward0")
-
-    def unsqueeze(self, dim: builtins.int) -> Tensor:
-        return unsqueeze(self, dim)
-
-    def squeeze(self, dim: builtins.int | None = None) -> Tensor:
-        return squeeze(self, dim)
-
-    def flatten(self, start_dim: builtins.int = 0, end_dim: builtins.int = -1) -> Tensor:
-        return flatten(self, start_dim, end_dim)
-
-    def __getitem__(self, key: Any) -> Tensor:
-        return getitem(self, key)
-
-    def gather(self, dim: builtins.int, index: Tensor) -> Tensor:
-        return gather(self, dim, index)
 
     # --- reductions -----------------------------------------------------------------------------
-    def sum(
-        self, dim: Any = None, keepdim: builtins.bool = False, dtype: DType | None = None
-    ) -> Tensor:
-        return sum(self, dim, keepdim, dtype=dtype)
-
-    def mean(
-        self, dim: Any = None, keepdim: builtins.bool = False, dtype: DType | None = None
-    ) -> Tensor:
-        return mean(self, dim, keepdim, dtype=dtype)
-
-    def prod(
-        self, dim: Any = None, keepdim: builtins.bool = False, dtype: DType | None = None
-    ) -> Tensor:
-        return _functions.prod(self, dim, keepdim, dtype=dtype)
-
-    def max(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
-        return max(self, dim, keepdim)
-
-    def min(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
-        return min(self, dim, keepdim)
-
-    def amax(self, dim: Any = (), keepdim: builtins.bool = False) -> Tensor:
-        return amax(self, dim, keepdim)
-
-    def amin(self, dim: Any = (), keepdim: builtins.bool = False) -> Tensor:
-        return amin(self, dim, keepdim)
-
-    def argmax(self, dim: builtins.int | None = None, keepdim: builtins.bool = False) -> Tensor:
-        return argmax(self, dim, keepdim)
-
-    def argmin(self, dim: builtins.int | None = None, keepdim: builtins.bool = False) -> Tensor:
-        return argmin(self, dim, keepdim)
-
-    def var(
-        self,
-        dim: Any = None,
-        unbiased: builtins.bool = True,
-        keepdim: builtins.bool = False,
-        correction: Any = None,
-    ) -> Tensor:
-        return var(self, dim, unbiased=unbiased, keepdim=keepdim, correction=correction)
-
-    def std(
-        self,
-        dim: Any = None,
-        unbiased: builtins.bool = True,
-        keepdim: builtins.bool = False,
-        correction: Any = None,
-    ) -> Tensor:
-        return std(self, dim, unbiased=unbiased, keepdim=keepdim, correction=correction)
-
-    def norm(self, p: Any = 2, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
-        return norm(self, p, dim, keepdim)
-
-    def softmax(self, dim: builtins.int | None = None) -> Tensor:
-        if dim is None:
-            raise TypeError('softmax() missing 1 required positional arguments: "dim"')
-        return softmax(self, dim)
-
-    def log_softmax(self, dim: builtins.int | None = None) -> Tensor:
-        if dim is None:
-            raise TypeError('log_softmax() missing 1 required positional arguments: "dim"')
-        return log_softmax(self, dim)
 
     # --- elementwise ----------------------------------------------------------------------------
-    def exp(self) -> Tensor:
-        return _apply1(O.EXP, _floating(self))
-
-    def log(self) -> Tensor:
-        return _apply1(O.LOG, _floating(self))
-
-    def log1p(self) -> Tensor:
-        return _apply1(O.LOG1P, _floating(self))
-
-    def sqrt(self) -> Tensor:
-        return _apply1(O.SQRT, _floating(self))
-
-    def rsqrt(self) -> Tensor:
-        return _apply1(O.RSQRT, _floating(self))
-
-    def abs(self) -> Tensor:
-        return _apply1(O.ABS, self)
-
-    def sin(self) -> Tensor:
-        return _apply1(O.SIN, _floating(self))
-
-    def cos(self) -> Tensor:
-        return _apply1(O.COS, _floating(self))
-
-    def tanh(self) -> Tensor:
-        return _apply1(O.TANH, _floating(self))
-
-    def sigmoid(self) -> Tensor:
-        return _apply1(O.SIGMOID, _floating(self))
-
-    def relu(self) -> Tensor:
-        return _apply1(O.RELU, self)
-
-    def neg(self) -> Tensor:
-        return _apply1(O.NEG, self)
-
-    def reciprocal(self) -> Tensor:
-        return _apply1(O.RECIPROCAL, _floating(self))
-
-    def square(self) -> Tensor:
-        return pow(self, 2)
-
-    def floor(self) -> Tensor:
-        if self._data.dtype.kind != "f":  # integers are already whole: a copy, as PyTorch
-            return Tensor._wrap(self._data.copy())
-        return _apply1(O.FLOOR, self)
-
-    def tan(self) -> Tensor:
-        return _apply1(O.TAN, _floating(self))
-
-    def sinh(self) -> Tensor:
-        return _functions.sinh(self)  # type: ignore[no-any-return]
-
-    def cosh(self) -> Tensor:
-        return _functions.cosh(self)  # type: ignore[no-any-return]
-
-    def asin(self) -> Tensor:
-        return _functions.asin(self)  # type: ignore[no-any-return]
-
-    arcsin = asin
-
-    def acos(self) -> Tensor:
-        return _functions.acos(self)  # type: ignore[no-any-return]
-
-    arccos = acos
-
-    def atan(self) -> Tensor:
-        return _functions.atan(self)  # type: ignore[no-any-return]
-
-    arctan = atan
-
-    def trunc(self) -> Tensor:
-        return _functions.trunc(self)
-
-    def frac(self) -> Tensor:
-        return _functions.frac(self)  # type: ignore[no-any-return]
-
-    def log2(self) -> Tensor:
-        return _apply1(O.LOG2, _floating(self))
-
-    def log10(self) -> Tensor:
-        return _apply1(O.LOG10, _floating(self))
-
-    def expm1(self) -> Tensor:
-        return _apply1(O.EXPM1, _floating(self))
-
-    def erf(self) -> Tensor:
-        return _apply1(O.ERF, _floating(self))
-
-    def ceil(self) -> Tensor:
-        if self._data.dtype.kind != "f":  # integers are already whole: a copy, as PyTorch
-            return Tensor._wrap(self._data.copy())
-        return _apply1(O.CEIL, self)
-
-    def cumsum(self, dim: builtins.int) -> Tensor:
-        return cumsum(self, dim)
-
-    def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
-        return masked_fill(self, mask, value)
-
-    def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
-        return self._inplace_binary(lambda a, _: masked_fill(a, mask, value), None)
 
     # --- methods that are the module functions of the same name -------------------------------
-    def chunk(self, chunks: builtins.int, dim: builtins.int = 0) -> Any:
-        return _functions.chunk(self, chunks, dim)
-
-    def split(self, split_size_or_sections: Any, dim: builtins.int = 0) -> Any:
-        return _functions.split(self, split_size_or_sections, dim)
-
-    def unbind(self, dim: builtins.int = 0) -> tuple[Tensor, ...]:
-        d = _norm_dim(dim, self._data.ndim)
-        lead = (slice(None),) * d
-        return tuple(self[(*lead, i)] for i in range(self._data.shape[d]))
-
-    def narrow(self, dim: builtins.int, start: builtins.int, length: builtins.int) -> Tensor:
-        d = _norm_dim(dim, self._data.ndim)
-        return self[(*(slice(None),) * d, slice(start, start + length))]
-
-    def index_select(self, dim: builtins.int, index: Tensor) -> Tensor:
-        return _functions.index_select(self, dim, index)
-
-    def tril(self, diagonal: builtins.int = 0) -> Tensor:
-        return _functions.tril(self, diagonal)
-
-    def triu(self, diagonal: builtins.int = 0) -> Tensor:
-        return _functions.triu(self, diagonal)
-
-    def mv(self, vec: Tensor) -> Tensor:
-        return _functions.mv(self, vec)
-
-    def bmm(self, mat2: Tensor) -> Tensor:
-        if self._data.ndim != 3 or getattr(mat2, "ndim", 0) != 3:
-            raise RuntimeError("batch1 must be a 3D tensor")
-        return matmul(self, mat2)
-
-    def where(self, condition: Tensor, other: Any) -> Tensor:
-        return _functions.where(condition, self, other)  # type: ignore[no-any-return]
-
-    def isfinite(self) -> Tensor:
-        return _functions.isfinite(self)  # type: ignore[no-any-return]
-
-    def isinf(self) -> Tensor:
-        return _functions.isinf(self)  # type: ignore[no-any-return]
-
-    def isclose(self, other: Tensor, rtol: builtins.float = 1e-05, atol: builtins.float = 1e-08,
-                equal_nan: builtins.bool = False) -> Tensor:  # fmt: skip
-        return _functions.isclose(self, other, rtol, atol, equal_nan)
-
-    def logical_and(self, other: Tensor) -> Tensor:
-        return _functions.logical_and(self, other)  # type: ignore[no-any-return]
-
-    def logical_or(self, other: Tensor) -> Tensor:
-        return _functions.logical_or(self, other)  # type: ignore[no-any-return]
-
-    def logical_xor(self, other: Tensor) -> Tensor:
-        return _functions.logical_xor(self, other)  # type: ignore[no-any-return]
-
-    def logical_not(self) -> Tensor:
-        return _functions.logical_not(self)  # type: ignore[no-any-return]
-
-    def remainder(self, other: Any) -> Tensor:
-        return self.__mod__(other)
-
-    def fmod(self, other: Any) -> Tensor:
-        _check_int_division(self, other)
-        return _nograd_binary(self, other, np.fmod)  # C's sign rule (of the dividend)
-
-    def logsumexp(self, dim: Any, keepdim: builtins.bool = False) -> Tensor:
-        """log(sum(exp(x))) over dim, stably (shifted by the max), recorded from its parts."""
-        m = self.amax(dim, keepdim=True).detach()
-        m = _functions.where(m.isfinite(), m, m * 0)
-        out = (self - m).exp().sum(dim, keepdim=True).log() + m
-        if keepdim:
-            return out
-        dims = {d % out.dim() for d in ((dim,) if isinstance(dim, builtins.int) else dim)}
-        return out.reshape([s for i, s in enumerate(out.shape) if i not in dims])
-
-    def type_as(self, other: Tensor) -> Tensor:
-        return self.to(other.dtype)
 
     def element_size(self) -> builtins.int:
         return builtins.int(self._data.dtype.itemsize)
 
     def ndimension(self) -> builtins.int:
         return builtins.int(self._data.ndim)
-
-    def new_empty(self, *size: Any) -> Tensor:
-        return zeros(*size, dtype=self.dtype, device=self.device)
-
-    def sort(self, dim: builtins.int = -1, descending: builtins.bool = False) -> Any:
-        return sort(self, dim, descending)
-
-    def argsort(self, dim: builtins.int = -1, descending: builtins.bool = False) -> Tensor:
-        return argsort(self, dim, descending)
-
-    def topk(self, k: builtins.int, dim: builtins.int = -1, largest: builtins.bool = True) -> Any:
-        return topk(self, k, dim, largest)
-
-    def nonzero(self) -> Tensor:
-        return nonzero(self)
-
-    def new_zeros(self, *size: Any) -> Tensor:
-        return zeros(*size, dtype=self.dtype, device=self.device)
-
-    def new_ones(self, *size: Any) -> Tensor:
-        return ones(*size, dtype=self.dtype, device=self.device)
-
-    def new_full(self, size: Any, fill_value: Any) -> Tensor:
-        return full(size, fill_value, dtype=self.dtype, device=self.device)
-
-    def new_tensor(self, data: Any) -> Tensor:
-        return tensor(data, dtype=self.dtype, device=self.device)
-
-    def sign(self) -> Tensor:
-        return _nograd_unary(self, np.sign)
-
-    def pow(self, exponent: Any) -> Tensor:
-        return pow(self, exponent)
-
-    def clamp(self, min: Any = None, max: Any = None) -> Tensor:
-        return clamp(self, min, max)
-
-    clip = clamp
-
-    def round(self, decimals: builtins.int = 0) -> Tensor:
-        return round(self, decimals=decimals)
-
-    def maximum(self, other: Tensor) -> Tensor:
-        return maximum(self, other)
-
-    def minimum(self, other: Tensor) -> Tensor:
-        return minimum(self, other)
-
-    def add(self, other: Any, alpha: Any = 1) -> Tensor:
-        return add(self, other, alpha=alpha)
-
-    def sub(self, other: Any, alpha: Any = 1) -> Tensor:
-        return sub(self, other, alpha=alpha)
-
-    def mul(self, other: Any) -> Tensor:
-        return mul(self, other)
-
-    def div(self, other: Any) -> Tensor:
-        return div(self, other)
-
-    def matmul(self, other: Tensor) -> Tensor:
-        return matmul(self, other)
-
-    def mm(self, other: Tensor) -> Tensor:
-        return matmul(self, other)
-
-    def dot(self, other: Tensor) -> Tensor:
-        return matmul(self, other)
-
-    def eq(self, other: Any) -> Tensor:
-        return self == other
-
-    def ne(self, other: Any) -> Tensor:
-        return self != other
-
-    def lt(self, other: Any) -> Tensor:
-        return self < other
-
-    def le(self, other: Any) -> Tensor:
-        return self <= other
-
-    def gt(self, other: Any) -> Tensor:
-        return self > other
-
-    def ge(self, other: Any) -> Tensor:
-        return self >= other
-
-    def all(self) -> Tensor:
-        return Tensor._wrap(self._data.all())
-
-    def any(self) -> Tensor:
-        return Tensor._wrap(self._data.any())
-
-    def isnan(self) -> Tensor:
-        return _nograd_unary(self, np.isnan)
-
-    def allclose(
-        self, other: Tensor, rtol: builtins.float = 1e-5, atol: builtins.float = 1e-8
-    ) -> builtins.bool:
-        return bool(np.allclose(to_numpy(self._data), to_numpy(other._data), rtol=rtol, atol=atol))
-
-    def equal(self, other: Tensor) -> builtins.bool:
-        return self.shape == other.shape and bool((self._data == other._data).all())
 
     # --- operators ------------------------------------------------------------------------------
     def __add__(self, other: Any) -> Tensor:
@@ -1085,18 +521,6 @@ class Tensor:
         _check_int_division(self, other)
         return _nograd_binary(self, other, np.remainder)  # Python's sign rule, as torch's %
 
-    def __pow__(self, other: Any) -> Tensor:
-        return pow(self, other)
-
-    def __rpow__(self, other: Any) -> Tensor:
-        return rpow(other, self)
-
-    def __matmul__(self, other: Any) -> Tensor:
-        return matmul(self, other)
-
-    def __rmatmul__(self, other: Any) -> Tensor:
-        return matmul(_as_tensor(other), self)
-
     def __neg__(self) -> Tensor:
         return _apply1(O.NEG, self)
 
@@ -1138,24 +562,6 @@ class Tensor:
         return _nograd_unary(self, np.logical_not if self._data.dtype.kind == "b" else np.invert)
 
 
-def _expand_error(target: tuple[int, ...], sizes: tuple[int, ...]) -> RuntimeError:
-    """PyTorch's message when a value cannot be broadcast to where it is assigned."""
-    if len(sizes) <= len(target):
-        off = len(target) - len(sizes)
-        for j in range(len(sizes) - 1, -1, -1):
-            if sizes[j] != 1 and sizes[j] != target[off + j]:
-                return RuntimeError(
-                    f"The expanded size of the tensor ({target[off + j]}) must match the "
-                    f"existing size ({sizes[j]}) at non-singleton dimension {off + j}.  "
-                    f"Target sizes: {list(target)}.  Tensor sizes: {list(sizes)}"
-                )
-    return RuntimeError(
-        f"expand(torch.FloatTensor{{{list(sizes)}}}, size={list(target)}): the number of sizes "
-        f"provided ({len(target)}) must be greater or equal to the number of dimensions in the "
-        f"tensor ({len(sizes)})"
-    )
-
-
 def _share_version(base: Tensor, alias: Tensor) -> None:
     """Make alias (a view or detach() of base, same storage) share base's version counter."""
     group = base._vgroup
@@ -1193,7 +599,7 @@ _ndarray = np.ndarray
 _generic = np.generic
 _new = object.__new__
 _weakref = weakref.ref
-_next_seq = _autograd._seq.__next__
+_next_seq = next_seq
 
 
 def apply(
@@ -1217,9 +623,10 @@ def apply(
     try:
         data = op.forward(xp, *arrays, **attrs) if attrs else op.forward(xp, *arrays)
     except (ValueError, IndexError) as exc:
-        raise _shape_error(op, arrays, exc) from None
-    except TypeError:  # CuPy refuses host arrays: say so as PyTorch does
-        _check_same_device(inputs)
+        raise failed(_shape_error(op, arrays, exc), op.name, inputs) from None
+    except TypeError as exc:  # CuPy refuses host arrays: say so as PyTorch does
+        failed(exc, op.name, inputs)
+        _check_same_device(inputs, op.name)
         raise
     if out_dtype is not None and data.dtype != out_dtype:
         data = data.astype(out_dtype)
@@ -1251,6 +658,9 @@ def apply(
                 node.versions = None
             node.out = _weakref(out)
             node.out_version = out._version  # not 0 for a view of a changed tensor
+            scope = _mode.module
+            if scope is not None:
+                node.module = scope
             out.grad_fn = node
             out.requires_grad = True
             if lim is not None:
@@ -1291,6 +701,9 @@ def _apply1(op: O.Op, a: Tensor) -> Tensor:
             node.versions = (a._version,) if saves == "in" or saves == "both" else None
             node.out = _weakref(out)
             node.out_version = 0
+            scope = _mode.module
+            if scope is not None:
+                node.module = scope
             out.grad_fn = node
             out.requires_grad = True
             return out
@@ -1318,9 +731,10 @@ def _apply2(op: O.Op, a: Tensor, b: Any) -> Tensor:
     try:
         data = host(ad, bd) if host is not None else op.forward(np, ad, bd)
     except ValueError as exc:
-        raise _shape_error(op, [ad, bd], exc) from None
-    except TypeError:
-        _check_same_device((a, b))
+        raise failed(_shape_error(op, [ad, bd], exc), op.name, (a, b)) from None
+    except TypeError as exc:
+        failed(exc, op.name, (a, b))
+        _check_same_device((a, b), op.name)
         raise
     if data.__class__ is not _ndarray:
         data = np.asarray(data)
@@ -1348,6 +762,9 @@ def _apply2(op: O.Op, a: Tensor, b: Any) -> Tensor:
                 node.versions = None
             node.out = _weakref(out)
             node.out_version = 0
+            scope = _mode.module
+            if scope is not None:
+                node.module = scope
             out.grad_fn = node
             out.requires_grad = True
             return out
@@ -1386,10 +803,6 @@ def _as_float(t: Tensor) -> Tensor:
     return t
 
 
-def _as_tensor(x: Any) -> Tensor:
-    return x if isinstance(x, Tensor) else tensor(x)
-
-
 def _result_dtype(a: Any, b: Any) -> Any:
     """PyTorch's promoted dtype for a binary op between tensors and/or Python scalars."""
     ops_, scalars = [], []
@@ -1405,6 +818,8 @@ def binary(op: O.Op, a: Tensor, b: Any) -> Tensor:
     """A binary elementwise op with PyTorch's promotion (``b`` may be a Python scalar)."""
     if b.__class__ is float and a._data.dtype.kind == "f":  # the commonest case first
         return _apply2(op, a, b)
+    if isinstance(b, _generic):  # a NumPy scalar counts as a Python number (PyTorch's rule)
+        b = b.item()
     if b.__class__ is Tensor:
         if a._data.__class__ is not b._data.__class__:  # cpu and cuda (cheap check first)
             a, b = _same_device(a, b)
@@ -1437,8 +852,12 @@ def binary(op: O.Op, a: Tensor, b: Any) -> Tensor:
             target = np.dtype(np.float32)
         return apply(op, (a, b), out_dtype=target)
     if isinstance(b, list | tuple):
-        raise TypeError(
-            f"unsupported operand type(s) for {op.name}: 'Tensor' and '{type(b).__name__}'"
+        raise failed(
+            TypeError(
+                f"unsupported operand type(s) for {op.name}: 'Tensor' and '{type(b).__name__}'"
+            ),
+            op.name,
+            (a, b),
         )
     return NotImplemented  # type: ignore[no-any-return]
 
@@ -1463,7 +882,7 @@ def _device_error(d1: Device, d2: Device) -> RuntimeError:
     )
 
 
-def _check_same_device(inputs: Iterable[Any]) -> None:
+def _check_same_device(inputs: Iterable[Any], op: str | None = None) -> None:
     """Raise PyTorch's error if the tensors among ``inputs`` are on more than one device."""
     first: Device | None = None
     for x in inputs:
@@ -1472,7 +891,24 @@ def _check_same_device(inputs: Iterable[Any]) -> None:
             if first is None:
                 first = d
             elif d != first:
-                raise _device_error(d, first)
+                exc = _device_error(d, first)
+                raise exc if op is None else failed(exc, op, tuple(inputs))
+
+
+class FailedOp(tuple):  # type: ignore[type-arg]
+    """``(op name, inputs)`` of a forward error; ``module`` is the nn.Module call it ran in."""
+
+    module: Any
+
+
+def failed(exc: BaseException, op: str, inputs: Iterable[Any]) -> BaseException:
+    """exc, marked with the op that raised it and that op's inputs (``exc.failed_op``): the
+    playground then draws the graph recorded up to the error (engine.graph.export_error).
+    Called on error paths only."""
+    mark = FailedOp((op, tuple(inputs)))
+    mark.module = _mode.module
+    exc.failed_op = mark  # type: ignore[attr-defined]
+    return exc
 
 
 def _cast_keep_graph(t: Tensor, target: Any) -> Tensor:
@@ -1507,66 +943,11 @@ def _nograd_binary(a: Tensor, b: Any, fn: Any) -> Tensor:
         raise _shape_error(O.ADD, [a._data, bd], exc) from None
 
 
-# The class's methods call the function API and factories, which import this module: bound at
-# the end so both sides see each other (methods look these names up when called).
-from engine import functions as _functions  # noqa: E402
-from engine.factories import (  # noqa: E402
-    _legacy_new,
-    _shape_arg,
-    full,
-    ones,
-    tensor,
-    zeros,
-)
-from engine.functions import (  # noqa: E402
-    AXIS_ALIASED,
-    _check_masks,
-    _index,
-    _norm_dim,
-    add,
-    amax,
-    amin,
-    argmax,
-    argmin,
-    argsort,
-    clamp,
-    cumsum,
-    dim_aliases,
-    div,
-    expand,
-    flatten,
-    gather,
-    getitem,
-    log_softmax,
-    masked_fill,
-    matmul,
-    max,
-    maximum,
-    mean,
-    min,
-    minimum,
-    mul,
-    nonzero,
-    norm,
-    permute,
-    pow,
-    reshape,
-    round,
-    rpow,
-    softmax,
-    sort,
-    squeeze,
-    std,
-    sub,
-    sum,
-    to_copy,
-    topk,
-    transpose,
-    unsqueeze,
-    var,
-)
-
-# x.sum(axis=0, keepdims=True): NumPy's keyword names, as PyTorch's methods accept them
-for _name in AXIS_ALIASED:
-    if hasattr(Tensor, _name):
-        setattr(Tensor, _name, dim_aliases(getattr(Tensor, _name)))
+def _norm_dim(dim: int, ndim: int) -> int:
+    """dim as a non-negative index into ndim dimensions, or PyTorch's IndexError."""
+    lo, hi = -builtins.max(ndim, 1), builtins.max(ndim, 1) - 1
+    if not lo <= dim <= hi:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})"
+        )
+    return dim % builtins.max(ndim, 1)

@@ -83,6 +83,7 @@ def create_app(settings: Settings | None = None, sandbox_paths: list[str] | None
         )
 
     app.dependency_overrides[get_settings] = lambda: settings
+    app.include_router(api.meta)
     app.include_router(api.router)
     app.include_router(train.router)
     app.add_exception_handler(RequestValidationError, validation_error)

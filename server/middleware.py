@@ -197,7 +197,8 @@ class RateLimitMiddleware:
             return (1.0 - tokens) / self.rate
 
     def _simulated_busy(self, client: str) -> bool:
-        """``busy_first_requests``: pretend to be saturated for a client's first N calls."""
+        """``busy_first_requests``: pretend to be saturated for a client's first N POSTs (the
+        work: runs and training), to test the pages' back-off."""
         with self._lock:
             seen = self._seen.get(client, 0)
             self._seen[client] = seen + 1
@@ -208,7 +209,12 @@ class RateLimitMiddleware:
             await self.app(scope, receive, send)
             return
         client = client_address(scope, self.trusted)
-        if self.busy_first and scope["type"] == "http" and self._simulated_busy(client):
+        if (
+            self.busy_first
+            and scope["type"] == "http"
+            and scope["method"] == "POST"
+            and self._simulated_busy(client)
+        ):
             await _drain(receive, 1 << 20)
             await _send_json(
                 send, 503, "busy: simulated (busy_first_requests); retry in 1 s",

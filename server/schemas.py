@@ -161,6 +161,14 @@ class UserErrorInfo(BaseModel):
     message: str
     line: int | None = None
     col: int | None = Field(default=None, description="1-based column.")
+    end_line: int | None = Field(
+        default=None, description="Where the failing expression ends (its last line)."
+    )
+    end_col: int | None = Field(
+        default=None,
+        description="1-based column just past the failing expression on end_line (exclusive): "
+        "the span Python's traceback marks with carets.",
+    )
     node: str | None = Field(
         default=None,
         description="For autograd errors: the id of the node concerned in the response's "

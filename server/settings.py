@@ -38,7 +38,8 @@ class Settings(BaseSettings):
     admission_max_wait_s: float = 0.0
     # Server processes for `make run` / `python -m server` (each has its own sandbox).
     workers: int = Field(default_factory=lambda: max(1, min(4, os.cpu_count() or 1)))
-    # For testing the pages' back-off: the first N /api/ requests of each client get a 503.
+    # For testing the pages' back-off: the first N work requests (POST /api/...) of each client
+    # get a 503 with Retry-After, as a saturated server answers.
     busy_first_requests: int = 0
 
     # Program budgets (server/sandbox): every one enforced, every one tested.

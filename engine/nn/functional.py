@@ -10,12 +10,8 @@ from engine import dtypes
 from engine import functions as _fn
 from engine import ops as O
 from engine.dtypes import DType
-from engine.functions import (
-    linear,
-    relu,
-    sigmoid,
-    tanh,
-)
+from engine.factories import rand_like
+from engine.functions import linear, sigmoid, tanh
 from engine.tensor import Tensor, apply
 
 __all__ = [
@@ -32,6 +28,7 @@ __all__ = [
     "mse_loss",
     "nll_loss",
     "relu",
+    "relu_",
     "sigmoid",
     "softmax",
     "tanh",
@@ -246,6 +243,14 @@ def cross_entropy(
     return nll_loss(logp, target, weight, ignore_index, reduction)
 
 
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    return input.relu_() if inplace else input.relu()  # type: ignore[no-any-return]
+
+
+def relu_(input: Tensor) -> Tensor:
+    return input.relu_()  # type: ignore[no-any-return]
+
+
 def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     return apply(O.LEAKY_RELU, (input,), {"slope": negative_slope})
 
@@ -293,8 +298,6 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
         return input
     if p == 1:
         return input * 0.0
-    from engine.factories import rand_like
-
     keep = (rand_like(input) >= p).to(input.dtype)
     return input * keep * (1.0 / (1.0 - p))
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from engine import dtypes
-from engine.autograd import no_grad, zero_grads
+from engine.core import ModuleCall, _mode, no_grad, zero_grads
 from engine.factories import empty, ones, tensor, zeros
 from engine.functions import to_copy
 from engine.nn import functional as F
@@ -30,6 +30,9 @@ class Parameter(metaclass=_ParameterMeta):
         p.requires_grad = bool(requires_grad)
         p._param = True
         return p
+
+
+_new = object.__new__
 
 
 class Module:
@@ -91,7 +94,18 @@ class Module:
         )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.forward(*args, **kwargs)
+        """forward(), inside a ModuleCall: the nodes it records know which module call made
+        them (the graph draws them as one box named after it)."""
+        mode = _mode
+        call = _new(ModuleCall)  # ModuleCall.__init__, inlined: this runs once per layer call
+        call.module = self
+        call.parent = prev = mode.module
+        call.inputs = args
+        mode.module = call
+        try:
+            return self.forward(*args, **kwargs)
+        finally:
+            mode.module = prev
 
     # --- traversal -------------------------------------------------------------------------------
     def named_parameters(
@@ -327,15 +341,15 @@ class _Activation(Module):
 
 
 class ReLU(_Activation):
-    fn = staticmethod(F.relu)
+    fn: Any = staticmethod(F.relu)
 
 
 class Tanh(_Activation):
-    fn = staticmethod(F.tanh)
+    fn: Any = staticmethod(F.tanh)
 
 
 class Sigmoid(_Activation):
-    fn = staticmethod(F.sigmoid)
+    fn: Any = staticmethod(F.sigmoid)
 
 
 class GELU(Module):

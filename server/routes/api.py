@@ -22,7 +22,10 @@ from server.schemas import DeviceInfo, ErrorBody, Example, Health, Ready, RunReq
 from server.serialize import OrjsonResponse, dumps, json_bytes_response
 from server.settings import Settings, get_settings
 
-router = APIRouter()
+#: liveness, readiness, metrics: unversioned, for operators and load balancers
+meta = APIRouter(tags=["meta"])
+#: the versioned JSON API
+router = APIRouter(prefix="/api/v1")
 log = logging.getLogger(__name__)
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 
@@ -41,18 +44,17 @@ REQUEST_ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-@router.get("/healthz", response_model=Health, tags=["meta"])
+@meta.get("/healthz", response_model=Health)
 def healthz(http: Request) -> Health:
     """Liveness: the process answers (cheap: no work); says how programs are confined."""
     sandbox = getattr(http.app.state, "sandbox", None)
     return Health(status="ok", sandbox=sandbox.mode if sandbox is not None else "starting")
 
 
-@router.get(
+@meta.get(
     "/readyz",
     response_model=Ready,
     responses={503: {"model": Ready, "description": "Not ready: starting, or saturated."}},
-    tags=["meta"],
 )
 def readyz(http: Request) -> Response:
     """Readiness: whether this replica can take work now (its sandbox is up and its queue has
@@ -73,7 +75,7 @@ def readyz(http: Request) -> Response:
     return OrjsonResponse(body.model_dump(), status_code=200 if body.status == "ready" else 503)
 
 
-@router.get("/metrics", include_in_schema=False)
+@meta.get("/metrics", include_in_schema=False)
 def metrics(http: Request) -> Response:
     """Prometheus metrics: queue depth, runs, refusals, run latency (see server/metrics.py)."""
     registry = metrics_of(http.app)
@@ -90,7 +92,7 @@ def busy_response(retry_after: int, detail: str) -> Response:
     )
 
 
-@router.get("/api/v1/devices", response_model=list[DeviceInfo], tags=["meta"])
+@router.get("/devices", response_model=list[DeviceInfo], tags=["meta"])
 def devices() -> list[DeviceInfo]:
     """The devices a program may ask for, with the reason when one is unavailable."""
     return [DeviceInfo(**d) for d in backend.devices()]
@@ -106,7 +108,7 @@ def _unavailable_device(device: str) -> str | None:
 
 
 @router.post(
-    "/api/v1/run",
+    "/run",
     response_model=RunResponse,
     responses=REQUEST_ERRORS,
     tags=["playground"],
@@ -152,7 +154,7 @@ async def run(request: RunRequest, http: Request, settings: SettingsDep) -> Resp
     return json_bytes_response(body_bytes)
 
 
-@router.get("/api/v1/examples", response_model=list[Example], tags=["playground"])
+@router.get("/examples", response_model=list[Example], tags=["playground"])
 def examples() -> Response:
     """The examples gallery: the lessons' worked examples, each with an explanation."""
     return json_bytes_response(dumps(gallery()))

@@ -42,6 +42,7 @@ TORCH: dict[str, str] = {
     "torch.nn.init": "engine.nn.init",
     "torch.optim": "engine.optim",
     "torch.autograd": "engine.autograd",
+    "torch.autograd.function": "engine.function",
     "torch.cuda": "engine.cuda",
 }
 
@@ -152,7 +153,7 @@ def warn_on_non_leaf_grad(tensor_type: type, program_file: str) -> None:
         if (
             value is None
             and t.grad_fn is not None
-            and not t._retains_grad
+            and not t.retains_grad
             and sys._getframe(1).f_code.co_filename == program_file
         ):
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)

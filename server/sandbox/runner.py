@@ -21,7 +21,7 @@ import traceback
 import types
 import warnings
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Protocol
 
 from server.sandbox import source as src
@@ -217,11 +217,16 @@ def error_info(
     """``{type, message, line, col, traceback}`` from the innermost user frame."""
     frames = _user_frames(exc.__traceback__)
     line, col = fallback
+    end_line = end_col = None
     if frames:
         last = frames[-1]
         line = last.lineno
         colno = getattr(last, "colno", None)
         col = colno + 1 if colno is not None else None
+        end_colno = getattr(last, "end_colno", None)
+        if end_colno is not None and col is not None:
+            end_line = getattr(last, "end_lineno", None) or line
+            end_col = end_colno + 1  # 1-based, exclusive: the span Python's carets mark
     message = str(exc)
     if isinstance(exc, KeyError) and len(exc.args) == 1:
         message = repr(exc.args[0])
@@ -239,6 +244,8 @@ def error_info(
         "col": col,
         "traceback": text,
     }
+    if end_col is not None:
+        info["end_line"], info["end_col"] = end_line, end_col
     return info
 
 
@@ -486,6 +493,8 @@ def run_program(
                 exc = RuntimeError(type(exc).__name__)
             result["error"] = error_info(exc, src.last_position(tree))
             _add_focus(engine, result, exc)
+            if result["graph"] is None:
+                _add_failed_op(engine, result, exc, namespace)
         finally:
             with contextlib.suppress(Exception):
                 stream.flush()
@@ -504,11 +513,15 @@ def run_program(
     if not graphs and result["ok"]:
         value = last[-1] if last else None
         tensor = root if root is not None else value
-        if isinstance(tensor, engine.Tensor):
-            with contextlib.suppress(Exception):
+        with contextlib.suppress(Exception):
+            if isinstance(tensor, engine.Tensor):
                 graphs = [engine.graph.export(tensor)]
-        elif not values.called:
-            graphs = _value_fallback(values, value)
+            elif not values.called and (fallback := _value_fallback(values, value)):
+                graphs = fallback  # the program's own Value objects, without a walk
+            else:  # no backward: what the program recorded, so the page still shows a graph
+                recorded = [t for t in _live_tensors(engine, namespace) if t.grad_fn is not None]
+                if recorded:
+                    graphs = [engine.graph.export_tensors(recorded)]
     notices.extend(values.notices)
     result["passes"] = graphs
     if result["graph"] is None:
@@ -596,6 +609,32 @@ def _add_focus(engine: Any, result: dict[str, Any], exc: BaseException) -> None:
             result["error"]["node"] = node_id
 
 
-def call_quietly(fn: Callable[[], Any]) -> None:
-    with contextlib.suppress(Exception):
-        fn()
+def _live_tensors(engine: Any, *namespaces: Mapping[str, Any]) -> list[Any]:
+    """The tensors a program holds in these namespaces (variables, and a module's parameters
+    are reached through the modules' own graphs), each once."""
+    seen: dict[int, Any] = {}
+    for space in namespaces:
+        for value in list(space.values()):
+            if isinstance(value, engine.Tensor):
+                seen.setdefault(id(value), value)
+    return list(seen.values())
+
+
+def _add_failed_op(
+    engine: Any, result: dict[str, Any], exc: BaseException, namespace: Mapping[str, Any]
+) -> None:
+    """A forward error inside a recorded op: the graph recorded up to it, the op marked."""
+    failed = getattr(exc, "failed_op", None)
+    if failed is None:
+        return
+    frames = [
+        frame.f_locals
+        for frame, _ in traceback.walk_tb(exc.__traceback__)
+        if frame.f_code.co_filename == src.FILENAME
+    ]
+    with contextlib.suppress(Exception):  # best effort: the error itself is already reported
+        graph, node_id = engine.graph.export_error(
+            _live_tensors(engine, namespace, *frames), failed
+        )
+        result["graph"] = graph
+        result["error"]["node"] = node_id

@@ -29,9 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from engine.graph import fmt_number
 from server.sandbox.values import ValuePass
-from server.sandbox.values_graph import json_value
+from server.sandbox.values_graph import json_value, page_number
 
 AGREES, DIFFERS, NOT_COMPARABLE = "agrees", "differs", "not_comparable"
 _POW_LABEL = re.compile(r"^(?:\*\*|\^|pow)\s*(-?\d+(?:\.\d+)?(?:e-?\d+)?)$")
@@ -192,7 +191,7 @@ def _why(got: Any, expected: Any, held: np.ndarray, scale: float, eps: float) ->
 
 def _text(v: Any) -> str:
     a = np.asarray(v, dtype=np.float64)
-    return fmt_number(float(a)) if a.size == 1 else f"an array of shape {list(a.shape)}"
+    return page_number(float(a)) if a.size == 1 else f"an array of shape {list(a.shape)}"
 
 
 def compare_pass(engine: Any, record: ValuePass, graph: dict[str, Any], deadline: float) -> None:

@@ -12,11 +12,12 @@ with ``accumulated_grad`` the parent's ``grad`` after it, so a wrong rule shows 
 from __future__ import annotations
 
 import math
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 import numpy as np
 
-from engine.graph import LABEL_MAX, fmt_number, summarise
+from engine.graph import LABEL_MAX, summarise
 from server.sandbox.values import ValuePass
 
 #: op label -> how an unnamed result reads (the engine's own symbols)
@@ -85,11 +86,46 @@ def _paren(label: str) -> str:
     return f"({label})" if " " in label or label.startswith("−") else label
 
 
+def page_number(v: float) -> str:
+    """A number as the page writes it (formatScalar in static/src/format.ts): integers plainly,
+    else four significant digits, ``5.81e−4`` below 1e−3 and from 1e6, a true minus. Rounded as
+    JavaScript rounds (half away from zero on the exact binary value; Python's format rounds an
+    exact tie such as −23.625 to even), so a caption and the node box it describes agree."""
+    if v != v:
+        return "NaN"
+    if v in (math.inf, -math.inf):
+        return "∞" if v > 0 else "−∞"
+    if v == 0:
+        return "0"
+    sign = "−" if v < 0 else ""
+    a = abs(v)
+    if v == int(v) and a < 1e6:
+        return sign + str(int(a))
+    exact = Decimal(a)
+    exponent = exact.adjusted()
+    if a < 1e-3 or a >= 1e6:
+        mantissa = exact.scaleb(-exponent).quantize(Decimal("0.001"), ROUND_HALF_UP)
+        if mantissa >= 10:
+            mantissa, exponent = (
+                (mantissa / 10).quantize(Decimal("0.001"), ROUND_HALF_UP),
+                exponent + 1,
+            )
+        power = str(exponent).replace("-", "−")
+        return f"{sign}{_plain(mantissa)}e{power}"
+    return sign + _plain(exact.quantize(Decimal(1).scaleb(exponent - 3), ROUND_HALF_UP))
+
+
+def _plain(d: Decimal) -> str:
+    """A decimal without trailing zeros or an exponent (JavaScript's String(Number(text)))."""
+    text = format(d.normalize(), "f")
+    return text
+
+
 class _Numbers(dict[float, str]):
-    """fmt_number, remembered (a pass repeats the same few numbers many times)."""
+    """page_number, remembered (a pass repeats the same few numbers many times)."""
 
     def __missing__(self, v: float) -> str:
-        text = fmt_number(v)
+        text = page_number(v)
         self[v] = text
         return text
 

@@ -1,79 +1,133 @@
-/** The details panel: everything about the clicked node, full value and gradient included. */
+/**
+ * The details panel (everything about the clicked box) and the hover card (a glance at the box
+ * under the pointer). Both read the gradient from the current walk frame, like the node box and
+ * the caption, so every view shows the same step's number; and they never open together: while
+ * the details panel is open the hover card stays shut.
+ */
 import { el } from "./dom";
 import { formatFull, formatShape } from "./format";
-import { kindOf } from "./graphmodel";
-import type { Graph, TensorValue } from "./types";
+import { kindOf, nodeWord, type WalkFrame } from "./graphmodel";
+import type { DisplayNode } from "./modules";
+import type { Graph, GraphNode, TensorValue } from "./types";
 
 const KIND_TEXT = {
   param: "leaf that requires grad (a parameter)",
   const: "leaf constant (not tracked)",
   op: "operation",
   output: "output (the root of backward)",
+  error: "the operation that failed (not computed)",
 } as const;
 
 /** Fields shown explicitly; any other field the server adds (saved tensors ...) is listed after. */
-const KNOWN = new Set(["id", "name", "op", "grad_fn", "is_leaf", "requires_grad", "shape", "dtype", "value", "grad", "kind", "untracked_reason"]);
+const KNOWN = new Set([
+  "id", "name", "label", "op", "grad_fn", "is_leaf", "requires_grad", "shape", "dtype", "value", "grad", "kind",
+  "untracked_reason", "module", "module_path", "operand_shapes", "expression", "retains_grad",
+]);
+
+/** The gradient `node` holds at `frame` as text ("not reached yet" before the walk gets there). */
+export function gradAtText(node: GraphNode, frame: WalkFrame | null): string {
+  const grad: TensorValue | undefined = frame ? frame.grads.get(node.id) : (node.grad ?? undefined);
+  if (grad !== undefined) return formatFull(grad);
+  if (node.kind === "error" || (!node.requires_grad && !node.grad_fn)) return "None (not tracked)";
+  return frame && frame.position === 0 ? "· (no gradient before the backward pass)" : "· (not reached yet)";
+}
+
+/** "gradient at step 2 of 6" / "gradient after the backward pass" / "gradient". */
+function gradLabel(frame: WalkFrame | null): string {
+  if (!frame || frame.total === 0) return "gradient";
+  if (frame.position >= frame.total) return "gradient after the backward pass";
+  return `gradient at step ${frame.position} of ${frame.total}`;
+}
 
 export class DetailsPanel {
+  private shown: string | null = null;
+
   constructor(
     private readonly panel: HTMLElement,
     private readonly body: HTMLElement,
     private readonly title: HTMLElement,
   ) {}
 
-  /** Show node `id` of `graph` (hide when null); `walkGrad` is the gradient at the current step. */
-  show(graph: Graph | null, id: string | null, walkGrad: TensorValue | undefined): void {
-    const node = graph?.nodes.find((n) => n.id === id);
-    if (!graph || !node) {
+  /** True while the panel shows a box. */
+  get open(): boolean {
+    return !this.panel.hidden;
+  }
+
+  /** Show `box` of `graph` at `frame` (hide when null). */
+  show(graph: Graph | null, box: DisplayNode | null, frame: WalkFrame | null): void {
+    if (!graph || !box) {
       this.panel.hidden = true;
+      this.shown = null;
       return;
     }
+    const node = box.node;
     this.panel.hidden = false;
-    this.title.textContent = node.name ?? node.grad_fn ?? node.op ?? node.id;
-    const rows: [string, string][] = [
+    this.panel.dataset.nodeId = box.id;
+    const rows: [string, string][] = [];
+    if (box.collapsed && box.module) {
+      this.title.textContent = `${box.module.name} (${box.module.type})`;
+      rows.push(["module", `${box.module.type} call, collapsed: click its box to expand`]);
+      rows.push(["output", nodeWord(node)]);
+    } else {
+      this.title.textContent = nodeWord(node);
+    }
+    rows.push(
       ["id", node.id],
       ["kind", KIND_TEXT[kindOf(node, graph.root)]],
-      ["op", node.op ?? "—"],
       ["grad_fn", node.grad_fn ?? "None"],
       ["is_leaf", String(node.is_leaf)],
       ["requires_grad", String(node.requires_grad)],
       ["shape", formatShape(node.shape)],
       ["dtype", node.dtype],
-      ["value", formatFull(node.value)],
-      [".grad", formatFull(node.grad)],
-    ];
-    if (walkGrad !== undefined) rows.push(["gradient at this step", formatFull(walkGrad)]);
+      ["value", node.kind === "error" ? "not computed" : formatFull(node.value)],
+      [gradLabel(frame), gradAtText(node, frame)],
+    );
+    for (const param of box.params) rows.push([`${nodeWord(param)} ${gradLabel(frame).replace(/^gradient/, "grad")}`, gradAtText(param, frame)]);
     if (node.untracked_reason) rows.push(["not tracked", node.untracked_reason]);
+    if (node.operand_shapes?.length) rows.push(["operand shapes", node.operand_shapes.map((s) => (s ? formatShape(s) : "?")).join(", ")]);
+    if (node.module_path?.length) rows.push(["inside", node.module_path.join(" › ")]);
     for (const [key, value] of Object.entries(node)) {
       if (!KNOWN.has(key) && value !== null && value !== undefined) rows.push([key, JSON.stringify(value)]);
     }
     const list = el("dl");
-    for (const [key, value] of rows) list.append(el("dt", "", key), el("dd", "", value));
+    for (const [key, value] of rows) {
+      const dd = el("dd", "", value);
+      if (key.startsWith("gradient")) dd.dataset.testid = "details-grad";
+      list.append(el("dt", "", key), dd);
+    }
+    if (this.shown !== box.id) this.body.scrollTop = 0;
+    this.shown = box.id;
     this.body.replaceChildren(list);
   }
 }
 
-/** The hover card: a node's name, operation, full value and gradient at the current step. */
+/** The hover card: a box's name, operation, full value and gradient at the current step. */
 export class HoverCard {
   constructor(
     private readonly card: HTMLElement,
     private readonly container: HTMLElement,
   ) {}
 
-  show(graph: Graph | null, id: string | null, at: { x: number; y: number }, walkGrad: TensorValue | undefined): void {
-    const node = graph?.nodes.find((n) => n.id === id);
-    if (!graph || !node) {
+  show(graph: Graph | null, box: DisplayNode | null, at: { x: number; y: number }, frame: WalkFrame | null): void {
+    if (!graph || !box) {
       this.card.hidden = true;
       return;
     }
-    const title = `${node.name ?? node.op ?? node.id}${node.grad_fn ? `  ${node.grad_fn}` : ""}`;
-    const lines = [`value ${formatFull(node.value)}`, `grad  ${formatFull(walkGrad ?? node.grad)}`];
-    if (node.untracked_reason) lines.push(`not tracked: ${node.untracked_reason}`);
-    this.card.replaceChildren(el("strong", "", title), el("pre", "", lines.join("\n")));
+    const node = box.node;
+    const name = box.collapsed && box.module ? `${box.module.name} (${box.module.type})` : nodeWord(node);
+    const title = `${name}${node.grad_fn ? `  ${node.grad_fn}` : ""}`;
+    const value = el("pre", "", `value ${node.kind === "error" ? "not computed" : formatFull(node.value)}`);
+    const grad = el("pre", "", `grad  ${gradAtText(node, frame)}`);
+    grad.dataset.testid = "hovercard-grad";
+    const parts: HTMLElement[] = [el("strong", "", title), value, grad];
+    if (node.untracked_reason) parts.push(el("pre", "", `not tracked: ${node.untracked_reason}`));
+    this.card.replaceChildren(...parts);
+    this.card.dataset.nodeId = box.id;
     this.card.hidden = false;
-    const box = this.container.getBoundingClientRect();
-    const x = Math.min(at.x - box.left + 14, box.width - this.card.offsetWidth - 8);
-    const y = Math.min(at.y - box.top + 14, box.height - this.card.offsetHeight - 8);
+    const bounds = this.container.getBoundingClientRect();
+    const x = Math.min(at.x - bounds.left + 14, bounds.width - this.card.offsetWidth - 8);
+    const y = Math.min(at.y - bounds.top + 14, bounds.height - this.card.offsetHeight - 8);
+    // CSSOM, not a style attribute: allowed by the page's CSP.
     this.card.style.left = `${Math.max(8, x)}px`;
     this.card.style.top = `${Math.max(8, y)}px`;
   }

@@ -1,16 +1,18 @@
 /**
  * The device selector shared by both pages: a <select> filled from GET /api/v1/devices, an
- * unavailable device disabled with its reason (title + a visible note), and the fallback to cpu
- * when a link asks for a device this server cannot use. Text is set as text, never parsed.
+ * unavailable device disabled and said so in a learner's words ("GPU: not available on this
+ * server"; the operator's install hint stays in the API's `reason`), and the fallback to cpu when
+ * a link asks for a device this server cannot use. Text is set as text, never parsed.
  */
 import { fetchDevices } from "./api";
 import { DEVICE } from "./config";
 import { el } from "./dom";
 import type { DeviceInfo } from "./types";
 
-/** "CUDA is not available: CuPy is not installed (...)" -> "CuPy is not installed (...)". */
-function shortReason(reason: string | null): string {
-  return (reason ?? "not available").replace(/^.*?\bnot available:\s*/i, "");
+/** What a learner reads about an unavailable device: which kind it is, not how to install it. */
+export function unavailableText(name: string): string {
+  const kind = name.split(":")[0] === "cuda" ? "GPU" : name;
+  return `${kind}: not available on this server`;
 }
 
 export class DevicePicker {
@@ -62,10 +64,10 @@ export class DevicePicker {
     const devices = this.devices ?? [{ name: device, available: true, reason: null }];
     const names = devices.map((d) => d.name);
     const options = devices.map((d) => {
-      const option = el("option", "", d.available ? d.name : `${d.name} (unavailable)`);
+      const option = el("option", "", d.available ? d.name : `${d.name} (not available)`);
       option.value = d.name;
       option.disabled = !d.available;
-      if (!d.available) option.title = d.reason ?? "not available";
+      if (!d.available) option.title = unavailableText(d.name);
       return option;
     });
     // A device with an index (cuda:1) is offered as itself, next to its kind.
@@ -77,8 +79,8 @@ export class DevicePicker {
     this.select.replaceChildren(...options);
     this.select.value = device;
     const missing = devices.filter((d) => !d.available);
-    const reasons = missing.map((d) => `${d.name} unavailable: ${shortReason(d.reason)}`);
-    this.select.title = missing.map((d) => `${d.name}: ${d.reason ?? "not available"}`).join("\n");
+    const reasons = missing.map((d) => unavailableText(d.name));
+    this.select.title = reasons.join("\n");
     const lines = [
       ...(this.fallbackNote ? [el("span", "device-warn", this.fallbackNote)] : []),
       ...reasons.map((r) => el("span", "device-reason", r)),

@@ -14,11 +14,15 @@ import {
   lineNumbers,
 } from "@codemirror/view";
 import { classHighlighter } from "@lezer/highlight";
+import { errorSpan } from "./errorspan";
 
-/** Where an error is: 1-based line, 1-based column (either may be missing). */
+/** Where an error is: 1-based line and column, and where it ends when known (any may be missing). */
 export interface ErrorMark {
   line: number | null;
   col: number | null;
+  endLine?: number | null;
+  /** Exclusive, 1-based. */
+  endCol?: number | null;
 }
 
 const setError = StateEffect.define<ErrorMark | null>();
@@ -33,11 +37,9 @@ const errorField = StateField.define<DecorationSet>({
       if (!mark || mark.line === null || mark.line < 1 || mark.line > tr.state.doc.lines) return Decoration.none;
       const line = tr.state.doc.line(mark.line);
       const ranges: Range<Decoration>[] = [Decoration.line({ class: "cm-error-line" }).range(line.from)];
-      if (mark.col !== null && mark.col >= 1) {
-        const from = Math.min(line.to, line.from + mark.col - 1);
-        const to = Math.min(line.to, from + 1);
-        if (to > from) ranges.push(Decoration.mark({ class: "cm-error-col" }).range(from, to));
-      }
+      const sameLine = mark.endLine === undefined || mark.endLine === null || mark.endLine === mark.line;
+      const span = mark.col !== null && mark.col >= 1 ? errorSpan(line.text, mark.col, sameLine ? (mark.endCol ?? null) : line.length + 1) : null;
+      if (span) ranges.push(Decoration.mark({ class: "cm-error-col", attributes: { "data-testid": "error-col" } }).range(line.from + span[0], line.from + span[1]));
       return Decoration.set(ranges, true);
     }
     return tr.docChanged ? Decoration.none : decorations.map(tr.changes);
@@ -72,7 +74,9 @@ export class Editor {
       python(),
       errorField,
       keymap.of([runKey, ...defaultKeymap, ...historyKeymap, indentWithTab]),
-      EditorView.contentAttributes.of({ "data-testid": "editor", "aria-label": "Program" }),
+      // tabindex: the content is focusable anyway (contenteditable); saying so lets checkers see
+      // that the scrolling editor has focusable content.
+      EditorView.contentAttributes.of({ "data-testid": "editor", "aria-label": "Program", tabindex: "0" }),
       EditorView.updateListener.of((update) => {
         if (update.docChanged) options.onChange(update.state.doc.toString());
       }),

@@ -1,11 +1,13 @@
 /**
- * DOM-free facts about a graph that the views need: each node's kind and text rows, and the
- * state of the backward walk at a position (which gradients are known, what flows where).
+ * DOM-free facts about a graph that the views need: each node's kind, words and text rows, and
+ * the state of the backward walk at a position (which gradients are known, what flows where).
  * Everything is replayed from the server's recorded walk; nothing here computes a gradient.
+ *
+ * One source of truth per step: the node boxes, the hover card, the details panel, the caption
+ * and the contribution rows all read a step's numbers from the `WalkFrame` built here.
  */
-import { NODE } from "./config";
-import { clip, formatShape, formatShort } from "./format";
-import type { Graph, GraphNode, NodeKind, TensorValue } from "./types";
+import { formatShape, formatShort, normalizeNumbers, sameValue } from "./format";
+import type { Graph, GraphNode, NodeKind, TensorValue, WalkStep } from "./types";
 
 /** The node's kind, from the server when it says, else from the leaf / requires_grad flags. */
 export function kindOf(node: GraphNode, root: string | null): NodeKind {
@@ -17,54 +19,88 @@ export function kindOf(node: GraphNode, root: string | null): NodeKind {
 
 /** True when the node is not tracked by autograd (constant, no_grad, detach). */
 export function isUntracked(node: GraphNode): boolean {
+  if (node.kind === "error") return false;
   return Boolean(node.untracked_reason) || (!node.requires_grad && !node.grad_fn);
 }
 
 /** Short operator label for an op node: "mul" for MulBackward0 when `op` is absent. */
 export function opLabel(node: GraphNode): string {
-  if (node.op) return node.op;
+  if (node.op && node.op !== "leaf") return node.op;
   if (node.grad_fn) return node.grad_fn.replace(/Backward\d*$/, "").toLowerCase();
-  return node.is_leaf ? "leaf" : "op";
+  return node.is_leaf ? "tensor" : "op";
 }
 
-/** The text rows of a node box: title, subtitle, value; the gradient row is added by the view. */
-export function nodeRows(node: GraphNode, root: string | null): { title: string; subtitle: string; value: string } {
+/** How a node reads in text: the user's name, else the label derived from the source, else its op. */
+export function nodeWord(node: GraphNode): string {
+  return node.name ?? node.label ?? opLabel(node);
+}
+
+/** `word` as something `.grad` can follow: "(err * err)" for an expression, "w" for a name. */
+export function gradOwner(word: string): string {
+  return /^[\w.[\]#]+(\(.*\))?$/.test(word) && !/^\(/.test(word) ? word : `(${word})`;
+}
+
+/** The text rows of a node box, before the walk adds its gradient row. */
+export interface NodeRows {
+  title: string;
+  subtitle: string;
+  value: string;
+  /** The untracked reason or, for a failed op, its operands' shapes. */
+  note: string | null;
+}
+
+/** "(3, 2) @ (3, 2)"-style text for the operands a failed op was given. */
+export function operandText(node: GraphNode): string | null {
+  const shapes = node.operand_shapes;
+  if (!shapes || shapes.length === 0) return null;
+  return `operands ${shapes.map((s) => (s ? formatShape(s) : "?")).join(", ")}`;
+}
+
+/** The untracked reason of a tensor made without requires_grad: nothing more to say than "constant". */
+const PLAIN_CONSTANT = "requires_grad=False";
+
+/**
+ * Rows for `node`; `title` overrides the title (a module's name); `shown` is how many elements of
+ * a tensor value the row may list.
+ */
+export function nodeRows(node: GraphNode, root: string | null, title?: string, shown?: number): NodeRows {
   const kind = kindOf(node, root);
-  const title = node.name ?? node.label ?? (kind === "param" || kind === "const" ? "tensor" : opLabel(node));
   const shape = node.shape && node.shape.length ? ` ${formatShape(node.shape)}` : "";
   let subtitle: string;
-  if (node.value_class) subtitle = `your ${node.value_class}${node.is_leaf ? "" : ` · ${node.op ?? "op"}`}`;
-  else if (node.grad_fn) subtitle = node.name ? `${opLabel(node)} · ${node.grad_fn}` : node.grad_fn;
-  else if (kind === "param") subtitle = "leaf · requires_grad";
-  else subtitle = node.untracked_reason ? "untracked" : "constant";
-  return {
-    title: clip(title, NODE.maxChars),
-    subtitle: clip(subtitle + shape, NODE.maxChars + 4),
-    value: clip(`= ${formatShort(node.value)}`, NODE.maxChars + 4),
-  };
+  if (kind === "error") subtitle = `${opLabel(node)} failed here`;
+  else if (node.value_class) subtitle = `your ${node.value_class}${node.is_leaf ? "" : ` · ${node.op ?? "op"}`}${shape}`;
+  else if (node.grad_fn) subtitle = `${node.grad_fn}${shape}`;
+  else if (kind === "param") subtitle = `leaf, requires grad${shape}`;
+  else subtitle = `${node.untracked_reason && node.untracked_reason !== PLAIN_CONSTANT ? "not tracked" : "constant"}${shape}`;
+  const value = kind === "error" ? "= (not computed)" : `= ${formatShort(node.value, shown)}`;
+  // A plain constant says so in its subtitle; other reasons (no_grad, detach) get their own row.
+  const reason = node.untracked_reason && node.untracked_reason !== PLAIN_CONSTANT ? node.untracked_reason : null;
+  const note = kind === "error" ? operandText(node) : reason;
+  return { title: title ?? nodeWord(node), subtitle, value, note };
 }
 
-/** Rows a node box holds (title, subtitle, value, grad, and the untracked reason if any). */
-export function nodeRowCount(node: GraphNode): number {
-  return 4 + (node.untracked_reason ? 1 : 0);
+/**
+ * Text of the gradient row: "grad −24", "grad ·" (not reached yet), "grad None" (not tracked, or
+ * no backward pass ran: `walked` false).
+ */
+export function gradRowText(node: GraphNode, grad: TensorValue | undefined, walked = true, shown?: number): string {
+  if (grad !== undefined) return `grad ${formatShort(grad, shown)}`;
+  return !walked || isUntracked(node) || node.kind === "error" ? "grad None" : "grad ·";
 }
 
-/** Height of a node box in SVG units. */
-export function nodeHeight(node: GraphNode): number {
-  return nodeRowCount(node) * NODE.rowHeight + 2 * NODE.padding;
-}
-
-/** A gradient arriving at a node during the active step. */
+/** A gradient arriving at a node during the shown step(s). */
 export interface Flow {
+  /** The node whose backward sent it, and the node receiving it. */
   from: string;
   to: string;
   /** Argument index of the edge the gradient flows back along, when the server says. */
   arg: number | null;
   localSymbolic: string | null;
-  grad: TensorValue;
   local: string;
+  /** What this contribution sends, and the receiver's gradient after adding it. */
+  grad: TensorValue;
   accumulated: TensorValue;
-  /** True when the receiver gets gradient from more than one consumer in this walk. */
+  /** True when the receiver already held a gradient (earlier in this walk or from an earlier pass). */
   accumulates: boolean;
 }
 
@@ -74,29 +110,44 @@ export interface WalkFrame {
   total: number;
   /** The node of the current step, or null at position 0. */
   active: string | null;
-  /** Gradient each node has received so far. */
+  /** Gradient each node has received so far: the one value every view shows. */
   grads: Map<string, TensorValue>;
   /** Nodes whose step has already run (their gradient is complete and passed on). */
   done: Set<string>;
-  /** The current step's contributions. */
+  /** The steps shown: the current one, or a collapsed module's steps taken as one. */
+  steps: WalkStep[];
+  /** Their contributions, in order. */
   flows: Flow[];
-  formula: string | null;
-  gradOutput: TensorValue;
+  /** One caption line per contribution (numbers in the page's one format). */
+  formulaLines: string[];
 }
 
-/** Number of times each node receives a contribution over the whole walk. */
-export function receiptCounts(graph: Graph): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const step of graph.walk) {
-    for (const c of step.contributions) counts.set(c.to, (counts.get(c.to) ?? 0) + 1);
-  }
-  return counts;
+/** For each contribution of the walk, whether its receiver already held a gradient. */
+export function accumulationMarks(graph: Graph): boolean[][] {
+  const seen = new Set<string>();
+  return graph.walk.map((step) =>
+    step.contributions.map((c) => {
+      const accumulates = seen.has(c.to) || !sameValue(c.grad, c.accumulated_grad);
+      seen.add(c.to);
+      return accumulates;
+    }),
+  );
 }
 
-/** Replay the recorded walk up to `position`. */
-export function walkFrame(graph: Graph, position: number, receipts: Map<string, number>): WalkFrame {
+/** The caption lines of a step, its numbers re-set in the page's format. */
+export function formulaLines(step: WalkStep): string[] {
+  if (!step.formula) return [];
+  return step.formula.split("\n").map((line) => normalizeNumbers(line.trim())).filter((line) => line !== "");
+}
+
+/**
+ * Replay the recorded walk up to `position`. `from` (default `position - 1`) is where the shown
+ * steps start: a collapsed module stepped over as one step shows steps `from+1 .. position`.
+ */
+export function walkFrame(graph: Graph, position: number, marks: boolean[][], from?: number): WalkFrame {
   const total = graph.walk.length;
   const pos = Math.max(0, Math.min(total, position));
+  const start = Math.max(0, Math.min(pos - 1, from ?? pos - 1));
   const grads = new Map<string, TensorValue>();
   const done = new Set<string>();
   for (let i = 0; i < pos; i++) {
@@ -113,26 +164,28 @@ export function walkFrame(graph: Graph, position: number, receipts: Map<string, 
     for (const node of graph.nodes) if (node.grad !== null && node.grad !== undefined && node.is_leaf) grads.set(node.id, node.grad);
     if (current) done.add(current.node);
   }
-  const flows: Flow[] = (current?.contributions ?? []).map((c) => ({
-    from: current?.node ?? "",
-    to: c.to,
-    arg: c.arg ?? null,
-    localSymbolic: c.local_symbolic ?? null,
-    grad: c.grad,
-    local: c.local,
-    accumulated: c.accumulated_grad,
-    accumulates: (receipts.get(c.to) ?? 0) > 1,
-  }));
-  return {
-    position: pos,
-    total,
-    active: current?.node ?? null,
-    grads,
-    done,
-    flows,
-    formula: current?.formula ?? null,
-    gradOutput: current?.grad_output ?? null,
-  };
+  const steps: WalkStep[] = [];
+  const flows: Flow[] = [];
+  const lines: string[] = [];
+  for (let i = pos > 0 ? start : pos; i < pos; i++) {
+    const step = graph.walk[i];
+    if (!step) continue;
+    steps.push(step);
+    lines.push(...formulaLines(step));
+    step.contributions.forEach((c, k) => {
+      flows.push({
+        from: step.node,
+        to: c.to,
+        arg: c.arg ?? null,
+        localSymbolic: c.local_symbolic ?? null,
+        local: normalizeNumbers(String(c.local)),
+        grad: c.grad,
+        accumulated: c.accumulated_grad,
+        accumulates: marks[i]?.[k] ?? false,
+      });
+    });
+  }
+  return { position: pos, total, active: current?.node ?? null, grads, done, steps, flows, formulaLines: lines };
 }
 
 /** Node ids in the order the forward pass computed them (ids n0, n1, ... are topological). */
@@ -145,18 +198,13 @@ export function forwardOrder(graph: Graph): string[] {
   return graph.nodes.map((n) => n.id).sort((a, b) => rank(a) - rank(b));
 }
 
-/** How a node reads in text: its name, else its label, else its operator. */
-function nodeWord(node: GraphNode): string {
-  return node.name ?? node.label ?? (node.is_leaf ? "tensor" : opLabel(node));
-}
-
 /** The node as an expression of its inputs: "y = exp(x)", "x · x" (an unnamed result), "t" (a leaf). */
 export function nodeExpression(graph: Graph, id: string): string {
   const node = graph.nodes.find((n) => n.id === id);
   if (!node) return id;
   const inputs = graph.edges
     .filter((e) => e.dst === id)
-    .sort((a, b) => a.arg - b.arg)
+    .sort((a, b) => (a.arg ?? 0) - (b.arg ?? 0))
     .map((e) => graph.nodes.find((n) => n.id === e.src))
     .filter((n): n is GraphNode => n !== undefined)
     .map(nodeWord);

@@ -1,14 +1,31 @@
 /**
  * Layered layout of the graph with dagre, run in a Web Worker so a big graph never blocks the
- * page (tinygrad VIZ's dagre worker). The request and result are plain data.
+ * page (tinygrad VIZ's dagre worker). The request and result are plain data. The worker lays the
+ * graph out in each direction asked for and keeps the one that reads best in the pane
+ * (`chooseLayout`): a deep graph goes bottom to top, and a tall pane never gets one thin row.
  */
-import { LAYOUT, NODE } from "./config";
-import { nodeHeight } from "./graphmodel";
-import type { Graph } from "./types";
+import { LAYOUT } from "./config";
+
+/** Inputs at the bottom and the loss on top (DESIGN.md), or inputs on the left. */
+export type RankDir = "BT" | "LR";
+
+/**
+ * A direction, and whether an operation's leaf inputs (a layer's weight and bias) are stacked
+ * one rank apart instead of side by side: narrower and taller, for a tall pane.
+ */
+export type Arrangement = RankDir | "BT-stacked";
 
 export interface LayoutRequest {
-  nodes: { id: string; width: number; height: number }[];
-  edges: { src: string; dst: string; arg: number }[];
+  /** Boxes with their measured sizes; `parent` is the expanded module frame around a node. */
+  nodes: { id: string; width: number; height: number; parent: string | null }[];
+  /** Edges; `label` is the room the gradient drawn on the edge needs (reserved left to right). */
+  edges: { src: string; dst: string; label: { width: number; height: number } | null }[];
+  /** Frames of expanded modules, each with the width its title needs. */
+  frames: { id: string; labelWidth: number }[];
+  /** Arrangements to try; the first wins ties. */
+  directions: Arrangement[];
+  /** The pane the graph is shown in (CSS pixels). */
+  pane: { width: number; height: number };
   options: typeof LAYOUT;
 }
 
@@ -17,22 +34,42 @@ export interface Point {
   y: number;
 }
 
-export interface LayoutResult {
-  /** Centre of each node. */
-  nodes: Record<string, Point & { width: number; height: number }>;
-  /** Polyline of each edge, in `edges` order. */
-  edges: Point[][];
+export interface Box extends Point {
+  /** x, y are the centre. */
   width: number;
   height: number;
 }
 
-/** The plain-data request for `graph`. */
-export function layoutRequest(graph: Graph): LayoutRequest {
-  return {
-    nodes: graph.nodes.map((n) => ({ id: n.id, width: NODE.width, height: nodeHeight(n) })),
-    edges: graph.edges.map((e) => ({ src: e.src, dst: e.dst, arg: e.arg })),
-    options: LAYOUT,
-  };
+export interface LayoutResult {
+  rankdir: RankDir;
+  arrangement: Arrangement;
+  nodes: Record<string, Box>;
+  frames: Record<string, Box>;
+  /** Polyline of each edge, in request order. */
+  edges: Point[][];
+  /** Centre of each edge's label box where the layout reserved one (left to right only). */
+  labels: (Box | null)[];
+  width: number;
+  height: number;
+}
+
+/** The scale at which a `width` x `height` drawing fits the pane. */
+export function fitScale(size: { width: number; height: number }, pane: { width: number; height: number }, padding = 0): number {
+  if (size.width <= 0 || size.height <= 0) return Infinity;
+  return Math.min((pane.width - 2 * padding) / size.width, (pane.height - 2 * padding) / size.height);
+}
+
+/**
+ * The candidate that shows the graph biggest in the pane (the highest scale at which it fits);
+ * the earlier candidate wins ties within 5 %, so the choice does not flicker between runs.
+ */
+export function chooseLayout<T extends { width: number; height: number }>(candidates: T[], pane: { width: number; height: number }): T {
+  let best = candidates[0];
+  if (!best) throw new Error("no layout to choose from");
+  for (const candidate of candidates.slice(1)) {
+    if (fitScale(candidate, pane) > 1.05 * fitScale(best, pane)) best = candidate;
+  }
+  return best;
 }
 
 let worker: Worker | null = null;
@@ -52,11 +89,11 @@ function getWorker(): Worker {
   return worker;
 }
 
-/** Lay `graph` out in the worker. */
-export function layoutGraph(graph: Graph): Promise<LayoutResult> {
+/** Lay a request out in the worker. */
+export function layoutGraph(request: LayoutRequest): Promise<LayoutResult> {
   const id = nextId++;
   return new Promise((resolve) => {
     pending.set(id, resolve);
-    getWorker().postMessage({ id, request: layoutRequest(graph) });
+    getWorker().postMessage({ id, request });
   });
 }

@@ -13,10 +13,13 @@ import { Editor } from "./editor";
 import { ExamplesGallery } from "./examples";
 import { exportJson, exportPng, exportSvg } from "./export";
 import { freeVariables, isExpression } from "./freevars";
-import { forwardFrame, forwardOrder, nodeExpression, receiptCounts, walkFrame, type WalkFrame } from "./graphmodel";
+import { accumulationMarks, forwardFrame, forwardOrder, nodeExpression, walkFrame, type WalkFrame } from "./graphmodel";
 import { layoutGraph } from "./layout";
+import { collapsibleModules, displayGraph, stepModule, stepOverTarget } from "./modules";
 import { Player } from "./player";
 import { GraphView } from "./render";
+import { Runner } from "./runner";
+import { actionFor, ownedByFocus, renderShortcutList, type Action } from "./shortcuts";
 import { decodeState, Store, type AppState, type BindingState } from "./state";
 import { setupTheme } from "./theme";
 import type { Graph, RunError, RunRequest, RunResponse } from "./types";
@@ -38,6 +41,9 @@ const DEFAULTS: AppState = {
   compare: false,
 };
 
+/** Below this window height the legend starts folded. */
+const LEGEND_MIN_HEIGHT = 780;
+
 function debounce<A extends unknown[]>(fn: (...args: A) => void, ms: number): (...args: A) => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   return (...args: A) => {
@@ -46,23 +52,21 @@ function debounce<A extends unknown[]>(fn: (...args: A) => void, ms: number): (.
   };
 }
 
-/** True when a key press belongs to a text field (so page shortcuts must not steal it). */
-function isTyping(event: KeyboardEvent): boolean {
-  // composedPath()[0] sees through the editor's shadow root to the element really typed into.
-  const target = event.composedPath()[0] ?? event.target;
-  return (
-    target instanceof HTMLElement &&
-    (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))
-  );
+/** The graphs a response offers to replay: each kept pass, then the graph a failed call left. */
+function viewsOf(response: RunResponse | null): Graph[] {
+  if (!response) return [];
+  const passes = response.passes ?? [];
+  if (!response.graph) return passes;
+  if (passes.length === 0) return [response.graph];
+  return response.ok ? passes : [...passes, response.graph];
 }
 
 class Playground {
   private readonly store = new Store(decodeState(window.location.hash, DEFAULTS));
   private readonly svg = document.querySelector<SVGSVGElement>("svg[data-testid=graph]")!;
   private readonly graphView = new GraphView(this.svg);
-  private readonly player = new Player();
-  /** Replays the forward pass: position k = the first k nodes (topological order) computed. */
-  private readonly forward = new Player(PLAYER.forwardStepMs);
+  private readonly player = new Player(PLAYER.stepMs);
+  private readonly forward = new Player(PLAYER.forwardStepMs, PLAYER.forwardEndHold);
   private readonly walkBar = new WalkBar(this.player, this.forward);
   private readonly details = new DetailsPanel(byId("details", HTMLElement), byId("details-body", HTMLElement), byId("details-title", HTMLElement));
   private readonly bindingsPanel = new BindingsPanel(byId("bindings", HTMLElement), byId("bindings-list", HTMLElement));
@@ -71,24 +75,44 @@ class Playground {
   private readonly errorPanel = byId("error", HTMLElement);
   private readonly status = byId("run-status", HTMLElement);
   private readonly devices = new DevicePicker(byId("device", HTMLSelectElement), byId("device-note", HTMLElement));
+  private readonly shortcutsDialog = byId("shortcuts-dialog", HTMLDialogElement);
   private readonly editor: Editor;
+  private readonly runner: Runner<RunRequest, RunResponse>;
   private readonly compare = new CompareControl(() => this.store.state.compare);
 
   private response: RunResponse | null = null;
   private graph: Graph | null = null;
-  private receipts = new Map<string, number>();
+  private marks: boolean[][] = [];
   private forwardIds: string[] = [];
   private frame: WalkFrame | null = null;
   private selected: string | null = null;
   private runCount = 0;
-  private inflight: AbortController | null = null;
+  /** Modules the user opened (or all of them after `m`); the walk opens the one it is in too. */
+  private expanded = new Set<string>();
+  /** The expansion the drawing was built with, and the drawing. */
+  private drawnExpansion = "";
+  private drawToken = 0;
+  /** Set while a step over a collapsed module is shown: where its steps began. */
+  private overFrom: number | null = null;
+  private pendingOver: number | null = null;
+  private presentingNow = false;
+  /** False from opening a pass until the user first moves its walk. */
+  private walkMoved = false;
+  /** True while a pass is being opened (its first frame is not a move of the walk). */
+  private loading = false;
 
   constructor() {
     const state = this.store.state;
+    this.runner = new Runner<RunRequest, RunResponse>({
+      send: (request) => runProgram(request),
+      onResult: (response) => void this.showResponse(response),
+      onError: (error) => this.showRequestError(error),
+      onBusy: (seconds) => this.showBusy(seconds),
+    });
     this.editor = new Editor({
       parent: byId("editor-host", HTMLElement),
       doc: state.source,
-      onRun: () => void this.run(false),
+      onRun: () => this.run(false),
       onChange: (source) => {
         this.store.set({ source }, "none");
         this.writeUrlSoon();
@@ -104,7 +128,9 @@ class Playground {
     this.player.onChange = (position) => {
       // Any move of the backward walk ends a forward replay in progress.
       this.stopForward();
-      this.showPosition(position);
+      this.overFrom = this.pendingOver;
+      this.pendingOver = null;
+      void this.showPosition(position);
     };
     this.forward.onChange = (position, playing) => this.showForward(position, playing);
     this.compare.onToggle = (compare) => {
@@ -112,63 +138,81 @@ class Playground {
       void this.run(true);
     };
     this.walkBar.onForward = () => this.toggleForward();
+    this.walkBar.onStepOver = (direction) => this.stepOver(direction);
     byId("error-node-link", HTMLButtonElement).addEventListener("click", () => {
       const id = this.response?.error?.node;
-      if (id) this.graphView.select(id);
+      if (id) this.graphView.select(this.graphView.boxOf(id));
     });
     this.walkBar.onPass = (pass) => {
       this.store.set({ pass, step: null }, "replace");
-      this.showPass(null);
+      void this.showPass(null);
     };
     this.graphView.onSelect = (id) => {
       this.selected = id;
-      this.details.show(this.graph, id, id ? this.frame?.grads.get(id) : undefined);
+      this.hoverCard.show(null, null, { x: 0, y: 0 }, null);
+      this.details.show(this.graph, id ? this.graphView.boxInfo(id) : null, this.frame);
     };
-    this.graphView.onHover = (id, at) => this.hoverCard.show(this.graph, id, at, id ? this.frame?.grads.get(id) : undefined);
+    this.graphView.onHover = (id, at) => {
+      // The card and the details panel never open together over the graph.
+      if (this.details.open) return;
+      this.hoverCard.show(this.graph, id ? this.graphView.boxInfo(id) : null, at, this.frame);
+    };
+    this.graphView.onToggleModule = (id) => this.toggleModule(id);
     byId("details-close", HTMLButtonElement).addEventListener("click", () => this.graphView.select(null));
-    byId("run", HTMLButtonElement).addEventListener("click", () => void this.run(false));
+    byId("run", HTMLButtonElement).addEventListener("click", () => this.run(false));
     byId("graph-fit", HTMLButtonElement).addEventListener("click", () => this.graphView.fit());
     byId("graph-zoom-in", HTMLButtonElement).addEventListener("click", () => this.graphView.zoomBy(1.25));
     byId("graph-zoom-out", HTMLButtonElement).addEventListener("click", () => this.graphView.zoomBy(0.8));
     byId("export-svg", HTMLButtonElement).addEventListener("click", () => exportSvg(this.svg, this.graphView.size));
     byId("export-png", HTMLButtonElement).addEventListener("click", () => void exportPng(this.svg, this.graphView.size));
-    byId("export-json", HTMLButtonElement).addEventListener("click", () =>
-      exportJson({ request: this.request(), response: this.response }),
-    );
+    byId("export-json", HTMLButtonElement).addEventListener("click", () => exportJson({ request: this.request(), response: this.response }));
     byId("share", HTMLButtonElement).addEventListener("click", () => void this.share());
-    byId("present", HTMLButtonElement).addEventListener("click", () => this.setPresenting(!this.presenting));
+    byId("present", HTMLButtonElement).addEventListener("click", () => this.setPresenting(!this.presentingNow));
+    byId("present-exit", HTMLButtonElement).addEventListener("click", () => this.setPresenting(false));
+    byId("shortcuts-open", HTMLButtonElement).addEventListener("click", () => this.openShortcuts());
+    byId("legend-toggle", HTMLButtonElement).addEventListener("click", () => this.toggleLegend());
+    renderShortcutList(byId("shortcuts-list", HTMLElement));
     const gallery = new ExamplesGallery(byId("examples-dialog", HTMLDialogElement), byId("examples-list", HTMLElement), byId("examples-open", HTMLButtonElement));
     gallery.onPick = (example) => {
       this.editor.setText(example.source);
       this.store.set({ source: example.source, step: null, pass: null }, "push");
-      void this.run(false);
+      this.run(false);
     };
-    this.svg.addEventListener("keydown", (e) => this.onGraphKey(e));
     document.addEventListener("keydown", (e) => this.onPageKey(e));
+    // Focusing a node off screen (Tab) would scroll the clipped graph pane; the view pans instead.
+    const wrap = byId("graph-wrap", HTMLElement);
+    wrap.addEventListener("scroll", () => wrap.scrollTo(0, 0));
     window.addEventListener("popstate", () => this.restoreFromUrl());
     window.addEventListener("hashchange", () => this.restoreFromUrl());
-    let resizeTimer: ReturnType<typeof setTimeout> | undefined;
-    window.addEventListener("resize", () => {
-      clearTimeout(resizeTimer);
-      resizeTimer = setTimeout(() => this.graphView.fit(), 100);
-    });
+    // The pane changes size with the window and with the caption's height: keep the view legible.
+    let lastSize = "";
+    new ResizeObserver(() => {
+      const rect = this.svg.getBoundingClientRect();
+      const size = `${Math.round(rect.width)}x${Math.round(rect.height)}`;
+      if (size === lastSize) return;
+      lastSize = size;
+      this.graphView.paneResized(this.focusNode());
+    }).observe(this.svg);
     this.devices.onChange = (device) => {
       this.store.set({ device }, "replace");
-      void this.run(true);
+      this.run(true);
     };
     this.walkBar.update(null, null, false);
+    this.walkBar.setStepOver(false, null);
+    // In a short window the graph needs the rows: the legend starts folded (its button opens it).
+    if (window.innerHeight < LEGEND_MIN_HEIGHT) this.setLegend(false);
     // A link asking for another device waits for the device list (it may fall back to cpu).
     const wanted = state.device;
     const ready = this.devices.load(wanted).then((device) => {
       if (device !== this.store.state.device) this.store.set({ device }, "replace");
     });
-    if (wanted === DEFAULTS.device) void this.run(true);
+    if (wanted === DEFAULTS.device) this.run(true);
     else void ready.then(() => this.run(true));
   }
 
   private readonly writeUrlSoon = debounce(() => this.store.writeUrl("replace"), RUN.urlDebounceMs);
   private readonly refreshBindingsSoon = debounce(() => this.refreshBindings(), RUN.urlDebounceMs);
-  private readonly rerunSoon = debounce(() => void this.run(true), RUN.bindingDebounceMs);
+  private readonly rerunSoon = debounce(() => this.run(true), RUN.bindingDebounceMs);
 
   /** Offer controls for an expression's free variables; drop bindings it no longer uses. */
   private refreshBindings(): void {
@@ -187,53 +231,71 @@ class Playground {
     return { source, device, seed, bindings: sent, ...(this.store.state.compare ? { compare: true } : {}) };
   }
 
-  /** Run the program; `keepStep` keeps the walk position (URL restore, slider moves). */
-  private async run(keepStep: boolean): Promise<void> {
-    this.inflight?.abort();
-    const controller = new AbortController();
-    this.inflight = controller;
+  /**
+   * Run the program; `keepStep` keeps the walk position (URL restore, slider moves). At most one
+   * run is in flight: a run asked for meanwhile waits, and only the latest waiting one is sent.
+   */
+  private run(keepStep: boolean): void {
     this.refreshBindings();
     if (!keepStep) this.store.set({ step: null, pass: null }, "push");
-    this.status.textContent = "Running…";
+    if (this.status.dataset.state !== "busy") this.setStatus("Running…", "running");
     this.svg.dataset.state = "loading";
-    const started = performance.now();
-    let response: RunResponse;
-    try {
-      response = await runProgram(this.request(), controller.signal);
-    } catch (error) {
-      if (controller.signal.aborted) return;
-      const message = error instanceof ApiError ? error.message : `the server could not be reached (${String(error)})`;
-      this.showError({ type: "RequestError", message, line: null, col: null }, null);
-      this.status.textContent = "";
-      this.svg.dataset.state = "ready";
-      return;
-    }
-    if (controller.signal.aborted) return;
-    this.inflight = null;
+    this.runStarted = performance.now();
+    this.runner.submit(this.request());
+  }
+
+  private runStarted = 0;
+
+  private setStatus(text: string, state: string): void {
+    this.status.textContent = text;
+    this.status.dataset.state = state;
+  }
+
+  /** The server asked us to come back later: say so calmly; the program and walk stay as they are. */
+  private showBusy(seconds: number): void {
+    if (seconds > 0) this.setStatus(`The server is busy: retrying in ${seconds} s. Your program is kept.`, "busy");
+    else this.setStatus("Retrying…", "running");
+  }
+
+  private showRequestError(error: unknown): void {
+    const message = error instanceof ApiError ? error.message : `the server could not be reached (${String(error)})`;
+    this.showError({ type: "RequestError", message, line: null, col: null }, null);
+    this.setStatus("", "error");
+    this.svg.dataset.state = "ready";
+  }
+
+  private async showResponse(response: RunResponse): Promise<void> {
     this.response = response;
     this.stdout.textContent = response.stdout;
-    this.stdout.classList.toggle("empty", response.stdout === "");
+    this.stdout.classList.toggle("empty", response.stdout === "" && !response.result);
+    const result = byId("result", HTMLElement);
+    result.hidden = !response.result;
+    byId("result-text", HTMLElement).textContent = response.result ?? "";
     const notice = byId("run-notice", HTMLElement);
     notice.textContent = response.notice ?? "";
     notice.hidden = !response.notice;
     this.showError(response.error, response.graph);
-    const serverMs = Math.round(performance.now() - started);
-    this.status.textContent = response.ok ? `Ran on ${response.device} in ${serverMs} ms` : `Stopped with an error (on ${response.device})`;
+    const ms = Math.round(performance.now() - this.runStarted);
+    this.setStatus(response.ok ? `Ran on ${response.device} in ${ms} ms` : `Stopped with an error (on ${response.device})`, response.ok ? "done" : "error");
     this.status.dataset.device = response.device;
     await this.showPass(this.store.state.step);
-    if (controller.signal.aborted) return;
+    if (this.response !== response) return; // a newer response is being drawn
     this.runCount += 1;
     this.svg.dataset.runCount = String(this.runCount);
-    this.svg.dataset.state = "ready";
+    this.svg.dataset.state = this.runner.pending ? "loading" : "ready";
   }
 
-  /** Show `error` in the panel and the editor; an autograd error names its node of `graph`. */
+  /** Show `error` in the panel and the editor; an error that names a node of `graph` links to it. */
   private showError(error: RunError | null, graph: Graph | null): void {
     this.errorPanel.hidden = error === null;
-    this.editor.showError(error ? { line: error.line, col: error.col } : null);
+    this.editor.showError(error ? { line: error.line, col: error.col, endLine: error.end_line ?? null, endCol: error.end_col ?? null } : null);
     const node = error?.node ? graph?.nodes.find((n) => n.id === error.node) : undefined;
     this.walkBar.failed = node !== undefined;
+    this.walkBar.forwardFailed = node?.kind === "error";
     byId("error-node", HTMLElement).hidden = node === undefined;
+    const traceback = byId("error-traceback", HTMLElement);
+    traceback.hidden = !error?.traceback;
+    traceback.textContent = error?.traceback ?? "";
     if (!error) return;
     const where = error.line ? `line ${error.line}${error.col ? `:${error.col}` : ""}` : "";
     byId("error-type", HTMLElement).textContent = error.type;
@@ -241,52 +303,174 @@ class Playground {
     byId("error-message", HTMLElement).textContent = error.message;
     if (graph && node) {
       byId("error-node-link", HTMLButtonElement).textContent = nodeExpression(graph, node.id);
-      byId("error-node-fn", HTMLElement).textContent = `(${node.grad_fn ?? (node.requires_grad ? "leaf" : "leaf, requires_grad=False")})`;
+      const fn = node.kind === "error" ? "failed here" : (node.grad_fn ?? (node.requires_grad ? "leaf" : "leaf, requires_grad=False"));
+      byId("error-node-fn", HTMLElement).textContent = `(${fn})`;
     }
   }
 
-  /** Lay out and draw the selected pass, then go to walk position `step` (null = the end). */
+  /** Pick the pass to show and go to walk position `step` (null = the end). */
   private async showPass(step: number | null): Promise<void> {
     const response = this.response;
-    const passes = response?.passes?.length ? response.passes : response?.graph ? [response.graph] : [];
+    const views = viewsOf(response);
+    const failedLast = response !== null && !response.ok && views.length > 1;
+    // A pass is known by its index in the program; the graph a failed call left, by -1.
+    const keys = views.map((g, i) => (failedLast && i === views.length - 1 ? -1 : (g.pass_index ?? i)));
     const wanted = this.store.state.pass;
-    const index = wanted === null || wanted >= passes.length ? passes.length - 1 : Math.max(0, wanted);
-    const graph = passes[index] ?? response?.graph ?? null;
+    const found = wanted === null ? -1 : keys.indexOf(wanted);
+    const index = found >= 0 ? found : views.length - 1;
+    const graph = views[index] ?? null;
     this.stopForward();
-    this.walkBar.setPasses(passes.length, index);
+    this.walkBar.setPasses(views, keys, response?.passes_total, index, failedLast);
     this.graph = graph;
     this.selected = null;
-    this.details.show(null, null, undefined);
-    this.hoverCard.show(null, null, { x: 0, y: 0 }, undefined);
+    this.details.show(null, null, null);
+    this.hoverCard.show(null, null, { x: 0, y: 0 }, null);
     byId("graph-empty", HTMLElement).hidden = graph !== null && graph.nodes.length > 0;
-    this.compare.show(passes, graph);
+    this.compare.show(views, graph);
+    this.overFrom = null;
+    this.pendingOver = null;
+    this.walkMoved = false;
+    this.loading = true;
     if (!graph) {
+      this.drawnExpansion = "";
       this.graphView.clear();
       this.player.load(0, 0);
       return;
     }
+    const modules = collapsibleModules(graph);
+    this.expanded = new Set([...this.expanded].filter((id) => modules.has(id)));
+    this.marks = accumulationMarks(graph);
+    const total = graph.walk.length;
+    const position = Math.max(0, Math.min(total, step ?? total));
     const started = performance.now();
-    const layout = await layoutGraph(graph);
-    if (this.graph !== graph) return;
-    this.graphView.render(graph, layout);
-    this.graphView.fitReadable(graph.root);
+    const drawn = await this.draw(graph, this.expansionAt(graph, position), true, position);
+    if (!drawn) return;
     this.svg.dataset.renderMs = String(Math.round(performance.now() - started));
     this.svg.dataset.nodeCount = String(graph.nodes.length);
-    this.graphView.markError(response?.error?.node ?? null);
+    this.player.load(total, position);
+    this.loading = false;
+  }
+
+  /** The modules open at walk position `position`: the user's, and the one the walk is inside. */
+  private expansionAt(graph: Graph, position: number): Set<string> {
+    const open = new Set(this.expanded);
+    if (this.overFrom === null && position > 0 && position < graph.walk.length) {
+      const inside = stepModule(graph, position);
+      if (inside) open.add(inside);
+    }
+    return open;
+  }
+
+  /**
+   * Lay out and draw `graph` with `expansion` open. `fresh` opens the view on the graph (legible
+   * size, around the focus); otherwise the view stays and follows the walk. False when superseded.
+   */
+  private async draw(graph: Graph, expansion: Set<string>, fresh: boolean, position: number): Promise<boolean> {
+    const token = ++this.drawToken;
+    const display = displayGraph(graph, expansion);
+    const rect = this.svg.getBoundingClientRect();
+    const keep = fresh ? null : this.graphView.arrangement;
+    const request = this.graphView.build(
+      { graph, display, marks: this.marks, errorNode: this.errorNodeOf(graph) },
+      { width: rect.width, height: rect.height },
+      keep ? [keep] : ["BT", "BT-stacked", "LR"],
+    );
+    const layout = await layoutGraph(request);
+    if (token !== this.drawToken || this.graph !== graph) return false;
+    this.graphView.place(layout);
     markCompared(this.svg, graph);
-    this.receipts = receiptCounts(graph);
-    this.player.load(graph.walk.length, step ?? graph.walk.length);
+    this.drawnExpansion = [...expansion].sort().join("\n");
+    this.svg.dataset.rankdir = layout.rankdir;
+    this.svg.dataset.arrangement = layout.arrangement;
+    if (fresh) {
+      const active = position > 0 && position < graph.walk.length ? (graph.walk[position - 1]?.node ?? null) : null;
+      this.graphView.autoView(active ?? this.errorNodeOf(graph) ?? graph.root);
+    }
+    if (this.selected && !this.graphView.boxInfo(this.selected)) this.graphView.select(null);
+    return true;
+  }
+
+  /** The node of `graph` the response's error names (only in the graph the error happened in). */
+  private errorNodeOf(graph: Graph | null): string | null {
+    const response = this.response;
+    if (!graph || !response?.error?.node || graph !== response.graph) return null;
+    return response.error.node;
+  }
+
+  /**
+   * The node the view centres on when the graph does not fit: the active step's once the user
+   * moves the walk; on opening a graph, the step a link asked for, else the error's node or the
+   * root (the end of the walk is shown from the top, not from its last step).
+   */
+  private focusNode(): string | null {
+    const frame = this.frame;
+    const active = frame && (this.walkMoved || frame.position < frame.total) ? frame.active : null;
+    return active ?? this.errorNodeOf(this.graph) ?? this.graph?.root ?? null;
   }
 
   /** Show walk position `position` everywhere and record it in the URL. */
-  private showPosition(position: number): void {
+  private async showPosition(position: number): Promise<void> {
     const graph = this.graph;
-    this.frame = graph ? walkFrame(graph, position, this.receipts) : null;
-    if (this.frame) this.graphView.showFrame(this.frame);
+    if (graph) {
+      const expansion = this.expansionAt(graph, position);
+      if ([...expansion].sort().join("\n") !== this.drawnExpansion) {
+        const drawn = await this.draw(graph, expansion, false, position);
+        if (!drawn || this.player.current !== position) return;
+      }
+    }
+    const from = this.overFrom ?? undefined;
+    if (!this.loading) this.walkMoved = true;
+    this.frame = graph ? walkFrame(graph, position, this.marks, from) : null;
+    if (this.frame) this.graphView.showFrame(this.frame, this.walkMoved || position < this.frame.total);
     this.walkBar.update(graph, this.frame, this.player.playing);
-    if (this.selected) this.details.show(graph, this.selected, this.frame?.grads.get(this.selected));
+    this.updateStepOver();
+    if (this.selected) this.details.show(graph, this.graphView.boxInfo(this.selected), this.frame);
     const step = this.frame && position < this.frame.total ? position : null;
     if (step !== this.store.state.step) this.store.set({ step }, "replace");
+  }
+
+  /** Offer "step over" while the next step is inside a module that is shut. */
+  private updateStepOver(): void {
+    const graph = this.graph;
+    const position = this.player.current;
+    const next = graph ? stepModule(graph, position + 1) : null;
+    const module = next ? graph?.modules?.find((m) => m.id === next) : undefined;
+    this.walkBar.setStepOver(next !== null && !this.expanded.has(next), module?.name ?? null);
+  }
+
+  /** Step over (or back over) the collapsed module the walk is about to enter, as one step. */
+  private stepOver(direction: 1 | -1): void {
+    const graph = this.graph;
+    if (!graph) return;
+    const target = stepOverTarget(graph, this.player.current, direction);
+    if (target.module === null || this.expanded.has(target.module)) {
+      if (direction === 1) this.player.next();
+      else this.player.prev();
+      return;
+    }
+    this.player.stop(false);
+    this.pendingOver = target.from;
+    if (target.position === this.player.current) {
+      this.overFrom = target.from;
+      this.pendingOver = null;
+      void this.showPosition(target.position);
+    } else this.player.seek(target.position);
+  }
+
+  /** Open a shut module or shut an open one (a click on its box or frame title). */
+  private toggleModule(id: string): void {
+    if (this.expanded.has(id)) this.expanded.delete(id);
+    else this.expanded.add(id);
+    void this.showPosition(this.player.current);
+  }
+
+  /** `m`: open every module, or shut them all when any is open. */
+  private toggleAllModules(): void {
+    const graph = this.graph;
+    if (!graph) return;
+    const all = [...collapsibleModules(graph).keys()];
+    this.expanded = this.expanded.size > 0 ? new Set() : new Set(all);
+    void this.showPosition(this.player.current);
   }
 
   /** Start the forward replay from the first node, or stop one in progress. */
@@ -329,7 +513,7 @@ class Playground {
     if (JSON.stringify(state) === JSON.stringify(this.store.state)) return;
     this.store.set(state, state.device === decoded.device ? "none" : "replace");
     this.editor.setText(state.source);
-    void this.run(true);
+    this.run(true);
   }
 
   private async share(): Promise<void> {
@@ -340,56 +524,74 @@ class Playground {
     field.hidden = false;
     try {
       await navigator.clipboard.writeText(link);
-      this.status.textContent = "Link copied";
+      this.setStatus("Link copied", "done");
     } catch {
       field.select();
-      this.status.textContent = "Copy the link from the field";
+      this.setStatus("Copy the link from the field", "done");
     }
-  }
-
-  private get presenting(): boolean {
-    return document.body.classList.contains("presenting");
   }
 
   private setPresenting(on: boolean): void {
+    this.presentingNow = on;
     document.body.classList.toggle("presenting", on);
     byId("present", HTMLButtonElement).setAttribute("aria-pressed", String(on));
-    requestAnimationFrame(() => this.graphView.fit());
+    // The legend folds away while presenting (its button brings it back).
+    this.setLegend(!on);
+    this.graphView.presenting = on;
+    this.hoverCard.show(null, null, { x: 0, y: 0 }, null);
+    requestAnimationFrame(() => this.graphView.autoView(this.focusNode()));
     if (on) this.svg.focus();
   }
 
-  /** Walk keys while the graph has focus. */
-  private onGraphKey(e: KeyboardEvent): void {
-    if (e.ctrlKey || e.metaKey || e.altKey) return; // Ctrl+F stays the browser's find
-    if (this.walkKey(e.key)) e.preventDefault();
+  private setLegend(open: boolean): void {
+    byId("legend", HTMLElement).hidden = !open;
+    byId("legend-toggle", HTMLButtonElement).setAttribute("aria-expanded", String(open));
   }
 
-  private walkKey(key: string): boolean {
-    const actions: Record<string, () => void> = {
-      ArrowLeft: () => this.player.prev(),
-      ArrowRight: () => this.player.next(),
-      " ": () => this.player.toggle(),
-      f: () => this.toggleForward(),
-      F: () => this.toggleForward(),
-      Home: () => this.player.first(),
-      End: () => this.player.last(),
-    };
-    const action = actions[key];
-    action?.();
-    return action !== undefined;
+  private toggleLegend(): void {
+    this.setLegend(byId("legend", HTMLElement).hidden === true);
+    requestAnimationFrame(() => this.graphView.autoView(this.focusNode()));
   }
 
-  /** Page-wide keys: `p` toggles presentation, Escape leaves it; in presentation, walk keys too. */
+  private openShortcuts(): void {
+    if (!this.shortcutsDialog.open) this.shortcutsDialog.showModal();
+  }
+
+  /** Page-wide shortcuts (shortcuts.ts), except where the focused control owns the key. */
   private onPageKey(e: KeyboardEvent): void {
-    if (e.defaultPrevented || isTyping(e) || e.ctrlKey || e.metaKey || e.altKey) return;
-    if (e.key === "p" || e.key === "P") {
-      this.setPresenting(!this.presenting);
+    if (e.defaultPrevented) return;
+    const action = actionFor(e);
+    if (action === null) return;
+    if (action === "run") {
+      // The editor runs on Ctrl+Enter itself; elsewhere on the page this does.
+      if (ownedByFocus(e)) return;
+      this.run(false);
       e.preventDefault();
-    } else if (e.key === "Escape" && this.presenting) {
-      this.setPresenting(false);
-    } else if (this.presenting && e.target !== this.svg && this.walkKey(e.key)) {
-      e.preventDefault();
+      return;
     }
+    if (ownedByFocus(e)) return;
+    const actions: Record<Exclude<Action, "run">, () => void> = {
+      next: () => this.player.next(),
+      prev: () => this.player.prev(),
+      over: () => this.stepOver(1),
+      backOver: () => this.stepOver(-1),
+      play: () => this.player.toggle(),
+      first: () => this.player.first(),
+      last: () => this.player.last(),
+      forward: () => this.toggleForward(),
+      modules: () => this.toggleAllModules(),
+      zoomIn: () => this.graphView.zoomBy(1.25),
+      zoomOut: () => this.graphView.zoomBy(0.8),
+      fit: () => this.graphView.fit(),
+      present: () => this.setPresenting(!this.presentingNow),
+      leave: () => {
+        if (this.details.open) this.graphView.select(null);
+        else if (this.presentingNow) this.setPresenting(false);
+      },
+      help: () => this.openShortcuts(),
+    };
+    actions[action]();
+    e.preventDefault();
   }
 }
 

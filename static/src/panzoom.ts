@@ -1,11 +1,36 @@
-/** Pan (drag) and zoom (wheel, buttons) of an SVG group, and fitting a box into the view. */
-import { ZOOM } from "./config";
+/**
+ * Pan (drag) and zoom (wheel, buttons) of an SVG group, and the view's legibility rule (Netron):
+ * the page never opens a graph smaller than the size its text can be read at; a graph that does
+ * not fit at that size is shown around the node of interest, and the view pans to follow the walk.
+ * Fit still shows the whole graph, however small, when the user asks.
+ */
+import { LEGIBLE, NODE, ZOOM } from "./config";
+import type { Box } from "./layout";
+
+interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** The smallest scale at which the smallest node text renders at `minPx` CSS pixels. */
+export function legibleScale(presenting: boolean): number {
+  return (presenting ? LEGIBLE.presentedMinTextPx : LEGIBLE.minTextPx) / NODE.textFont;
+}
 
 export class PanZoom {
   private x = 0;
   private y = 0;
   private k = 1;
   private drag: { pointer: number; x: number; y: number } | null = null;
+  /** In presentation mode the legible minimum is bigger (and fitting may zoom in further). */
+  presenting = false;
+  /**
+   * Who set the view: the page ("auto": legible size around the focus), the Fit button ("fit"),
+   * or the user's own panning and zooming ("user"), which a resize of the pane must not undo.
+   */
+  mode: "auto" | "fit" | "user" = "auto";
 
   constructor(
     private readonly svg: SVGSVGElement,
@@ -23,56 +48,107 @@ export class PanZoom {
     return this.k;
   }
 
-  /** Fit a box of content coordinates into the visible area, centred. */
-  fit(box: { x: number; y: number; width: number; height: number }): void {
+  /** The area the graph is drawn in (SVG pixels). */
+  private pane(): Rect {
     const rect = this.svg.getBoundingClientRect();
-    if (rect.width === 0 || rect.height === 0 || box.width === 0) return;
-    const pad = ZOOM.fitPadding;
-    const k = Math.min(ZOOM.fitMax, (rect.width - 2 * pad) / box.width, (rect.height - 2 * pad) / box.height);
-    this.k = Math.max(ZOOM.min, k);
-    this.x = (rect.width - box.width * this.k) / 2 - box.x * this.k;
-    this.y = (rect.height - box.height * this.k) / 2 - box.y * this.k;
-    this.apply();
+    return { x: 0, y: 0, width: rect.width, height: rect.height };
   }
 
-  /** The scale at which `box` would fit the view. */
+  private fitMax(): number {
+    return this.presenting ? ZOOM.presentedFitMax : ZOOM.fitMax;
+  }
+
+  /** The scale at which `box` fits the pane (capped, so a tiny graph is not huge). */
   fitScale(box: { width: number; height: number }): number {
-    const rect = this.svg.getBoundingClientRect();
+    const pane = this.pane();
     const pad = ZOOM.fitPadding;
-    return Math.min(ZOOM.fitMax, (rect.width - 2 * pad) / box.width, (rect.height - 2 * pad) / box.height);
+    if (box.width <= 0 || box.height <= 0) return this.fitMax();
+    return Math.min(this.fitMax(), (pane.width - 2 * pad) / box.width, (pane.height - 2 * pad) / box.height);
   }
 
-  /** Centre the view on a content point at scale `k`. */
-  centerOn(point: { x: number; y: number }, k: number): void {
-    const rect = this.svg.getBoundingClientRect();
-    this.k = Math.max(ZOOM.min, Math.min(ZOOM.max, k));
-    this.x = rect.width / 2 - point.x * this.k;
-    this.y = rect.height / 2 - point.y * this.k;
+  /** Fit a box of content coordinates into the pane, centred, whatever the scale. */
+  fit(box: Rect): void {
+    const pane = this.pane();
+    if (pane.width === 0 || pane.height === 0 || box.width === 0) return;
+    this.mode = "fit";
+    this.k = Math.max(ZOOM.min, this.fitScale(box));
+    this.x = pane.x + (pane.width - box.width * this.k) / 2 - box.x * this.k;
+    this.y = pane.y + (pane.height - box.height * this.k) / 2 - box.y * this.k;
     this.apply();
+  }
+
+  /**
+   * The opening view of `content`: all of it when it fits at a legible scale, else `focus` (or the
+   * content's top / left) at the legible scale, with the content filling the pane around it.
+   */
+  autoView(content: Rect, focus: Box | null): void {
+    const legible = legibleScale(this.presenting);
+    if (this.fitScale(content) >= legible) {
+      this.fit(content);
+      this.mode = "auto";
+      return;
+    }
+    this.mode = "auto";
+    this.k = legible;
+    const pane = this.pane();
+    const at = focus ?? { x: content.x + content.width / 2, y: content.y + content.height / 2 };
+    this.x = pane.x + pane.width / 2 - at.x * this.k;
+    this.y = pane.y + pane.height / 2 - at.y * this.k;
+    this.clampTo(content);
+    this.apply();
+  }
+
+  /**
+   * Keep `box` in view (with `related` boxes too when they fit at this scale): when it is not
+   * wholly visible, pan so that it is, centring it and keeping the content across the pane.
+   */
+  follow(box: Box, related: Box[], content: Rect): void {
+    const pane = this.pane();
+    const m = ZOOM.followMargin;
+    const visible = (b: Box): boolean => {
+      const left = (b.x - b.width / 2) * this.k + this.x;
+      const top = (b.y - b.height / 2) * this.k + this.y;
+      return left >= pane.x + m / 2 && top >= pane.y + m / 2 && left + b.width * this.k <= pane.x + pane.width - m / 2 && top + b.height * this.k <= pane.y + pane.height - m / 2;
+    };
+    if (visible(box) && related.every(visible)) return;
+    // Centre on the group if it fits at this scale, else on the box alone.
+    const all = [box, ...related];
+    const minX = Math.min(...all.map((b) => b.x - b.width / 2));
+    const maxX = Math.max(...all.map((b) => b.x + b.width / 2));
+    const minY = Math.min(...all.map((b) => b.y - b.height / 2));
+    const maxY = Math.max(...all.map((b) => b.y + b.height / 2));
+    const fits = (maxX - minX) * this.k <= pane.width - 2 * m && (maxY - minY) * this.k <= pane.height - 2 * m;
+    const cx = fits ? (minX + maxX) / 2 : box.x;
+    const cy = fits ? (minY + maxY) / 2 : box.y;
+    this.x = pane.x + pane.width / 2 - cx * this.k;
+    this.y = pane.y + pane.height / 2 - cy * this.k;
+    this.clampTo(content);
+    this.apply();
+  }
+
+  /** No empty band where content could be: content larger than the pane covers it, smaller is centred. */
+  private clampTo(content: Rect): void {
+    const pane = this.pane();
+    const pad = ZOOM.fitPadding;
+    const w = content.width * this.k;
+    const h = content.height * this.k;
+    if (w + 2 * pad <= pane.width) this.x = pane.x + (pane.width - w) / 2 - content.x * this.k;
+    else this.x = Math.min(pane.x + pad - content.x * this.k, Math.max(pane.x + pane.width - pad - (content.x + content.width) * this.k, this.x));
+    if (h + 2 * pad <= pane.height) this.y = pane.y + (pane.height - h) / 2 - content.y * this.k;
+    else this.y = Math.min(pane.y + pad - content.y * this.k, Math.max(pane.y + pane.height - pad - (content.y + content.height) * this.k, this.y));
   }
 
   /** Zoom by `factor` around a point of the view (its centre by default). */
   zoomBy(factor: number, at?: { x: number; y: number }): void {
-    const rect = this.svg.getBoundingClientRect();
-    const px = at?.x ?? rect.width / 2;
-    const py = at?.y ?? rect.height / 2;
+    this.mode = "user";
+    const pane = this.pane();
+    const px = at?.x ?? pane.x + pane.width / 2;
+    const py = at?.y ?? pane.y + pane.height / 2;
     const k = Math.max(ZOOM.min, Math.min(ZOOM.max, this.k * factor));
     this.x = px - ((px - this.x) * k) / this.k;
     this.y = py - ((py - this.y) * k) / this.k;
     this.k = k;
     this.apply();
-  }
-
-  /** Pan so that a content point is in view (used to follow the walk on big graphs). */
-  ensureVisible(point: { x: number; y: number }, margin = 60): void {
-    const rect = this.svg.getBoundingClientRect();
-    const sx = point.x * this.k + this.x;
-    const sy = point.y * this.k + this.y;
-    if (sx < margin || sx > rect.width - margin || sy < margin || sy > rect.height - margin) {
-      this.x = rect.width / 2 - point.x * this.k;
-      this.y = rect.height / 2 - point.y * this.k;
-      this.apply();
-    }
   }
 
   private apply(): void {
@@ -86,7 +162,7 @@ export class PanZoom {
   }
 
   private onPointerDown(e: PointerEvent): void {
-    if (e.button !== 0 || (e.target as Element).closest("[data-node-id]")) return;
+    if (e.button !== 0 || (e.target as Element).closest("[data-node-id], [data-frame-module]")) return;
     this.drag = { pointer: e.pointerId, x: e.clientX, y: e.clientY };
     this.svg.setPointerCapture(e.pointerId);
     this.svg.classList.add("panning");
@@ -94,6 +170,7 @@ export class PanZoom {
 
   private onPointerMove(e: PointerEvent): void {
     if (!this.drag || e.pointerId !== this.drag.pointer) return;
+    this.mode = "user";
     this.x += e.clientX - this.drag.x;
     this.y += e.clientY - this.drag.y;
     this.drag.x = e.clientX;

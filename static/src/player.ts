@@ -12,8 +12,14 @@ export class Player {
   private timer: ReturnType<typeof setTimeout> | null = null;
   speed = 1;
 
-  /** `stepMs`: milliseconds per step at speed 1. */
-  constructor(private readonly stepMs: number = PLAYER.stepMs) {}
+  /**
+   * `stepMs`: milliseconds per step at speed 1; `endHold`: how many steps' time the last position
+   * stays before playing stops (the forward replay lingers on its last node before it ends).
+   */
+  constructor(
+    private readonly stepMs: number = PLAYER.stepMs,
+    private readonly endHold = 1,
+  ) {}
 
   /** Called after every change of position or play state. */
   onChange: (position: number, playing: boolean) => void = () => {};
@@ -83,7 +89,8 @@ export class Player {
         return;
       }
       this.position += 1;
-      this.timer = setTimeout(tick, this.stepMs / this.speed);
+      const hold = this.position >= this.total ? this.endHold : 1;
+      this.timer = setTimeout(tick, (hold * this.stepMs) / this.speed);
       this.onChange(this.position, true);
     };
     this.timer = setTimeout(tick, this.position === 0 ? 0 : this.stepMs / this.speed);

@@ -1,13 +1,21 @@
 /**
- * The graph view: builds plain SVG from a graph and its layout (build once per run), then
- * updates classes and gradient text for each walk frame (update per step). Pan/zoom in panzoom.ts.
+ * The graph view, in Netron's phases: `build` makes the SVG of each box and measures its text
+ * (boxes are sized to it; text that would run past is cut), `place` puts the boxes, frames, edges
+ * and edge-label slots where the layout says, and `showFrame` / `showForward` update classes and
+ * the gradient text for each walk frame. Badges sit inside their box and gradients flowing back
+ * are drawn in slots the layout reserved between ranks, so nothing covers a node's text.
+ * Pan/zoom and the legible-size rule live in panzoom.ts.
  */
-import { ERROR_TAG, NODE, ZOOM } from "./config";
-import { formatShort, clip } from "./format";
-import { isUntracked, kindOf, nodeRows, type ForwardFrame, type WalkFrame } from "./graphmodel";
-import type { LayoutResult, Point } from "./layout";
+import { ERROR_TAG, LAYOUT, NODE } from "./config";
+import { formatShort } from "./format";
+import { gradRowText, isUntracked, kindOf, nodeRows, type Flow, type ForwardFrame, type WalkFrame } from "./graphmodel";
+import { bandSlot, freeBands, spreadApart } from "./labels";
+import type { Arrangement, Box, LayoutRequest, LayoutResult, Point } from "./layout";
+import { TextMeasurer } from "./measure";
+import { matchFlowEdges, type DisplayNode } from "./modules";
 import { PanZoom } from "./panzoom";
-import type { Graph, GraphNode } from "./types";
+import type { Graph, TensorValue } from "./types";
+import type { DisplayGraph } from "./modules";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -39,42 +47,73 @@ function edgePath(points: Point[]): string {
   return d;
 }
 
-interface NodeElements {
+/** What the page tells the view about a graph before building it. */
+export interface RenderInput {
+  graph: Graph;
+  display: DisplayGraph;
+  /** For each walk step's contributions, whether the receiver already held a gradient. */
+  marks: boolean[][];
+  /** The graph node an error concerns (marked red, with a tag inside its box). */
+  errorNode: string | null;
+}
+
+interface BoxElements {
+  box: DisplayNode;
   group: SVGGElement;
-  /** Untracked nodes never receive a gradient. */
+  rect: SVGRectElement;
   untracked: boolean;
+  title: string;
+  subtitle: string;
   grad: SVGTextElement;
-  /** The value row, and its text once the forward pass has computed it. */
   value: SVGTextElement;
   valueText: string;
+  badge: SVGGElement | null;
   width: number;
   height: number;
-  badge: SVGGElement;
-  badgeText: SVGTextElement;
+  /** Widest gradient text this box can show, so each frame's text fits. */
+  gradWidth: number;
+  /** The gradient value (and whether a walk exists) its text was last set from. */
+  shownGrad?: TensorValue | undefined;
+  shownWalked?: boolean;
 }
 
 interface EdgeElements {
   path: SVGPathElement;
   src: string;
   dst: string;
-  arg: number;
+  arg: number | null;
+  graphSrc: string;
+  graphDst: string;
+  label: Box | null;
   points: Point[];
+}
+
+/** Rows of text inside a box, top to bottom (the error tag, when present, takes the first). */
+function rowY(index: number, height: number): number {
+  return -height / 2 + NODE.padY + NODE.rowHeight * index + NODE.rowHeight * 0.72;
 }
 
 export class GraphView {
   private readonly viewport: SVGGElement;
+  private readonly frameLayer: SVGGElement;
   private readonly edgeLayer: SVGGElement;
   private readonly nodeLayer: SVGGElement;
   private readonly flowLayer: SVGGElement;
   private readonly panzoom: PanZoom;
-  private nodes = new Map<string, NodeElements>();
+  private readonly measurer: TextMeasurer;
+  private boxes = new Map<string, BoxElements>();
+  private order: string[] = [];
   private edges: EdgeElements[] = [];
+  private input: RenderInput | null = null;
   private layout: LayoutResult | null = null;
   private selected: string | null = null;
+  private edgeLabels: ({ width: number; height: number } | null)[] = [];
 
-  /** Called with a node id when the user clicks a node, null when they click the background. */
+  /** Called with a box id when the user clicks or presses Enter on a box, null on the background. */
   onSelect: (id: string | null) => void = () => {};
-  /** Called when the pointer enters a node (with its position in the page) or leaves it (null). */
+  /** Called with a module id when the user opens a collapsed module or shuts an expanded one. */
+  onToggleModule: (moduleId: string) => void = () => {};
+  /** Called when the pointer enters a box (with its position in the page) or leaves it (null). */
   onHover: (id: string | null, at: { x: number; y: number }) => void = () => {};
 
   constructor(readonly svg: SVGSVGElement) {
@@ -91,13 +130,20 @@ export class GraphView {
       svgEl("path", { d: "M0,0 L10,5 L0,10 z", class: cls }, marker);
     }
     this.viewport = svgEl("g", { class: "viewport" }, svg);
+    this.frameLayer = svgEl("g", { class: "frames" }, this.viewport);
     this.edgeLayer = svgEl("g", { class: "edges" }, this.viewport);
-    this.nodeLayer = svgEl("g", { class: "nodes" }, this.viewport);
+    this.nodeLayer = svgEl("g", { class: "nodes", role: "list", "aria-label": "Nodes of the graph", tabindex: -1 }, this.viewport);
     this.flowLayer = svgEl("g", { class: "flows" }, this.viewport);
     this.panzoom = new PanZoom(svg, this.viewport);
+    this.measurer = new TextMeasurer(svg);
     svg.addEventListener("click", (e) => {
-      const target = (e.target as Element).closest("[data-node-id]");
-      this.select(target?.getAttribute("data-node-id") ?? null);
+      const target = e.target as Element;
+      const frame = target.closest("[data-frame-module]");
+      if (frame) {
+        this.onToggleModule(frame.getAttribute("data-frame-module") ?? "");
+        return;
+      }
+      this.activate(target.closest("[data-node-id]")?.getAttribute("data-node-id") ?? null);
     });
     svg.addEventListener("pointerover", (e) => {
       const target = (e.target as Element).closest("[data-node-id]");
@@ -108,186 +154,447 @@ export class GraphView {
       const to = (e.relatedTarget as Element | null)?.closest?.("[data-node-id]");
       if (from && from !== to) this.onHover(null, { x: e.clientX, y: e.clientY });
     });
+    this.nodeLayer.addEventListener("keydown", (e) => this.onNodeKey(e));
+    this.nodeLayer.addEventListener("focusin", (e) => {
+      const target = (e.target as Element).closest<SVGGElement>("[data-node-id]");
+      if (target) this.rove(target.dataset.nodeId ?? null, false);
+    });
+  }
+
+  /** A click or Enter on box `id`: a collapsed module opens, any other box is selected. */
+  private activate(id: string | null): void {
+    const els = id ? this.boxes.get(id) : undefined;
+    if (els?.box.collapsed && els.box.module) {
+      this.onToggleModule(els.box.module.id);
+      return;
+    }
+    this.select(id);
   }
 
   /** Remove everything drawn. */
   clear(): void {
+    this.frameLayer.replaceChildren();
     this.edgeLayer.replaceChildren();
     this.nodeLayer.replaceChildren();
     this.flowLayer.replaceChildren();
-    this.nodes.clear();
+    this.boxes.clear();
+    this.order = [];
     this.edges = [];
+    this.input = null;
     this.layout = null;
     this.selected = null;
   }
 
-  /** Build the SVG for `graph` placed by `layout`. */
-  render(graph: Graph, layout: LayoutResult): void {
+  /**
+   * Build and measure the boxes of `input` (not yet placed) and return what the layout needs:
+   * their sizes, the room each edge's gradient label needs, and the directions to try in `pane`.
+   */
+  build(input: RenderInput, pane: { width: number; height: number }, directions: Arrangement[]): LayoutRequest {
     this.clear();
-    this.layout = layout;
-    graph.edges.forEach((edge, index) => {
-      const points = layout.edges[index] ?? [];
-      const path = svgEl("path", { class: "edge", d: edgePath(points), "marker-end": "url(#arrow)" }, this.edgeLayer);
-      const source = graph.nodes.find((n) => n.id === edge.src);
-      if (source && isUntracked(source)) path.classList.add("untracked");
-      this.edges.push({ path, src: edge.src, dst: edge.dst, arg: edge.arg, points });
+    this.input = input;
+    const { graph, display, marks } = input;
+    const accumulating = new Set<string>();
+    const gradCandidates = new Map<string, TensorValue[]>();
+    const candidate = (id: string, value: TensorValue) => {
+      const list = gradCandidates.get(id) ?? [];
+      list.push(value);
+      gradCandidates.set(id, list);
+    };
+    graph.walk.forEach((step, i) => {
+      candidate(step.node, step.grad_output);
+      step.contributions.forEach((c, k) => {
+        candidate(c.to, c.accumulated_grad);
+        if (marks[i]?.[k]) accumulating.add(display.boxOf.get(c.to) ?? c.to);
+      });
     });
-    for (const node of graph.nodes) this.renderNode(node, graph.root, layout);
+    for (const node of graph.nodes) if (node.grad !== null && node.grad !== undefined) candidate(node.id, node.grad);
+    const errorBox = input.errorNode ? (display.boxOf.get(input.errorNode) ?? null) : null;
+    for (const box of display.nodes) {
+      const gradTexts = [
+        gradRowText(box.node, undefined),
+        ...(gradCandidates.get(box.node.id) ?? []).map((v) => this.fitted((shown) => gradRowText(box.node, v, true, shown), "node-grad", NODE.maxTextWidth)),
+      ];
+      this.buildBox(box, graph.root, accumulating.has(box.id), box.id === errorBox, gradTexts);
+    }
+    const big = display.nodes.length > LAYOUT.bigGraph;
+    {
+      // Room on each edge for the widest gradient that will flow back along it.
+      const widths = display.edges.map(() => 0);
+      graph.walk.forEach((step, i) => {
+        const flows = step.contributions.map((c, k) => ({ from: step.node, to: c.to, arg: c.arg ?? null, grad: c.grad, accumulates: marks[i]?.[k] ?? false }));
+        matchFlowEdges(display, flows).forEach((edgeIndex, k) => {
+          const flow = flows[k];
+          if (edgeIndex < 0 || !flow) return;
+          const text = flowText(flow.grad, flow.accumulates);
+          widths[edgeIndex] = Math.max(widths[edgeIndex] ?? 0, this.measurer.width(text, "flow-text", "flow-label") + 14);
+        });
+      });
+      this.edgeLabels = widths.map((w) => (w > 0 ? { width: Math.ceil(w), height: LAYOUT.labelHeight } : null));
+    }
+    const parentOf = new Map<string, string>();
+    for (const frame of display.frames) for (const member of frame.members) parentOf.set(display.boxOf.get(member) ?? member, frame.id);
+    return {
+      nodes: display.nodes.map((box) => {
+        const els = this.boxes.get(box.id);
+        return { id: box.id, width: els?.width ?? NODE.minWidth, height: els?.height ?? 60, parent: parentOf.get(box.id) ?? null };
+      }),
+      edges: display.edges.map((e, i) => ({ src: e.src, dst: e.dst, label: this.edgeLabels[i] ?? null })),
+      frames: display.frames.map((f) => ({ id: f.id, labelWidth: this.measurer.width(frameTitle(f.module.name, f.module.type), "frame-title", "frame") + 30 })),
+      directions: big ? ["BT"] : directions,
+      pane,
+      options: LAYOUT,
+    };
   }
 
-  private renderNode(node: GraphNode, root: string | null, layout: LayoutResult): void {
-    const box = layout.nodes[node.id];
-    if (!box) return;
+  private buildBox(box: DisplayNode, root: string | null, accumulates: boolean, isError: boolean, gradTexts: string[]): void {
+    const node = box.node;
     const kind = kindOf(node, root);
-    const group = svgEl("g", { class: `node kind-${kind}`, transform: `translate(${box.x},${box.y})` }, this.nodeLayer);
-    group.dataset.nodeId = node.id;
-    if (node.name) group.dataset.nodeName = node.name;
-    if (isUntracked(node)) group.classList.add("untracked");
-    const w = box.width;
-    const h = box.height;
-    const radius = kind === "op" ? Math.min(h / 2, 18) : NODE.radius;
-    svgEl("rect", { class: "node-box", x: -w / 2, y: -h / 2, width: w, height: h, rx: radius }, group);
-    const rows = nodeRows(node, root);
-    const left = -w / 2 + 10;
-    let y = -h / 2 + NODE.padding + NODE.rowHeight * 0.75;
-    const row = (cls: string, text: string): SVGTextElement => {
-      const t = svgEl("text", { class: cls, x: left, y }, group);
-      t.textContent = text;
-      y += NODE.rowHeight;
+    const title = box.collapsed && box.module ? box.module.name : (node.name ?? (box.module ? box.module.name : undefined));
+    const rows = nodeRows(node, root, title);
+    if (box.collapsed && box.module) {
+      rows.subtitle = `${box.module.type} module${node.shape?.length ? ` → (${node.shape.join(", ")}${node.shape.length === 1 ? "," : ""})` : ""}`;
+      rows.note = box.params.length ? `holds ${box.params.map((p) => (p.name ?? p.label ?? "param").split(".").pop()).join(", ")}` : null;
+    } else if (box.module && !node.name) {
+      rows.subtitle = `${box.module.type} · ${rows.subtitle}`;
+    }
+    const group = svgEl("g", { class: `node kind-${kind}`, role: "listitem", tabindex: -1 }, this.nodeLayer);
+    group.dataset.nodeId = box.id;
+    if (node.name && !box.collapsed) group.dataset.nodeName = node.name;
+    if (box.collapsed && box.module) {
+      group.classList.add("module");
+      group.dataset.moduleId = box.module.id;
+      group.setAttribute("aria-expanded", "false");
+    }
+    if (isUntracked(node) && !box.collapsed) group.classList.add("untracked");
+    const m = this.measurer;
+    const badgeWidth = accumulates ? m.width("+=", "badge-text") + 12 : 0;
+    const titleText = box.collapsed ? `▸ ${rows.title}` : rows.title;
+    // A tensor lists as many elements as fit the widest box; the details panel has them all.
+    rows.value = this.fitted((shown) => nodeRows(node, root, title, shown).value, "node-value", NODE.maxTextWidth);
+    const errorWidth = isError ? m.width(ERROR_TAG.text, "error-text") + 16 : 0;
+    const gradWidth = Math.max(...gradTexts.map((t) => m.width(t, "node-grad")));
+    const natural = Math.max(
+      m.width(titleText, "node-title") + (badgeWidth ? badgeWidth + NODE.badgeGap : 0),
+      m.width(rows.subtitle, "node-sub"),
+      m.width(rows.value, "node-value"),
+      gradWidth,
+      rows.note ? m.width(rows.note, "node-reason") : 0,
+      errorWidth,
+    );
+    const inner = Math.min(NODE.maxTextWidth, Math.max(NODE.minWidth - 2 * NODE.padX, Math.ceil(natural)));
+    const width = inner + 2 * NODE.padX;
+    const rowCount = (isError ? 1 : 0) + 4 + (rows.note ? 1 : 0);
+    const height = rowCount * NODE.rowHeight + 2 * NODE.padY;
+    const radius = kind === "op" || kind === "output" ? Math.min(height / 2, 14) : NODE.radius;
+    const rect = svgEl("rect", { class: "node-box", x: -width / 2, y: -height / 2, width, height, rx: radius }, group);
+    const left = -width / 2 + NODE.padX;
+    let row = 0;
+    if (isError) {
+      group.classList.add("error-node");
+      group.dataset.errorNode = "true";
+      const tag = svgEl("g", { class: "error-tag", transform: `translate(${left},${rowY(0, height) - NODE.rowHeight * 0.72 + 1})` }, group);
+      svgEl("rect", { width: errorWidth, height: NODE.rowHeight - 2, rx: (NODE.rowHeight - 2) / 2 }, tag);
+      const text = svgEl("text", { class: "error-text", x: errorWidth / 2, y: NODE.rowHeight * 0.72 - 1, "text-anchor": "middle" }, tag);
+      text.textContent = ERROR_TAG.text;
+      row++;
+    }
+    const text = (cls: string, content: string, maxWidth = inner): SVGTextElement => {
+      const t = svgEl("text", { class: cls, x: left, y: rowY(row, height) }, group);
+      t.textContent = m.fit(content, cls, maxWidth);
+      row++;
       return t;
     };
-    row("node-title", rows.title);
-    row("node-sub", rows.subtitle);
-    const value = row("node-value", rows.value);
-    const grad = row("node-grad", "grad ·");
-    if (node.untracked_reason) row("node-reason", clip(node.untracked_reason, NODE.maxChars + 4));
-    const badge = svgEl("g", { class: "node-badge", transform: `translate(${w / 2 - 4},${-h / 2})` }, group);
-    svgEl("rect", { x: -30, y: -11, width: 34, height: 20, rx: 10 }, badge);
-    const badgeText = svgEl("text", { x: -13, y: 4, "text-anchor": "middle" }, badge);
-    this.nodes.set(node.id, { group, untracked: isUntracked(node), grad, value, valueText: rows.value, width: w, height: h, badge, badgeText });
+    text("node-title", titleText, inner - (badgeWidth ? badgeWidth + NODE.badgeGap : 0));
+    let badge: SVGGElement | null = null;
+    if (badgeWidth) {
+      // Inside the box, at the right end of the title row: it never covers another node's text.
+      badge = svgEl("g", { class: "node-badge", transform: `translate(${width / 2 - NODE.padX - badgeWidth},${rowY(row - 1, height) - 13})` }, group);
+      svgEl("rect", { width: badgeWidth, height: 17, rx: 8.5 }, badge);
+      svgEl("text", { class: "badge-text", x: badgeWidth / 2, y: 12.5, "text-anchor": "middle" }, badge);
+    }
+    text("node-sub", rows.subtitle);
+    const value = text("node-value", rows.value);
+    const grad = text("node-grad", gradRowText(node, undefined));
+    if (rows.note) text("node-reason", rows.note);
+    const valueText = value.textContent ?? "";
+    this.boxes.set(box.id, {
+      box,
+      group,
+      rect,
+      untracked: isUntracked(node),
+      title: rows.title,
+      subtitle: rows.subtitle,
+      grad,
+      value,
+      valueText,
+      badge,
+      width,
+      height,
+      gradWidth: inner,
+    });
+    this.order.push(box.id);
   }
 
-  /** Show a walk frame: the active node, known gradients, and the gradient flowing this step. */
-  showFrame(frame: WalkFrame): void {
-    for (const [id, els] of this.nodes) {
-      const grad = frame.grads.get(id);
-      const unknown = els.untracked ? "grad None" : "grad ·";
-      els.grad.textContent = grad === undefined ? unknown : clip(`grad ${formatShort(grad)}`, NODE.maxChars + 4);
+  /** Put the built boxes, frames and edges where `layout` says. */
+  place(layout: LayoutResult): void {
+    const input = this.input;
+    if (!input) return;
+    this.layout = layout;
+    for (const [id, els] of this.boxes) {
+      const box = layout.nodes[id];
+      if (box) els.group.setAttribute("transform", `translate(${box.x},${box.y})`);
+    }
+    for (const frame of input.display.frames) {
+      const box = layout.frames[frame.id];
+      if (!box) continue;
+      const g = svgEl("g", { class: "module-frame" }, this.frameLayer);
+      g.dataset.frameId = frame.id;
+      svgEl("rect", { class: "frame-box", x: box.x - box.width / 2, y: box.y - box.height / 2, width: box.width, height: box.height, rx: 10 }, g);
+      // The title is a button that shuts the module again.
+      const title = svgEl("g", { class: "frame-title-button", role: "button", tabindex: 0, "aria-expanded": "true" }, g);
+      title.dataset.frameModule = frame.module.id;
+      title.setAttribute("aria-label", `Collapse ${frame.module.name} (${frame.module.type})`);
+      const text = svgEl("text", { class: "frame-title", x: box.x - box.width / 2 + 10, y: box.y - box.height / 2 + 15 }, title);
+      text.textContent = frameTitle(frame.module.name, frame.module.type);
+      title.addEventListener("keydown", (e) => {
+        if (e.key === "Enter" || e.key === " ") {
+          e.preventDefault();
+          e.stopPropagation();
+          this.onToggleModule(frame.module.id);
+        }
+      });
+    }
+    const bands = layout.rankdir === "LR" ? [] : freeBands(Object.values(layout.nodes));
+    input.display.edges.forEach((edge, index) => {
+      const points = layout.edges[index] ?? [];
+      const path = svgEl("path", { class: "edge", d: edgePath(points), "marker-end": "url(#arrow)" }, this.edgeLayer);
+      const source = input.graph.nodes.find((n) => n.id === edge.graphSrc);
+      if (source && isUntracked(source)) path.classList.add("untracked");
+      const size = this.edgeLabels[index];
+      let label: Box | null = layout.labels[index] ?? null;
+      if (!label && size && points[0]) {
+        const at = bandSlot(points, bands, size.height, points[0]);
+        if (at) label = { ...at, ...size };
+      }
+      this.edges.push({ ...edge, path, points, label });
+    });
+    this.rove(this.order[0] ?? null, false);
+  }
+
+  /**
+   * Show a walk frame: the active box, known gradients, and the gradients flowing this step;
+   * `follow` pans the view to the active box when it is off screen.
+   */
+  showFrame(frame: WalkFrame, follow = true): void {
+    const boxOf = this.input?.display.boxOf;
+    const active = frame.active ? (boxOf?.get(frame.active) ?? frame.active) : null;
+    const walked = frame.total > 0;
+    for (const [id, els] of this.boxes) {
+      const grad = frame.grads.get(els.box.node.id);
+      // Text and name change only when the gradient shown does (a step touches a few boxes).
+      if (els.shownGrad !== grad || els.shownWalked !== walked) {
+        els.shownGrad = grad;
+        els.shownWalked = walked;
+        els.grad.textContent = this.fitted((shown) => gradRowText(els.box.node, grad, walked, shown), "node-grad", els.gradWidth);
+        els.group.setAttribute("aria-label", this.describe(els, grad, walked));
+      }
       els.group.classList.toggle("has-grad", grad !== undefined);
-      els.group.classList.toggle("done", frame.done.has(id));
+      els.group.classList.toggle("done", frame.done.has(els.box.node.id));
       els.group.classList.remove("receiving", "accumulating");
-      els.badgeText.textContent = "";
-      if (id === frame.active) els.group.dataset.walkActive = "true";
+      // The badge says "+=" only while it is true (its text is part of the box's text).
+      const badgeText = els.badge?.querySelector("text");
+      if (badgeText) badgeText.textContent = "";
+      if (id === active) els.group.dataset.walkActive = "true";
       else delete els.group.dataset.walkActive;
     }
     this.svg.classList.toggle("walking", frame.active !== null && frame.position < frame.total);
     for (const edge of this.edges) edge.path.classList.remove("flowing");
     this.flowLayer.replaceChildren();
-    const used = new Set<EdgeElements>();
-    for (const flow of frame.flows) {
-      const target = this.nodes.get(flow.to);
+    const matched = this.input ? matchFlowEdges(this.input.display, frame.flows) : [];
+    const labels: { x: number; y: number; width: number; text: string }[] = [];
+    frame.flows.forEach((flow, k) => {
+      const from = boxOf?.get(flow.from) ?? flow.from;
+      const to = boxOf?.get(flow.to) ?? flow.to;
+      if (from === to) return; // inside a collapsed module: listed under the caption only
+      const target = this.boxes.get(to);
       if (target) {
         target.group.classList.add("receiving");
         if (flow.accumulates) {
           target.group.classList.add("accumulating");
-          target.badgeText.textContent = "+=";
+          const badgeText = target.badge?.querySelector("text");
+          if (badgeText) badgeText.textContent = "+=";
         }
       }
-      const edge = this.edges.find(
-        (e) => e.src === flow.to && e.dst === flow.from && (flow.arg === null || e.arg === flow.arg) && !used.has(e),
-      );
-      if (!edge) continue;
-      used.add(edge);
+      const edge = this.edges[matched[k] ?? -1];
+      if (!edge) return;
       edge.path.classList.add("flowing");
-      this.drawFlowLabel(edge, `${flow.accumulates ? "+= " : ""}${formatShort(flow.grad)}`, used.size);
-    }
-    if (frame.active && this.layout) {
-      const box = this.layout.nodes[frame.active];
-      if (box) this.panzoom.ensureVisible(box);
-    }
-  }
-
-  private drawFlowLabel(edge: EdgeElements, text: string, index: number): void {
-    const mid = edge.points[Math.floor(edge.points.length / 2)];
-    if (!mid) return;
-    const group = svgEl("g", { class: "flow-label", transform: `translate(${mid.x},${mid.y + (index - 1) * 4})` }, this.flowLayer);
-    const rect = svgEl("rect", { y: -10, height: 20, rx: 6 }, group);
-    const label = svgEl("text", { y: 4, "text-anchor": "middle" }, group);
-    label.textContent = clip(text, 22);
-    const width = 12 + 7.2 * label.textContent.length;
-    rect.setAttribute("x", String(-width / 2));
-    rect.setAttribute("width", String(width));
+      // An edge with no free slot for its label still lights up; the rows under the caption say the number.
+      if (!edge.label) return;
+      const text = flowText(flow.grad, flow.accumulates);
+      labels.push({ x: edge.label.x, y: edge.label.y, width: this.measurer.width(text, "flow-text", "flow-label") + 14, text });
+    });
+    const xs = spreadApart(labels);
+    labels.forEach((label, i) => this.drawFlowLabel({ x: xs[i] ?? label.x, y: label.y }, label.width, label.text));
+    if (active && follow) this.follow(active, frame.flows);
   }
 
   /**
-   * Show the forward replay: nodes not yet computed are dimmed with their value hidden, the node
+   * The text `make(shown)` with as many tensor elements as fit `width` (4, else 3, 2, 1), cut with
+   * an ellipsis only when even one element does not fit.
+   */
+  private fitted(make: (shown: number) => string, cls: string, width: number): string {
+    for (const shown of [4, 3, 2, 1]) {
+      const text = make(shown);
+      if (this.measurer.width(text, cls) <= width) return text;
+    }
+    return this.measurer.fit(make(1), cls, width);
+  }
+
+  /** The accessible name of a box: what it is, its value and its gradient now. */
+  private describe(els: BoxElements, grad: TensorValue | undefined, walked: boolean): string {
+    const parts = [els.title, els.subtitle, els.valueText.replace(/^= /, "value "), gradRowText(els.box.node, grad, walked)];
+    if (els.box.collapsed) parts.push("collapsed module, Enter expands");
+    if (els.group.dataset.errorNode) parts.push("the error is here");
+    return parts.join(", ");
+  }
+
+  private drawFlowLabel(at: Point, width: number, text: string): void {
+    const group = svgEl("g", { class: "flow-label", transform: `translate(${at.x},${at.y})` }, this.flowLayer);
+    svgEl("rect", { x: -width / 2, y: -LAYOUT.labelHeight / 2, width, height: LAYOUT.labelHeight, rx: 6 }, group);
+    const label = svgEl("text", { class: "flow-text", y: 4.5, "text-anchor": "middle" }, group);
+    label.textContent = text;
+  }
+
+  /** Keep the active box (and, when they fit, the boxes it sends to) in view. */
+  private follow(active: string, flows: Flow[]): void {
+    const layout = this.layout;
+    const box = layout?.nodes[active];
+    if (!layout || !box) return;
+    const boxOf = this.input?.display.boxOf;
+    const related = flows.map((f) => layout.nodes[boxOf?.get(f.to) ?? f.to]).filter((b): b is Box => b !== undefined);
+    this.panzoom.follow(box, related, { x: 0, y: 0, width: layout.width, height: layout.height });
+  }
+
+  /**
+   * Show the forward replay: boxes not yet computed are dimmed with their value hidden, the box
    * just computed is outlined and its incoming edges lit. null ends the replay (every value shown).
    */
   showForward(frame: ForwardFrame | null): void {
     this.svg.classList.toggle("forwarding", frame !== null);
-    for (const [id, els] of this.nodes) {
-      const computed = frame === null || frame.computed.has(id);
-      els.value.textContent = computed ? els.valueText : "= ·";
+    const boxOf = this.input?.display.boxOf;
+    const computed = frame ? new Set([...frame.computed].map((id) => boxOf?.get(id) ?? id)) : null;
+    const active = frame?.active ? (boxOf?.get(frame.active) ?? frame.active) : null;
+    for (const [id, els] of this.boxes) {
+      // A module box counts as computed once its output is.
+      const done = frame === null || (els.box.collapsed ? frame.computed.has(els.box.node.id) : (computed?.has(id) ?? true));
+      els.value.textContent = done ? els.valueText : "= ·";
       if (frame === null) delete els.group.dataset.forward;
-      else els.group.dataset.forward = computed ? "computed" : "pending";
-      if (frame !== null && id === frame.active) els.group.dataset.forwardActive = "true";
+      else els.group.dataset.forward = done ? "computed" : "pending";
+      if (frame !== null && id === active) els.group.dataset.forwardActive = "true";
       else delete els.group.dataset.forwardActive;
     }
-    for (const edge of this.edges) edge.path.classList.toggle("forward-flowing", frame !== null && edge.dst === frame.active);
-    if (frame?.active && this.layout) {
-      const box = this.layout.nodes[frame.active];
-      if (box) this.panzoom.ensureVisible(box);
-    }
+    for (const edge of this.edges) edge.path.classList.toggle("forward-flowing", active !== null && edge.dst === active);
+    if (active && this.layout) this.follow(active, []);
   }
 
-  /** Mark the node an autograd error concerns: red outline, an "error here" tag (null clears). */
-  markError(id: string | null): void {
-    for (const [nodeId, els] of this.nodes) {
-      const marked = nodeId === id;
-      els.group.classList.toggle("error-node", marked);
-      els.group.querySelector(".error-tag")?.remove();
-      if (!marked) {
-        delete els.group.dataset.errorNode;
-        continue;
-      }
-      els.group.dataset.errorNode = "true";
-      // Straddles the box's top edge on the left (the "+=" badge sits on the right).
-      const tag = svgEl("g", { class: "error-tag", transform: `translate(${-els.width / 2 + 6},${-els.height / 2 - ERROR_TAG.height / 2 - 2})` }, els.group);
-      svgEl("rect", { width: ERROR_TAG.width, height: ERROR_TAG.height, rx: ERROR_TAG.height / 2 }, tag);
-      const text = svgEl("text", { x: ERROR_TAG.width / 2, y: ERROR_TAG.height / 2 + 4, "text-anchor": "middle" }, tag);
-      text.textContent = ERROR_TAG.text;
-      const box = this.layout?.nodes[nodeId];
-      if (box) this.panzoom.ensureVisible(box);
-    }
-  }
-
-  /** Select (outline) a node and tell the listener. */
+  /** Select (outline) a box and tell the listener. */
   select(id: string | null): void {
-    if (this.selected) this.nodes.get(this.selected)?.group.classList.remove("selected");
-    this.selected = id && this.nodes.has(id) ? id : null;
-    if (this.selected) this.nodes.get(this.selected)?.group.classList.add("selected");
+    if (this.selected) this.boxes.get(this.selected)?.group.classList.remove("selected");
+    this.selected = id && this.boxes.has(id) ? id : null;
+    if (this.selected) this.boxes.get(this.selected)?.group.classList.add("selected");
     this.onSelect(this.selected);
   }
 
-  /** Fit the whole graph into the view. */
+  /** The box that draws graph node `id` (a collapsed module's box for its members). */
+  boxOf(id: string): string {
+    return this.input?.display.boxOf.get(id) ?? id;
+  }
+
+  /** The graph node a box shows (a collapsed module: its output). */
+  nodeOf(boxId: string): string | null {
+    return this.boxes.get(boxId)?.box.node.id ?? null;
+  }
+
+  /** Whether the box stands for a collapsed module. */
+  boxInfo(boxId: string): DisplayNode | null {
+    return this.boxes.get(boxId)?.box ?? null;
+  }
+
+  /** The minimum legible scale; `presenting` asks for the bigger minimum. */
+  set presenting(on: boolean) {
+    this.panzoom.presenting = on;
+  }
+
+  /** Fit the whole graph into the view, however small that makes it (the Fit button). */
   fit(): void {
     if (this.layout) this.panzoom.fit({ x: 0, y: 0, width: this.layout.width, height: this.layout.height });
   }
 
-  /** Fit the graph, or when it is too big to read fitted, show node `focus` at a readable scale. */
-  fitReadable(focus: string | null): void {
+  /** The opening view: the whole graph if it fits legibly, else node `focus` at the legible size. */
+  autoView(focus: string | null): void {
     if (!this.layout) return;
-    const box = focus ? this.layout.nodes[focus] : undefined;
-    if (box && this.panzoom.fitScale(this.layout) < ZOOM.minReadable) this.panzoom.centerOn(box, ZOOM.readable);
-    else this.fit();
+    const box = focus ? this.layout.nodes[this.boxOf(focus)] : undefined;
+    this.panzoom.autoView({ x: 0, y: 0, width: this.layout.width, height: this.layout.height }, box ?? null);
   }
 
   zoomBy(factor: number): void {
     this.panzoom.zoomBy(factor);
   }
 
+  /**
+   * The pane changed size (a window resize, a caption growing a line): redo the page's own view
+   * (around `focus`, or fitted after Fit); a view the user panned or zoomed is left as it is.
+   */
+  paneResized(focus: string | null): void {
+    if (this.panzoom.mode === "fit") this.fit();
+    else if (this.panzoom.mode === "auto") this.autoView(focus);
+  }
+
   /** Content size, for exports. */
   get size(): { width: number; height: number } {
     return { width: this.layout?.width ?? 0, height: this.layout?.height ?? 0 };
   }
+
+  /** The arrangement laid out, kept when the same graph is laid out again. */
+  get arrangement(): Arrangement | null {
+    return this.layout?.arrangement ?? null;
+  }
+
+  /** Give box `id` the one tab stop of the graph's boxes (roving tabindex); `focus` moves focus too. */
+  private rove(id: string | null, focus: boolean): void {
+    for (const [boxId, els] of this.boxes) els.group.setAttribute("tabindex", boxId === id ? "0" : "-1");
+    const els = id ? this.boxes.get(id) : undefined;
+    if (focus && els) {
+      els.group.focus();
+      this.follow(id ?? "", []);
+    }
+  }
+
+  /** Keys on a focused box: ↑/↓ move between boxes in forward order, Enter opens or selects. */
+  private onNodeKey(e: KeyboardEvent): void {
+    const target = (e.target as Element).closest<SVGGElement>("[data-node-id]");
+    const id = target?.dataset.nodeId;
+    if (!id) return;
+    const index = this.order.indexOf(id);
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      const next = this.order[Math.max(0, Math.min(this.order.length - 1, index + (e.key === "ArrowDown" ? 1 : -1)))];
+      this.rove(next ?? id, true);
+      e.preventDefault();
+      e.stopPropagation();
+    } else if (e.key === "Enter") {
+      this.activate(id);
+      e.preventDefault();
+      e.stopPropagation();
+    }
+  }
+}
+
+/** The text of a gradient flowing back along an edge. */
+function flowText(grad: TensorValue, accumulates: boolean): string {
+  return `${accumulates ? "+= " : ""}${formatShort(grad)}`;
+}
+
+/** A frame's title: the module's name and class. */
+function frameTitle(name: string, type: string): string {
+  return `▾ ${name} · ${type}`;
 }

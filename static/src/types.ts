@@ -15,13 +15,26 @@ export type Scalar = number | string;
 /** A node's value or gradient: a number, a nested list, a summary, or null when absent. */
 export type TensorValue = Scalar | TensorValue[] | TensorSummary | null;
 
-/** torchviz's vocabulary: leaf requiring grad, leaf constant / untracked, operation, output. */
-export type NodeKind = "param" | "const" | "op" | "output";
+/**
+ * torchviz's vocabulary: leaf requiring grad, leaf constant / untracked, operation, output; and
+ * `error`, the operation a forward error stopped at (drawn with its operands' shapes).
+ */
+export type NodeKind = "param" | "const" | "op" | "output" | "error";
+
+/** One nn.Module call that recorded nodes; `parent` is the id of the module that called it. */
+export interface ModuleInfo {
+  id: string;
+  /** How the program reaches it: "model[0]", "fc1". */
+  name: string;
+  /** Its class: "Linear", "ReLU", "Sequential". */
+  type: string;
+  parent: string | null;
+}
 
 export interface GraphNode {
   id: string;
   name: string | null;
-  /** Display label the engine derives for unnamed results, e.g. "w · x". */
+  /** Display label the engine derives for unnamed results from the source: "model[0](X)", "err * err". */
   label?: string | null;
   op: string | null;
   grad_fn: string | null;
@@ -39,6 +52,12 @@ export interface GraphNode {
   compare?: CompareStatus | null;
   compare_grad?: TensorValue;
   compare_reason?: string | null;
+  /** The innermost module whose call recorded this node (an id in `Graph.modules`). */
+  module?: string | null;
+  /** Module ids from the outermost call to `module`. */
+  module_path?: string[] | null;
+  /** For the `error` node of a forward error: the shapes of the operands it was given. */
+  operand_shapes?: (number[] | null)[] | null;
   [extra: string]: unknown;
 }
 
@@ -48,13 +67,14 @@ export type CompareStatus = "agrees" | "differs" | "not_comparable";
 export interface GraphEdge {
   src: string;
   dst: string;
-  arg: number;
+  /** Which input of dst this edge feeds (null when the server does not say). */
+  arg: number | null;
 }
 
 export interface Contribution {
   to: string;
   /** Which argument of the op this input was; picks the edge when an input is used twice. */
-  arg?: number;
+  arg?: number | null;
   local: string;
   /** The local derivative as a symbol, e.g. "err", before numbers are substituted. */
   local_symbolic?: string;
@@ -65,7 +85,9 @@ export interface Contribution {
 export interface WalkStep {
   node: string;
   grad_output: TensorValue;
-  formula: string;
+  formula: string | null;
+  /** The same formula in TeX, when the server provides it (else the page converts `formula`). */
+  formula_tex?: string | null;
   contributions: Contribution[];
 }
 
@@ -78,14 +100,25 @@ export interface Graph {
   value_class?: string | null;
   /** With RunRequest.compare: how many nodes agree / differ / cannot be compared. */
   compare?: { agrees?: number; differs?: number; not_comparable?: number; skipped?: string | null } | null;
+  /** The module calls that recorded nodes, when the program used nn.Module. */
+  modules?: ModuleInfo[] | null;
+  /** Which backward pass of the program this is (0-based, counting every pass it ran). */
+  pass_index?: number | null;
 }
 
 export interface RunError {
   type: string;
   message: string;
+  /** 1-based line and column in the program. */
   line: number | null;
   col: number | null;
+  /** Where the failing expression ends, when known (1-based, exclusive column). */
+  end_line?: number | null;
+  end_col?: number | null;
+  /** The id of the node concerned in `graph` (autograd errors; the failing op of a forward error). */
   node?: string | null;
+  /** The user's frames as Python prints them ('File "<program>", line 7, in forward'). */
+  traceback?: string | null;
 }
 
 export interface RunResponse {
@@ -94,6 +127,10 @@ export interface RunResponse {
   error: RunError | null;
   graph: Graph | null;
   passes: Graph[];
+  /** How many backward passes the program ran; `passes` keeps the first ones and the last. */
+  passes_total?: number | null;
+  /** The repr of the last statement's value when it is an expression (notebook style). */
+  result?: string | null;
   device: string;
   timing_ms: Record<string, number>;
   /** Something the server did on the user's behalf (e.g. called backward() implicitly). */

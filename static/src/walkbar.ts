@@ -1,11 +1,13 @@
 /**
- * The walk bar: caption with the step's formula, the contributions sent, and the controls of the
- * backward walk player and of the forward replay.
+ * The walk bar: the caption (the step's formulas, typeset), the contributions sent (one row per
+ * receiver, the same numbers as the boxes), and the controls of the backward walk player and of
+ * the forward replay. In presentation mode CSS keeps a compact row of it: step, play, counter.
  */
 import { PLAYER } from "./config";
 import { byId, el } from "./dom";
-import { formatShort } from "./format";
-import { nodeExpression, type ForwardFrame, type WalkFrame } from "./graphmodel";
+import { clipMiddle, formatShort, passLabel } from "./format";
+import { formulaLine } from "./formula";
+import { gradOwner, nodeExpression, nodeWord, type ForwardFrame, type WalkFrame } from "./graphmodel";
 import type { Player } from "./player";
 import type { Graph } from "./types";
 
@@ -17,17 +19,22 @@ export class WalkBar {
   private readonly play = byId("walk-play", HTMLButtonElement);
   private readonly forward = byId("forward-play", HTMLButtonElement);
   /** Buttons that move the backward walk: disabled while there is no walk to move through. */
-  private readonly walkButtons = ["walk-first", "walk-prev", "walk-play", "walk-next", "walk-last"].map((id) => byId(id, HTMLButtonElement));
+  private readonly walkButtons = ["walk-first", "walk-prev", "walk-play", "walk-next", "walk-last", "walk-over"].map((id) => byId(id, HTMLButtonElement));
+  private readonly over = byId("walk-over", HTMLButtonElement);
   private readonly speed = byId("walk-speed", HTMLSelectElement);
   private readonly passPicker = byId("pass-picker", HTMLElement);
   private readonly passSelect = byId("pass-select", HTMLSelectElement);
 
-  /** Called with the pass index the user picked. */
+  /** Called with the pass the user picked (its index in the program when the server says). */
   onPass: (pass: number) => void = () => {};
   /** Called when the user presses the forward replay button. */
   onForward: () => void = () => {};
+  /** Called when the user asks to step over a collapsed module (or back over one: -1). */
+  onStepOver: (direction: 1 | -1) => void = () => {};
   /** Set when backward() stopped with an autograd error, so an empty walk is explained as such. */
   failed = false;
+  /** Set when the program stopped before any backward pass (a forward error). */
+  forwardFailed = false;
 
   /** `player` drives the backward walk, `forward` the forward replay (they share the speed). */
   constructor(player: Player, forward: Player) {
@@ -36,6 +43,7 @@ export class WalkBar {
     byId("walk-next", HTMLButtonElement).addEventListener("click", () => player.next());
     byId("walk-first", HTMLButtonElement).addEventListener("click", () => player.first());
     byId("walk-last", HTMLButtonElement).addEventListener("click", () => player.last());
+    this.over.addEventListener("click", () => this.onStepOver(1));
     this.play.addEventListener("click", () => player.toggle());
     this.scrub.addEventListener("input", () => {
       player.stop();
@@ -54,17 +62,34 @@ export class WalkBar {
     this.passSelect.addEventListener("change", () => this.onPass(Number(this.passSelect.value)));
   }
 
-  /** Offer a pass picker when the run recorded several backward passes. */
-  setPasses(count: number, selected: number): void {
-    this.passPicker.hidden = count < 2;
+  /**
+   * Offer a pass picker when the run recorded several backward passes: each labelled with its
+   * index in the program, saying how many of how many were kept. `keys` are the
+   * options' values (the URL's `pass`), `selected` a list index;
+   * `failedLast` says the last view is the graph a failed call left (after the passes that ran).
+   */
+  setPasses(views: Graph[], keys: number[], total: number | null | undefined, selected: number, failedLast: boolean): void {
+    const passes = failedLast ? views.length - 1 : views.length;
+    // How many passes ran: the server says, else at least the last kept pass's index + 1.
+    const lastIndex = Math.max(-1, ...views.slice(0, passes).map((g, i) => g.pass_index ?? i));
+    const ran = Math.max(total ?? 0, lastIndex + 1, passes);
+    this.passPicker.hidden = views.length < 2;
     this.passSelect.replaceChildren(
-      ...Array.from({ length: count }, (_, i) => {
-        const option = el("option", "", `pass ${i + 1} of ${count}`);
-        option.value = String(i);
+      ...views.map((pass, i) => {
+        const index = pass.pass_index ?? i;
+        const failed = failedLast && i === views.length - 1;
+        const option = el("option", "", failed ? "where it failed" : passLabel(index, ran, passes));
+        option.value = String(keys[i] ?? index);
         option.selected = i === selected;
         return option;
       }),
     );
+  }
+
+  /** The step-over button is offered while the next step is inside a collapsed module. */
+  setStepOver(available: boolean, moduleName: string | null): void {
+    this.over.hidden = !available;
+    this.over.title = moduleName ? `Step over ${moduleName} as one step (Shift+→)` : "Step over a collapsed module (Shift+→)";
   }
 
   /** Show `frame` of `graph`; `playing` flips the play button. */
@@ -73,46 +98,54 @@ export class WalkBar {
     this.scrub.max = String(total);
     this.scrub.value = String(frame?.position ?? 0);
     this.scrub.disabled = total === 0;
+    this.scrub.setAttribute("aria-valuetext", `step ${frame?.position ?? 0} of ${total}`);
     this.position.textContent = `${frame?.position ?? 0} / ${total}`;
     this.play.textContent = playing ? "‖ Pause" : "▶ Play";
     this.play.setAttribute("aria-pressed", String(playing));
     for (const button of this.walkButtons) button.disabled = total === 0;
     this.setForwardButton(graph, false);
     this.flows.replaceChildren();
+    const say = (text: string) => this.caption.replaceChildren(el("div", "caption-text", text));
     if (!graph || !frame) {
-      this.caption.textContent = "Run a program to record its graph and backward walk.";
+      say("Run a program to record its graph and backward walk.");
+      return;
+    }
+    if (total === 0 && this.forwardFailed) {
+      say("The program stopped before backward(): the graph shows what was recorded up to the error, the failing operation in red.");
       return;
     }
     if (total === 0 && this.failed) {
-      this.caption.textContent = "backward() stopped with an error: there is no walk to replay. The node it concerns is marked in red.";
+      say("backward() stopped with an error: there is no walk to replay. The node it concerns is marked in red.");
       return;
     }
     if (total === 0) {
-      this.caption.textContent = "No backward pass was recorded: call backward() or end with a scalar that requires grad.";
+      say("No backward pass was recorded: call backward() or end with a scalar that requires grad.");
       return;
     }
     if (frame.position === 0) {
-      this.caption.textContent = "Forward pass done: every value is known, no gradient yet. Step → to walk backward.";
+      say("Forward pass done: every value is known, no gradient yet. Step → to walk backward.");
       return;
     }
-    const names = new Map(graph.nodes.map((n) => [n.id, n.name ?? n.label ?? n.grad_fn ?? n.op ?? n.id]));
-    this.caption.textContent = frame.formula ?? "";
-    const seen = new Map<string, number>();
+    const byId = new Map(graph.nodes.map((n) => [n.id, n]));
+    const word = (id: string): string => {
+      const node = byId.get(id);
+      return node ? nodeWord(node) : id;
+    };
+    const active = frame.active ? word(frame.active) : "";
+    const head = el("span", "sr-only", `Step ${frame.position} of ${total}, at ${active}: `);
+    const lines = frame.formulaLines.length ? frame.formulaLines : [`the gradient reaches ${active}`];
+    const tex = frame.steps.length === 1 ? frame.steps[0]?.formula_tex?.split("\n") : undefined;
+    // Lines are separated by a space in the caption's text, as they are on screen.
+    this.caption.replaceChildren(head, ...lines.flatMap((line, i) => [...(i ? [" "] : []), formulaLine(line, tex?.[i] ?? null)]));
     for (const flow of frame.flows) {
-      const count = (seen.get(flow.to) ?? 0) + 1;
-      seen.set(flow.to, count);
-      const to = names.get(flow.to) ?? flow.to;
-      const op = flow.accumulates ? "+=" : "=";
+      const owner = `${gradOwner(clipMiddle(word(flow.to), 28))}.grad`;
       const item = el("li", flow.accumulates ? "accumulates" : "");
-      item.append(
-        el("span", "flow-to", `${to}.grad ${op} ${formatShort(flow.grad)}`),
-        el(
-          "span",
-          "flow-local",
-          flow.localSymbolic && flow.localSymbolic !== flow.local ? `local ${flow.localSymbolic} = ${flow.local}` : `local ${flow.local}`,
-        ),
-      );
-      if (flow.accumulates) item.append(el("span", "flow-total", `→ ${formatShort(flow.accumulated)}`));
+      item.dataset.to = flow.to;
+      const sent = flow.accumulates ? `${owner} += ${formatShort(flow.grad)} → ${formatShort(flow.accumulated)}` : `${owner} = ${formatShort(flow.grad)}`;
+      const to = el("span", "flow-to", sent);
+      to.dataset.testid = "flow-value";
+      const local = flow.localSymbolic && flow.localSymbolic !== flow.local ? `local ${flow.localSymbolic} = ${flow.local}` : `local ${flow.local}`;
+      item.append(to, el("span", "flow-local", local));
       this.flows.append(item);
     }
   }
@@ -123,14 +156,15 @@ export class WalkBar {
     this.flows.replaceChildren();
     const node = graph.nodes.find((n) => n.id === frame.active);
     const head = `Forward ${frame.position} / ${frame.total}`;
+    const say = (text: string) => this.caption.replaceChildren(el("div", "caption-text", text));
     if (!node) {
-      this.caption.textContent = `${head}: nothing computed yet.`;
+      say(`${head}: nothing computed yet.`);
       return;
     }
     const expression = nodeExpression(graph, node.id);
-    const value = formatShort(node.value);
+    const value = node.kind === "error" ? "(failed)" : formatShort(node.value);
     const what = node.is_leaf ? (node.requires_grad ? "input, requires grad" : "constant") : (node.grad_fn ?? node.op ?? "op");
-    this.caption.textContent = expression === value ? `${head}: ${value}  (${what})` : `${head}: ${expression} = ${value}  (${what})`;
+    say(expression === value ? `${head}: ${value}  (${what})` : `${head}: ${expression} = ${value}  (${what})`);
   }
 
   private setForwardButton(graph: Graph | null, playing: boolean): void {

@@ -82,6 +82,8 @@ def test_classic_errors_have_pytorch_messages(client: TestClient) -> None:
         "message": "element 0 of tensors does not require grad and does not have a grad_fn",
         "line": 7,
         "col": 1,
+        "end_line": 7,
+        "end_col": 16,  # `loss.backward()`, exclusive
         "node": body["graph"]["root"],  # the root that does not require grad
         "traceback": 'Traceback (most recent call last):\n  File "<program>", line 7, in '
         "<module>\n    loss.backward()\nRuntimeError: element 0 of tensors does not require "
@@ -107,6 +109,8 @@ def test_name_error_keeps_output_before_it(client: TestClient) -> None:
         "message": "name 'wx' is not defined",
         "line": 4,
         "col": 7,
+        "end_line": 4,
+        "end_col": 9,  # `wx`
         "traceback": 'Traceback (most recent call last):\n  File "<program>", line 4, in '
         "<module>\n    print(wx)\n           ^^\nNameError: name 'wx' is not defined",
     }

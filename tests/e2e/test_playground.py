@@ -190,7 +190,10 @@ def test_presentation_mode(page: Page) -> None:
     expect(editor).to_be_visible()
     page.locator("body").press("p")
     expect(editor).to_be_hidden()
-    expect(page.get_by_test_id("walk-next")).to_be_hidden()
+    # A compact control bar stays: step, play and the step counter (issue 15), and a way out.
+    for test_id in ("walk-prev", "walk-play", "walk-next", "walk-position", "present-exit"):
+        expect(page.get_by_test_id(test_id)).to_be_visible()
+    expect(page.get_by_test_id("walk-scrub")).to_be_hidden()
     caption = page.get_by_test_id("walk-caption")
     expect(caption).to_be_visible()
     size = caption.evaluate("el => parseFloat(getComputedStyle(el).fontSize)")
@@ -203,6 +206,9 @@ def test_presentation_mode(page: Page) -> None:
     page.get_by_test_id("present").click()
     expect(editor).to_be_hidden()
     page.keyboard.press("p")
+    expect(editor).to_be_visible()
+    page.get_by_test_id("present").click()
+    page.get_by_test_id("present-exit").click()
     expect(editor).to_be_visible()
 
 

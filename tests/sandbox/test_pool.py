@@ -26,7 +26,7 @@ def test_a_long_program_yields_the_cpu_to_short_ones() -> None:
         time.sleep(2.2)
         busy = dict(box._busy)
         assert len(busy) == 1
-        (pid, (_, niceness)), = busy.items()
+        ((pid, (_, niceness)),) = busy.items()
         assert niceness == 19
         assert _niceness(pid) == 19  # the kernel applied it
         quick = box.run({"source": "print(1)", "budgets": Budgets().as_dict()})

@@ -15,7 +15,7 @@ from server.sandbox import source as src
 from server.sandbox.runner import merge_passes
 from server.sandbox.values import ValueObserver, ValuePass
 from server.sandbox.values_compare import close, replay_op
-from server.sandbox.values_graph import contributions
+from server.sandbox.values_graph import contributions, page_number
 
 
 def rewritten(text: str) -> str:
@@ -143,3 +143,24 @@ def test_the_observer_leaves_classes_it_does_not_understand_alone() -> None:
     assert Plain().backward() == "mine" and observer.count == 0
     assert observer.called  # it was called, and refused: no fallback graph then
     assert observer.register_class(42) == 42  # a decorator that returned something else
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (-23.625, "−23.63"),  # an exact tie: JavaScript rounds it away from zero, as the page does
+        (0.08333333333333333, "0.08333"),
+        (1234.5, "1235"),
+        (123456.7, "123500"),
+        (9.99951, "10"),
+        (-6.0, "−6"),
+        (0.000581, "5.81e−4"),
+        (1e6, "1e6"),
+        (1234567.0, "1.235e6"),
+        (0.0, "0"),
+        (math.inf, "∞"),
+        (math.nan, "NaN"),
+    ],
+)
+def test_captions_write_numbers_as_the_page_does(value: float, text: str) -> None:
+    assert page_number(value) == text

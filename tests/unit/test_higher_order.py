@@ -17,7 +17,7 @@ import engine
 from tests.unit.test_op_table import PARAMS, _inputs
 
 #: Rows whose backward cannot be recorded yet.
-UNSUPPORTED: set[str] = {"prod"}  # its rule needs running products (xp.cumprod)
+UNSUPPORTED: set[str] = set()
 
 
 def _first_order(lib: Any, name: str, i: int) -> tuple[Any, list[Any], tuple[Any, ...], Any]:

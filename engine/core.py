@@ -1,0 +1,710 @@
+"""The autograd core: grad mode, graph nodes, tensor hooks, and the one backward loop.
+
+The backward loop (:func:`run_backward`) is the one place that (1) orders the graph, (2) sums
+each rule's gradient back to its input's shape (:func:`sum_to`), (3) accumulates gradients and
+runs tensor hooks, and (4) tells the walk recorder what happened (an observer: one ``is not
+None`` test per node when no recorder is active). It runs the op table's rules on arrays for a
+plain backward, or, given the tensor rules of :mod:`engine.higher`, on recorded tensors for
+``create_graph=True``: the same loop, parameterised by the arithmetic.
+
+This layer does not import Tensor (backend/dtypes -> ops -> core -> tensor -> ...): it reaches
+tensors through their attributes (``_data``, ``grad_fn``, ``requires_grad``, ``grad``,
+``_version``, ``_hooks``) and wraps arrays with their class (``t.__class__._wrap``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from heapq import heappop, heappush
+from typing import Any, Protocol
+
+import numpy as np
+
+from engine.backend import array_module
+from engine.dtypes import type_word
+from engine.ops import Op, sum_rows
+
+Tensor = Any  # this layer sees tensors through their attributes only (see the docstring)
+
+# --- grad mode ----------------------------------------------------------------------------------
+
+
+class _GradMode(threading.local):
+    enabled = True
+    #: the innermost nn.Module call running (a ModuleCall), or None; nodes recorded while one
+    #: runs remember it, so the graph can draw a module's nodes as one box
+    module: ModuleCall | None = None
+
+
+_mode = _GradMode()
+
+
+def is_grad_enabled() -> bool:
+    return _mode.enabled
+
+
+def set_grad_enabled(mode: bool) -> None:
+    _mode.enabled = bool(mode)
+
+
+class _GradContext:
+    """Base of no_grad / enable_grad: a context manager that is also a decorator."""
+
+    _target = True
+
+    def __enter__(self) -> None:
+        self._prev = _mode.enabled
+        _mode.enabled = self._target
+
+    def __exit__(self, *exc: object) -> None:
+        _mode.enabled = self._prev
+
+    def __call__(self, fn: Any) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self.__class__():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class no_grad(_GradContext):
+    """Operations inside record no graph (``with torch.no_grad():``)."""
+
+    _target = False
+
+
+class enable_grad(_GradContext):
+    _target = True
+
+
+# --- graph nodes --------------------------------------------------------------------------------
+
+_seq = itertools.count()
+next_seq: Callable[[], int] = _seq.__next__  # a node's place in recording order
+
+
+class Node:
+    """A recorded operation: PyTorch's ``grad_fn``.
+
+    ``inputs`` holds every input (tensors, and Python scalars as given) so the graph can be
+    drawn with its constants; only tensors that require grad receive gradients.
+    """
+
+    __slots__ = (
+        "__weakref__",
+        "_name",
+        "arrays",
+        "attrs",
+        "freed",
+        "inputs",
+        "module",
+        "needs",
+        "op",
+        "out",
+        "out_value",
+        "out_version",
+        "seq",
+        "versions",
+    )
+    out_value: Any  # set only when the output was later changed in place (see Tensor._shadow)
+    module: ModuleCall  # set only when recorded inside an nn.Module call (see ModuleCall)
+
+    def __init__(
+        self,
+        op: Op,
+        inputs: tuple[Any, ...],
+        attrs: dict[str, Any] | None,
+        name: str | None = None,
+        needs: list[bool] | None = None,
+        arrays: list[Any] | None = None,
+    ) -> None:
+        self.op = op
+        self.inputs = inputs
+        # the input arrays as the forward saw them (what backward reads; in-place changes to
+        # them since are caught by the version counters)
+        self.arrays: Sequence[Any] = (
+            arrays if arrays is not None else [getattr(x, "_data", x) for x in inputs]
+        )
+        self.attrs = attrs
+        self.seq = next_seq()
+        self.freed = False
+        self._name = name
+        scope = _mode.module
+        if scope is not None:
+            self.module = scope
+        self.needs = (
+            needs if needs is not None else [getattr(x, "requires_grad", False) for x in inputs]
+        )
+        self.out: Any = None  # weakref to the output tensor, set by the tensor layer
+        # the output's version when recorded (not 0 when an in-place op produced it)
+        self.out_version = 0
+        saves = op.saves
+        if saves == "in" or saves == "both":
+            self.versions: Sequence[int | None] | None = [
+                getattr(x, "_version", None) for x in inputs
+            ]
+        else:
+            self.versions = None
+
+    def name(self) -> str:
+        return self._name or self.op.grad_fn
+
+    @property
+    def next_functions(self) -> tuple[tuple[Any, int], ...]:
+        out = []
+        for x in self.inputs:
+            if getattr(x, "requires_grad", False):
+                fn = x.grad_fn if x.grad_fn is not None else AccumulateGrad(x)
+                out.append((fn, 0))
+            else:
+                out.append((None, 0))
+        return tuple(out)
+
+    def type_name(self) -> str:
+        """The name PyTorch's reprs show: its node's Python type (``CopyBackwards`` for
+        ``torch::autograd::CopyBackwards``)."""
+        return self.name().rsplit("::", 1)[-1]
+
+    def __repr__(self) -> str:
+        return f"<{self.type_name()} object at {id(self):#x}>"
+
+
+class ModuleCall:
+    """One call of an nn.Module (``model[0](X)``): the module, the call it ran inside (the
+    stack of calls, innermost last) and its arguments. Module.__call__ makes one per call
+    (the cheap part of module scopes: one object and three thread-local accesses per call);
+    engine.graph names, nests and labels the calls from the nodes that recorded them."""
+
+    __slots__ = ("inputs", "module", "parent")
+
+    def __init__(self, module: Any, parent: ModuleCall | None, inputs: tuple[Any, ...]) -> None:
+        self.module = module
+        self.parent = parent
+        self.inputs = inputs
+
+    def path(self) -> list[ModuleCall]:
+        """The calls from the outermost to this one."""
+        calls = []
+        call: ModuleCall | None = self
+        while call is not None:
+            calls.append(call)
+            call = call.parent
+        return calls[::-1]
+
+
+class AccumulateGrad:
+    """The node PyTorch shows for a leaf in ``next_functions``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Tensor) -> None:
+        self.variable = variable
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    next_functions: tuple[Any, ...] = ()
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad object at {id(self):#x}>"
+
+
+# --- tensor hooks -------------------------------------------------------------------------------
+
+_hook_ids = itertools.count()
+
+
+class GradHooks:
+    """What runs when a tensor's gradient is ready: ``register_hook`` functions in order, then
+    ``retain_grad`` (always last, as in PyTorch, so ``.grad`` shows the hooked gradient)."""
+
+    __slots__ = ("fns", "retain")
+
+    def __init__(self) -> None:
+        self.fns: dict[int, Any] = {}
+        self.retain = False
+
+
+class RemovableHandle:
+    """What ``register_hook`` returns: ``handle.remove()`` unregisters the hook."""
+
+    __slots__ = ("_fns", "id")
+
+    def __init__(self, fns: dict[int, Any]) -> None:
+        self._fns = fns
+        self.id = next(_hook_ids)
+
+    def remove(self) -> None:
+        self._fns.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+    def __repr__(self) -> str:
+        return f"<torch.utils.hooks.RemovableHandle object at {id(self):#x}>"
+
+
+def _run_hooks(t: Any, g: Any, hooks: GradHooks, retain: bool) -> Any:
+    """g after t's hooks (each may return a replacement), kept in ``t.grad`` when t retains
+    its gradient. g is an array (plain backward) or a tensor (``create_graph``)."""
+    if hooks.fns:
+        graphed = g.__class__ is t.__class__
+        value = g if graphed else t.__class__._wrap(g)
+        for fn in list(hooks.fns.values()):
+            new = fn(value)
+            if new is None:
+                continue
+            name = getattr(fn, "__name__", type(fn).__name__)
+            if not isinstance(new, t.__class__):
+                raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+            if new._data.shape != value._data.shape:
+                raise RuntimeError(f"hook '{name}' has changed the size of value")
+            if new._data.dtype != value._data.dtype:
+                raise RuntimeError(
+                    f"hook '{name}' has changed the type of value (was "
+                    f"{_tensor_type(value._data)} got {_tensor_type(new._data)})"
+                )
+            value = new
+        g = value if graphed else value._data
+    if hooks.retain and retain:
+        if g.__class__ is t.__class__:  # create_graph: out of place, recorded
+            t.grad = g if t.grad is None else t.grad + g
+        else:
+            t.grad = _wrap_grad(g.copy() if t.grad is None else t.grad._data + g, t)
+    return g
+
+
+def _tensor_type(data: Any) -> str:
+    prefix = "torch." if data.__class__ is np.ndarray else "torch.cuda."
+    return f"{prefix}{type_word(data.dtype)}Tensor"
+
+
+# --- the walk recorder --------------------------------------------------------------------------
+
+
+def _focused(exc: RuntimeError, root: Any, target: Any) -> RuntimeError:
+    """Attach where an autograd error happened: the root whose graph holds the culprit, and
+    the culprit (a Node or a tensor). The playground highlights it; the message is PyTorch's."""
+    exc.autograd_focus = (root, target)  # type: ignore[attr-defined]
+    return exc
+
+
+def zero_grads(params: Any, set_to_none: bool = True) -> None:
+    """What Module.zero_grad and Optimizer.zero_grad do: drop (or zero) each ``.grad``."""
+    for p in params:
+        if p.grad is None:
+            continue
+        if set_to_none:
+            p.grad = None
+        else:
+            p.grad._data[...] = 0
+
+
+class WalkStep:
+    """One node's backward as the engine ran it (arrays are snapshots)."""
+
+    __slots__ = ("contributions", "grad_output", "node")
+
+    def __init__(self, node: Node, grad_output: Any) -> None:
+        self.node = node
+        self.grad_output = grad_output
+        # (input position, input tensor, gradient sent, receiver's accumulated gradient)
+        self.contributions: list[tuple[int, Any, Any, Any]] = []
+
+
+class PassLog:
+    """What ``record_passes`` collects: one exported graph per backward call (``export`` and
+    ``freeze`` are engine.graph's, given by the layer above).
+
+    The first ``max_passes - 1`` passes are exported as they happen (they are always kept).
+    Later passes compete for the last place, so each is only *frozen* (its leaves' values and
+    gradients copied, since an optimizer changes them in place) and exported when ``graphs``
+    is read: a loop of 700 backward passes exports 20 graphs, not 700.
+    """
+
+    def __init__(
+        self,
+        max_passes: int,
+        export: Callable[..., dict[str, Any]],
+        freeze: Callable[[Any], dict[int, Any]] | None = None,
+    ) -> None:
+        self.export = export
+        self.freeze = freeze
+        self.max_passes = max(1, max_passes)
+        self._graphs: list[dict[str, Any]] = []
+        self._pending: tuple[int, Any, list[WalkStep], dict[int, Any], dict[int, Any]] | None = None
+        self.count = 0
+        self.root_tensors: list[Any] = []
+
+    def record(self, root: Any, steps: list[WalkStep], node_grads: dict[int, Any]) -> None:
+        """One backward pass has run (called by the backward loop)."""
+        if self.freeze is None or len(self._graphs) < self.max_passes - 1:
+            self.add(self.export(root, steps, node_grads))
+            return
+        self._pending = (self.count, root, steps, node_grads, self.freeze(root))
+        self.count += 1
+
+    def add(self, graph: dict[str, Any]) -> None:
+        """Append an exported graph as the next pass."""
+        self._flush()
+        self.count += 1
+        graph["pass_index"] = self.count - 1
+        if len(self._graphs) < self.max_passes:
+            self._graphs.append(graph)
+        else:  # keep the first max_passes-1 and the latest
+            self._graphs[self.max_passes - 1 :] = [graph]
+
+    def _flush(self) -> None:
+        if self._pending is None:
+            return
+        index, root, steps, node_grads, frozen = self._pending
+        self._pending = None
+        graph = self.export(root, steps, node_grads, frozen)
+        graph["pass_index"] = index
+        self._graphs[self.max_passes - 1 :] = [graph]
+
+    @property
+    def graphs(self) -> list[dict[str, Any]]:
+        self._flush()
+        return self._graphs
+
+
+class _Recorder(threading.local):
+    log: PassLog | None = None
+
+
+_recorder = _Recorder()
+
+
+@contextmanager
+def recording(log: PassLog) -> Iterator[PassLog]:
+    """Give every backward pass inside the block to ``log`` (engine.autograd.record_passes)."""
+    prev = _recorder.log
+    _recorder.log = log
+    try:
+        yield log
+    finally:
+        _recorder.log = prev
+
+
+# --- backward -----------------------------------------------------------------------------------
+
+_FREED_MSG = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+_HINT = (
+    "Hint: enable anomaly detection to find the operation that failed to compute its "
+    "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+)
+
+
+def _type_name(t: Tensor) -> str:
+    return f"[{_tensor_type(t._data)} [{', '.join(str(s) for s in t._data.shape)}]]"
+
+
+class _VersionError(RuntimeError):
+    def __init__(self, message: str, tensor: Any) -> None:
+        super().__init__(message)
+        self.tensor = tensor
+
+
+def _check_versions(node: Node) -> None:
+    """PyTorch's saved-tensor version check: an in-place change since forward is an error."""
+    saves = node.op.saves
+    if node.versions is not None:
+        for x, v in zip(node.inputs, node.versions, strict=True):
+            cur = getattr(x, "_version", None)
+            if cur != v:
+                where = ""
+                if x.grad_fn is not None:
+                    where = f", which is output 0 of {_forward_name(x.grad_fn)},"
+                raise _VersionError(
+                    "one of the variables needed for gradient computation has been modified "
+                    f"by an inplace operation: {_type_name(x)}{where} is at version {cur}; "
+                    f"expected version {v} instead. {_HINT}",
+                    x,
+                )
+    if saves == "out" or saves == "both":
+        out = node.out() if node.out is not None else None
+        if out is not None and out._version != node.out_version:
+            raise _VersionError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: {_type_name(out)}, which is output 0 of "
+                f"{_forward_name(node)}, is at "
+                f"version {out._version}; expected version {node.out_version} instead. {_HINT}",
+                node,
+            )
+
+
+def _forward_name(node: Any) -> str:
+    """How PyTorch's version-counter message names a node: ``AddBackward0`` -> ``Add``,
+    ``FillBackward2`` -> ``Fill2``; other names (``torch::autograd::CopyBackwards``) as they are."""
+    name: str = node.name()
+    i = name.find("Backward")
+    suffix = name[i + len("Backward") :] if i >= 0 else "-"
+    if not (suffix == "" or suffix.isdigit()):
+        return name
+    return name[:i] + ("" if suffix in ("", "0") else suffix)
+
+
+def sum_to(g: Any, shape: tuple[int, ...], xp: Any = None) -> Any:
+    """Sum a broadcast gradient back to ``shape``: the one place un-broadcasting happens, for
+    arrays and for recorded tensors alike (``xp`` given for arrays: a bias gradient is then
+    one BLAS matrix-vector product, see ops.sum_rows)."""
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    if lead == 1 and g.ndim == 2 and xp is not None:
+        g = sum_rows(xp, g)  # x @ W + b
+    elif lead > 0:
+        g = g.sum(axis=tuple(range(lead)))
+    axes = tuple(
+        i for i, (gs, s) in enumerate(zip(g.shape, shape, strict=True)) if s == 1 and gs != 1
+    )
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    if g.shape != shape:
+        g = g.reshape(shape)
+    return g
+
+
+class Unsupported(Exception):
+    """A rule asked the recorded-tensor arithmetic for something it does not provide."""
+
+
+class TensorRules(Protocol):
+    """The arithmetic of a recorded backward (``create_graph=True``, engine.higher): a node's
+    rule run on tensors, giving one recorded gradient (or None) per input, already summed to
+    the input's shape and cast to its dtype; and how a leaf's ``.grad`` takes a gradient."""
+
+    def vjp(self, node: Node, g: Any, out: Any) -> Sequence[Any]: ...
+
+    def accumulate_leaf(self, leaf: Any, g: Any) -> None: ...
+
+
+class _Walk:
+    """The walk recorder's view of one pass: what each node received and sent (snapshots)."""
+
+    __slots__ = ("node_grads", "step", "steps")
+
+    def __init__(self) -> None:
+        self.steps: list[WalkStep] = []
+        self.node_grads: dict[int, Any] = {}  # id(node) -> the gradient of its output
+
+    def node(self, node: Node, g: Any) -> None:
+        g = getattr(g, "_data", g)
+        self.node_grads[id(node)] = g
+        self.step = WalkStep(node, g)
+        self.steps.append(self.step)
+
+    def sent(self, i: int, x: Any, gi: Any, total: Any) -> None:
+        gi, total = getattr(gi, "_data", gi), getattr(total, "_data", total)
+        self.step.contributions.append((i, x, gi.copy(), total.copy()))
+
+
+_ndarray = np.ndarray
+#: NumPy's scalar types: the results of NumPy arithmetic on 0-d arrays (host values).
+_HOST_SCALARS = frozenset(
+    t for t in np.sctypeDict.values() if isinstance(t, type) and issubclass(t, np.generic)
+)
+
+
+def run_backward(
+    roots: Sequence[Tensor],
+    grads: Sequence[Any],
+    retain_graph: bool,
+    inputs: Sequence[Tensor] | None = None,
+    accumulate: bool = True,
+    graphed: TensorRules | None = None,
+) -> dict[int, Any]:
+    """The backward loop. Accumulates into leaves' ``.grad`` (or, for ``grad()``, returns the
+    gradients of ``inputs`` keyed by ``id``). ``grads`` are arrays, or, with ``graphed`` (the
+    rules on tensors), tensors: the gradients are then recorded and can be differentiated.
+
+    Nodes run in decreasing sequence number, as in PyTorch's engine: every consumer of a node
+    was recorded after it, so when a node is popped from the max-heap all of its gradient has
+    arrived. Written flat, because it runs once per node.
+    """
+    log = _recorder.log
+    walk = _Walk() if log is not None else None
+    buffers: dict[Node, Any] = {}  # node -> summed upstream gradient
+    leaf_grads: dict[Any, Any] = {}  # leaf tensor -> gradient summed in this pass
+    owned: dict[Any, bool] = {}  # leaf -> its summed gradient is a fresh array we may keep
+    wanted = {id(t) for t in inputs} if inputs is not None else None
+    captured: dict[int, Any] = {}
+    heap: list[tuple[int, Node]] = []
+    for t, g in zip(roots, grads, strict=True):
+        fn = t.grad_fn
+        if fn is None:  # a leaf root
+            leaf_grads[t] = leaf_grads[t] + g if t in leaf_grads else g
+            owned[t] = False
+            continue
+        if fn in buffers:
+            buffers[fn] = buffers[fn] + g
+        else:
+            buffers[fn] = g
+            heappush(heap, (-fn.seq, fn))
+
+    pop = buffers.pop
+    while heap:
+        node = heappop(heap)[1]
+        g = pop(node)
+        op = node.op
+        if node.freed and op.saves:
+            raise _focused(RuntimeError(_FREED_MSG), roots[0], node)
+        versions = node.versions
+        out = node.out()
+        try:
+            if versions is not None:
+                for x, v in zip(node.inputs, versions):  # noqa: B905 - same length
+                    if v is not None and x._version != v:
+                        _check_versions(node)
+                if out is not None and out._version != node.out_version and op.saves == "both":
+                    _check_versions(node)
+            elif op.saves and (out is None or out._version != node.out_version):
+                _check_versions(node)  # saves the output: fine while it is at version 0
+        except _VersionError as exc:
+            raise _focused(RuntimeError(str(exc)), roots[0], exc.tensor) from None
+        if out is not None:
+            hooks = out._hooks
+            if hooks is not None:
+                g = _run_hooks(out, g, hooks, accumulate)
+            if wanted is not None and id(out) in wanted:
+                captured[id(out)] = g
+        if walk is not None:
+            walk.node(node, g)
+        needs = node.needs
+        grads_in: Sequence[Any]
+        if graphed is None:
+            cls = g.__class__
+            xp = np if cls is _ndarray or cls in _HOST_SCALARS else array_module(g)
+            grads_in = op.vjp(
+                xp, g, out._data if out is not None else None, node.arrays, node.attrs, needs
+            )
+        else:
+            try:
+                grads_in = graphed.vjp(node, g, out)
+            except Unsupported as exc:
+                raise _focused(
+                    RuntimeError(
+                        "create_graph=True (higher-order gradients) is not supported through "
+                        f"{node.name()} in the playground ({exc})"
+                    ),
+                    roots[0],
+                    node,
+                ) from None
+        i = -1
+        for gi, need, x in zip(grads_in, needs, node.inputs):  # noqa: B905 - same length
+            i += 1
+            if gi is None or not need:
+                continue
+            if graphed is None:  # (the tensor rules give gradients already shaped and cast)
+                xd = x._data
+                if gi.shape != xd.shape:
+                    gi = sum_to(gi, xd.shape, xp)
+                if gi.dtype != xd.dtype:
+                    gi = gi.astype(xd.dtype)
+            fn = x.grad_fn
+            if fn is None:
+                if x in leaf_grads:
+                    acc = leaf_grads[x] + gi
+                    owned[x] = True
+                else:
+                    acc = gi
+                    owned[x] = graphed is None and gi is not g and gi.base is None
+                leaf_grads[x] = acc
+            elif fn in buffers:
+                acc = buffers[fn] = buffers[fn] + gi
+            else:
+                acc = buffers[fn] = gi
+                heappush(heap, (-fn.seq, fn))
+            if walk is not None:
+                total = getattr(acc, "_data", acc)
+                if fn is None and accumulate and x.grad is not None:
+                    total = x.grad._data + total
+                walk.sent(i, x, gi, total)
+        if not retain_graph:
+            node.freed = True
+
+    result: dict[int, Any] = {}
+    for leaf, g in leaf_grads.items():
+        hooks = leaf._hooks
+        if hooks is not None and hooks.fns:
+            hooked = _run_hooks(leaf, g, hooks, False)
+            if hooked is not g:
+                g, owned[leaf] = hooked, False
+        if wanted is not None:
+            if id(leaf) in wanted:
+                result[id(leaf)] = g
+            continue
+        if not (accumulate and leaf.requires_grad):
+            continue
+        if graphed is not None:
+            graphed.accumulate_leaf(leaf, g)
+        elif leaf.grad is None:
+            # Keep the array when this pass made it; copy one that is shared or a view.
+            keep = owned[leaf] and getattr(g.flags, "writeable", True)
+            leaf.grad = leaf.__class__._wrap(g if keep else g.copy())
+        else:
+            try:
+                leaf.grad._data += g  # in place, as PyTorch's AccumulateGrad
+            except (TypeError, ValueError):
+                leaf.grad._data = leaf.grad._data + g
+    result.update(captured)
+    if log is not None and walk is not None:
+        log.record(roots[0], walk.steps, walk.node_grads)
+    return result
+
+
+def _wrap_grad(g: Any, like: Tensor) -> Tensor:
+    return like.__class__._wrap(g)
+
+
+def seed_grads(roots: Sequence[Tensor], grad_tensors: Sequence[Any]) -> list[Any]:
+    """The arrays a backward starts from: ones for a scalar root, else the given gradients,
+    checked as PyTorch checks them."""
+    grads = []
+    for i, (t, g) in enumerate(zip(roots, grad_tensors, strict=True)):
+        if not t.requires_grad:
+            raise _focused(
+                RuntimeError(
+                    f"element {i} of tensors does not require grad and does not have a grad_fn"
+                ),
+                t,
+                t,
+            )
+        if g is None:
+            if t._data.size != 1:
+                raise _focused(
+                    RuntimeError("grad can be implicitly created only for scalar outputs"), t, t
+                )
+            if not t._data.dtype.kind == "f":
+                raise RuntimeError(
+                    f"grad can be implicitly created only for real scalar outputs but got {t.dtype}"
+                )
+            xp = array_module(t._data)
+            grads.append(xp.ones(t._data.shape, dtype=t._data.dtype))
+        else:
+            g_arr = (
+                g._data
+                if isinstance(g, t.__class__)
+                else array_module(t._data).asarray(g, dtype=t._data.dtype)
+            )
+            if g_arr.shape != t._data.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of "
+                    f"torch.Size({list(g_arr.shape)}) and output[{i}] has a shape of "
+                    f"torch.Size({list(t._data.shape)})."
+                )
+            grads.append(g_arr.astype(t._data.dtype, copy=False))
+    return grads

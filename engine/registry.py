@@ -1,0 +1,62 @@
+"""The public names of the engine: ``torch.<name>`` functions and ``Tensor.<name>`` methods.
+
+Two sources fill these tables: the op table's rows (``engine.ops``: each row declares the
+names that record it, and for simple rows a dtype rule from which ``engine.functions`` makes
+the function and ``engine.methods`` the methods), and hand-written implementations, which
+register here with :func:`public` / :func:`method` next to their code (argument parsing,
+PyTorch's overloads, composites and functions outside the graph). ``engine.methods`` binds
+:data:`METHODS` onto Tensor, ``engine/__init__`` exports :data:`FUNCTIONS` (its ``__all__``),
+and tests/unit/test_registry.py checks that every declared name resolves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: ``torch.<name>``: every public function, by name (aliases share one implementation).
+FUNCTIONS: dict[str, Callable[..., Any]] = {}
+#: ``Tensor.<name>``: hand-written methods (functions, or properties), bound by engine.methods.
+METHODS: dict[str, Any] = {}
+#: Functions and methods whose ``dim`` / ``keepdim`` PyTorch also accepts as NumPy's ``axis`` /
+#: ``keepdims`` (``x.sum(axis=0)``, ``torch.max(x, axis=1)``, ``torch.cat(xs, axis=0)``).
+AXIS_ALIASED: set[str] = set()
+
+
+def _add(table: dict[str, Any], names: tuple[str, ...], fn: Any, kind: str) -> None:
+    for name in names:
+        if name in table and table[name] is not fn:
+            raise RuntimeError(f"{kind} {name!r} is registered twice")
+        table[name] = fn
+
+
+def public(
+    *names: str, method: bool | tuple[str, ...] = False, axis: bool = False
+) -> Callable[[F], F]:
+    """Register ``torch.<name>`` for each name; ``method=True`` registers the same function as
+    ``Tensor.<name>`` (its first argument is the tensor), a tuple registers other method names.
+    ``axis=True``: also accept NumPy's ``axis=`` / ``keepdims=`` keywords."""
+
+    def register(fn: F) -> F:
+        _add(FUNCTIONS, names, fn, "function")
+        methods = names if method is True else (method or ())
+        _add(METHODS, methods, fn, "method")
+        if axis:
+            AXIS_ALIASED.update(names, methods)
+        return fn
+
+    return register
+
+
+def method(*names: str, axis: bool = False) -> Callable[[F], F]:
+    """Register a hand-written ``Tensor.<name>`` (a function of ``self``, or a property)."""
+
+    def register(fn: F) -> F:
+        _add(METHODS, names, fn, "method")
+        if axis:
+            AXIS_ALIASED.update(names)
+        return fn
+
+    return register

@@ -1,0 +1,38 @@
+/**
+ * The walk's formulas typeset with KaTeX (bundled, no CDN). KaTeX builds its DOM with
+ * createElement and sets the few styles it needs through the CSSOM (`element.style`), which the
+ * page's CSP (style-src 'self') allows, unlike `style="..."` markup; so formulas are rendered with
+ * `katex.render` into elements, never as an HTML string.
+ *
+ * The typeset formula lives in a closed shadow root, hidden from assistive technology: the
+ * caption's own text is the formula as plain text (read by screen readers, copied, and what
+ * scripts and tests read), so what is announced and what is shown are the same formula, once.
+ */
+import katex from "katex";
+import { el } from "./dom";
+import { formulaToTex } from "./tex";
+
+/** KaTeX's stylesheet, next to this bundle (the page links it too, for its @font-face rules). */
+const KATEX_CSS = new URL("./katex/katex.min.css", import.meta.url).href;
+
+/** A line of a caption: the typeset formula, and the same line as text. */
+export function formulaLine(line: string, tex?: string | null): HTMLElement {
+  const row = el("div", "formula-line");
+  const host = el("span", "formula-math");
+  host.setAttribute("aria-hidden", "true");
+  const shadow = host.attachShadow({ mode: "closed" });
+  const sheet = document.createElement("link");
+  sheet.rel = "stylesheet";
+  sheet.href = KATEX_CSS;
+  const math = document.createElement("span");
+  shadow.append(sheet, math);
+  try {
+    katex.render(tex ?? formulaToTex(line), math, { throwOnError: true, output: "html", strict: "ignore", displayMode: false });
+    host.dataset.tex = "ok";
+  } catch {
+    // Never lose a step's explanation: the plain text below is then shown as it is.
+    host.dataset.tex = "fallback";
+  }
+  row.append(host, el("span", host.dataset.tex === "ok" ? "sr-only formula-text" : "formula-text", line));
+  return row;
+}
