@@ -101,6 +101,40 @@ def page_number(v: float) -> str:
     a = abs(v)
     if v == int(v) and a < 1e6:
         return sign + str(int(a))
+    if _exact_tie(a):
+        return sign + _rounded_half_up(a)
+    if a < 1e-3 or a >= 1e6:
+        mantissa, power = f"{a:.3e}".split("e")
+        return f"{sign}{_shortest(float(mantissa))}e{int(power)}".replace("-", "−")
+    text = f"{a:.4g}"  # no trailing zeros: as JavaScript writes it, unless in exponent style
+    return sign + (text if "e" not in text else _shortest(float(text)))
+
+
+def _shortest(x: float) -> str:
+    """JavaScript's String(number) for a number of ordinary size: ``12350``, ``0.08333``."""
+    return str(int(x)) if x == int(x) else repr(x)
+
+
+def _exact_tie(a: float) -> bool:
+    """Whether ``a`` lies exactly halfway between two four-digit numbers (``23.625``): only
+    then do the two languages round differently. Such a number's shortest repr is its five
+    significant digits ending in 5; the exact check is left to Decimal."""
+    text = repr(a)
+    if len(text) > 12:  # most numbers: a long repr is never five digits
+        return False
+    text = text.split("e")[0].replace(".", "").strip("0")
+    return len(text) == 5 and text.endswith("5") and _rounded_half_up(a) != _shortest_4g(a)
+
+
+def _shortest_4g(a: float) -> str:
+    if a < 1e-3 or a >= 1e6:
+        mantissa, power = f"{a:.3e}".split("e")
+        return f"{_shortest(float(mantissa))}e{int(power)}".replace("-", "−")
+    return _shortest(float(f"{a:.4g}"))
+
+
+def _rounded_half_up(a: float) -> str:
+    """Four significant digits of the exact value of ``a``, a tie rounded up (as JavaScript)."""
     exact = Decimal(a)
     exponent = exact.adjusted()
     if a < 1e-3 or a >= 1e6:
@@ -110,15 +144,13 @@ def page_number(v: float) -> str:
                 (mantissa / 10).quantize(Decimal("0.001"), ROUND_HALF_UP),
                 exponent + 1,
             )
-        power = str(exponent).replace("-", "−")
-        return f"{sign}{_plain(mantissa)}e{power}"
-    return sign + _plain(exact.quantize(Decimal(1).scaleb(exponent - 3), ROUND_HALF_UP))
+        return f"{_plain(mantissa)}e{exponent}".replace("-", "−")
+    return _plain(exact.quantize(Decimal(1).scaleb(exponent - 3), ROUND_HALF_UP))
 
 
 def _plain(d: Decimal) -> str:
     """A decimal without trailing zeros or an exponent (JavaScript's String(Number(text)))."""
-    text = format(d.normalize(), "f")
-    return text
+    return format(d.normalize(), "f")
 
 
 class _Numbers(dict[float, str]):

@@ -151,6 +151,9 @@ def test_the_observer_leaves_classes_it_does_not_understand_alone() -> None:
         (-23.625, "−23.63"),  # an exact tie: JavaScript rounds it away from zero, as the page does
         (0.08333333333333333, "0.08333"),
         (1234.5, "1235"),
+        (1000500.0, "1.001e6"),  # a tie above 1e6, in the exponent style
+        (1.2345, "1.234"),  # not a tie: its binary value is below 1.2345
+        (12345.6, "12350"),
         (123456.7, "123500"),
         (9.99951, "10"),
         (-6.0, "−6"),
