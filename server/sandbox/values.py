@@ -172,7 +172,6 @@ class ValuePass:
     #: how many tensor passes ran before this one (to interleave both kinds of passes)
     tensor_count: int = 0
     index: int = 0
-    step_fn: str | None = None
     complete: bool = True
     #: some data or grad is an array (grads must then be copied, not just read)
     arrays: bool = False
@@ -416,7 +415,6 @@ class ValueObserver:
         record.dicts = dicts
         record.unordered = unordered
         record.arrays = arrays
-        record.step_fn = attr
         if installed is not None and attr is not None and (arrays or general):
             self._install_general(record, attr, installed, general)
         return record
