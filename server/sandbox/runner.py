@@ -30,6 +30,7 @@ from server.sandbox.budgets import Budgets
 from server.sandbox.modules import Importer
 from server.sandbox.values import ValueObserver, quiet_collector
 from server.sandbox.values_compare import compare_pass
+from server.sandbox.values_names import looks_like_value
 
 IMPLICIT_BACKWARD_NOTICE = (
     "The program did not call backward(); the playground called backward() on the value of "
@@ -155,13 +156,13 @@ class Namer:
             t = type(value)
             values = self.values
             if values is not None and t in values.classes and not issubclass(t, self.engine):
-                values.name(name, value, local)
+                values.names.name(name, value, local)
             elif issubclass(t, self.tensor_type):
                 self._tensor(name, value, local)
             elif issubclass(t, self.module_type):
                 self._module(name, value, local)
             elif values is not None and (t is list or t is tuple) and name[0] != ".":
-                values.name(name, value, local)
+                values.names.name(name, value, local)
         except Exception:  # naming is cosmetic: never the program's error
             pass
         return value
@@ -558,8 +559,8 @@ def _value_graphs(
 def _value_fallback(values: ValueObserver, last_value: Any) -> list[dict[str, Any]]:
     """No backward() was called: the graph of the last statement's value, else of the last
     object assigned, if it is one of the program's autograd objects (no walk)."""
-    for candidate in (last_value, values.last_candidate):
-        if candidate is None or not values.looks_like_value(candidate):
+    for candidate in (last_value, values.names.last_candidate):
+        if candidate is None or not looks_like_value(candidate):
             continue
         with contextlib.suppress(Exception):
             record = values.snapshot(candidate)

@@ -22,9 +22,11 @@ register_class`), which wraps the class's own ``backward`` method. When the prog
 3. **Snapshot.** Values and gradients are copied at the pass's start and end, so a later
    ``w.data -= lr * w.grad`` does not change what the pass shows.
 
-Each call of ``backward()`` is one pass; the first ``max_recorded_passes - 1`` and the last are
-kept (:mod:`server.sandbox.values_graph` turns them into the API's ``Graph``). Names come from
-the naming pass, as tensors get theirs.
+Each call of ``backward()`` is one pass; the first ``max_recorded_passes - 1`` (holding at most
+twice ``max_graph_nodes`` nodes together) and the last are kept
+(:mod:`server.sandbox.values_graph` turns them into the API's ``Graph``). Names come from the
+naming pass (:mod:`server.sandbox.values_names`); the observers are in
+:mod:`server.sandbox.values_observers`.
 """
 
 from __future__ import annotations
@@ -33,33 +35,29 @@ import contextlib
 import functools
 import gc
 import types
-import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-PARENT_ATTRS = ("_prev", "prev", "parents", "_parents", "_children", "children")
+from server.sandbox.values_names import PARENT_ATTRS, ValueNames, instance_dict
+from server.sandbox.values_observers import (
+    GeneralObservers,
+    Installed,
+    class_method,
+    observe_one,
+    observe_two,
+    snap,
+    step_attr,
+    uninstall,
+)
+
 OP_ATTRS = ("_op", "op")
-STEP_ATTRS = ("_backward", "backward_fn", "_backward_fn", "grad_fn", "_grad_fn")
 CONTAINERS = (tuple, list, set, frozenset)
 #: errors that must reach the program (the wall clock, memory): never read as "refused"
 FATAL = (TimeoutError, MemoryError)
-MAX_LIST_NAMES = 64
-MAX_MEMBER_VISITS = 2_000
-MAX_MEMBER_DEPTH = 6
-
 _raw_getattr = object.__getattribute__
-
-
-def instance_dict(obj: Any) -> dict[str, Any] | None:
-    """The object's own ``__dict__`` (no program code runs), or None."""
-    try:
-        d = _raw_getattr(obj, "__dict__")
-    except Exception:
-        return None
-    return d if type(d) is dict else None
 
 
 def is_number(v: Any) -> bool:
@@ -69,20 +67,6 @@ def is_number(v: Any) -> bool:
     if t is np.ndarray:
         return bool(v.dtype.kind in "iuf")
     return isinstance(v, np.floating | np.integer)
-
-
-def snap(v: Any) -> Any:
-    """A copy that later in-place changes cannot reach (numbers are immutable)."""
-    return v.copy() if type(v) is np.ndarray else v
-
-
-def _class_method(obj: Any, attr: str) -> Callable[..., Any] | None:
-    """``obj.attr`` when the class defines it as a plain function (bound, no lookup hooks)."""
-    for c in type(obj).__mro__:
-        fn = c.__dict__.get(attr)
-        if fn is not None:
-            return types.MethodType(fn, obj) if isinstance(fn, types.FunctionType) else None
-    return None
 
 
 _END = object()  # the end of a node's parents, in detection
@@ -100,56 +84,6 @@ def quiet_collector() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-def _observe_two(
-    steps: list[Any],
-    i: int,
-    orig: Callable[..., Any],
-    nd: dict[str, Any],
-    d0: dict[str, Any],
-    d1: dict[str, Any],
-    *args: Any,
-    **kwargs: Any,
-) -> Any:
-    """The observer of a result with two distinct parents and numbers for grads (the common
-    case, kept lean: numbers are immutable, so reading them is a snapshot). Bound to one node
-    with functools.partial (cheaper to make than a closure: detection makes one per result)."""
-    entry = [i, nd.get("grad"), (d0.get("grad"), d1.get("grad")), None, None]
-    steps.append(entry)
-    try:
-        return orig(*args, **kwargs)
-    finally:
-        entry[3] = (d0.get("grad"), d1.get("grad"))
-
-
-def _observe_one(
-    steps: list[Any],
-    i: int,
-    orig: Callable[..., Any],
-    nd: dict[str, Any],
-    d0: dict[str, Any],
-    *args: Any,
-    **kwargs: Any,
-) -> Any:
-    """The observer of a result with one parent and numbers for grads."""
-    entry = [i, nd.get("grad"), (d0.get("grad"),), None, None]
-    steps.append(entry)
-    try:
-        return orig(*args, **kwargs)
-    finally:
-        entry[3] = (d0.get("grad"),)
-
-
-def _step_attr(d: dict[str, Any], obj: Any) -> str | None:
-    """The per-node backward function's name, on a result's instance or its class."""
-    for attr in STEP_ATTRS:
-        if callable(d.get(attr)):
-            return attr
-    for attr in STEP_ATTRS:
-        if _class_method(obj, attr) is not None:
-            return attr
-    return None
 
 
 class Refused(Exception):
@@ -188,17 +122,6 @@ class ValuePass:
         return len(self.objs) - 1
 
 
-class _DupStep:
-    """A step of a node with a repeated parent: its writes to the parents' ``grad``."""
-
-    __slots__ = ("last", "slots", "writes")
-
-    def __init__(self, slots: dict[int, int], last: list[Any]) -> None:
-        self.slots = slots  # id(parent) -> index among the node's distinct parents
-        self.last = last  # the latest known grad of each distinct parent
-        self.writes: list[tuple[int, Any, Any]] = []  # (slot, old, new)
-
-
 class ValueObserver:
     """Everything one run knows about the program's own autograd objects."""
 
@@ -217,13 +140,10 @@ class ValueObserver:
         self.tensor_counts: list[int] = []  # for every pass, kept or not
         self.notices: list[str] = []
         self.tensor_log: Any = None  # the engine's PassLog (its count interleaves passes)
-        self.last_candidate: Any = None
         self.called = False  # a Value's backward() ran (observed or refused)
         self._busy = False
-        self._names: dict[int, tuple[weakref.ref[Any], str, bool]] = {}
-        self._class_names: dict[type, frozenset[str]] = {}
-        self._dup_stack: list[_DupStep] = []
-        self._dup_hooked: tuple[type, Any] | None = None
+        self.names = ValueNames(self.classes)  # the naming pass's hook for these objects
+        self._general = GeneralObservers()
 
     @property
     def count(self) -> int:
@@ -261,7 +181,7 @@ class ValueObserver:
     def observe(self, owner: type, fn: Callable[..., Any], root: Any, args: Any, kw: Any) -> Any:
         """Run the program's ``backward`` on ``root``, watching it when the graph fits."""
         self.called = True
-        installed: list[tuple[dict[str, Any], str, Any, Any]] = []
+        installed: Installed = []
         try:
             with quiet_collector():
                 record = self.detect(owner, root, installed)
@@ -284,14 +204,14 @@ class ValueObserver:
         finally:
             self._busy = False
             with quiet_collector():
-                self._uninstall(installed)
+                uninstall(installed)
                 self._finish(record)
 
     def detect(
         self,
         kind: type,
         root: Any,
-        installed: list[tuple[dict[str, Any], str, Any, Any]] | None = None,
+        installed: Installed | None = None,
     ) -> ValuePass:
         """The graph under ``root`` as a pass; Refused when it does not fit the rules. With
         ``installed``, each result's per-node backward function is swapped for an observer as
@@ -301,13 +221,11 @@ class ValueObserver:
             return self._detect(kind, root, installed)
         except BaseException:
             if installed:
-                self._uninstall(installed)
+                uninstall(installed)
                 installed.clear()
             raise
 
-    def _detect(
-        self, kind: type, root: Any, installed: list[tuple[dict[str, Any], str, Any, Any]] | None
-    ) -> ValuePass:
+    def _detect(self, kind: type, root: Any, installed: Installed | None) -> ValuePass:
         root_dict = instance_dict(root)
         if root_dict is None or not isinstance(root, kind):
             raise Refused("no instance __dict__")
@@ -356,18 +274,18 @@ class ValueObserver:
                 if not pidx or swap is None:
                     continue
                 if not searched:
-                    attr, searched = _step_attr(d, obj), True
+                    attr, searched = step_attr(d, obj), True
                 if attr is None:
                     continue
                 own = d.get(attr)
-                orig = own if own is not None else _class_method(obj, attr)
+                orig = own if own is not None else class_method(obj, attr)
                 if not callable(orig):
                     continue
                 if len(pidx) == 2 and pidx[0] != pidx[1]:
                     d0, d1 = dicts[pidx[0]], dicts[pidx[1]]
-                    wrapper = _partial(_observe_two, steps, here, orig, d, d0, d1)
+                    wrapper = _partial(observe_two, steps, here, orig, d, d0, d1)
                 elif len(pidx) == 1:
-                    wrapper = _partial(_observe_one, steps, here, orig, d, dicts[pidx[0]])
+                    wrapper = _partial(observe_one, steps, here, orig, d, dicts[pidx[0]])
                 else:
                     general.append(here)
                     continue
@@ -423,7 +341,7 @@ class ValueObserver:
         self,
         record: ValuePass,
         attr: str,
-        installed: list[tuple[dict[str, Any], str, Any, Any]],
+        installed: Installed,
         general: list[int],
     ) -> None:
         """The general observers: for the results listed in ``general`` and, when some data
@@ -431,18 +349,18 @@ class ValueObserver:
         lean ones."""
         todo = general
         if record.arrays:
-            self._uninstall(installed)
+            uninstall(installed)
             installed.clear()
             todo = [i for i, p in enumerate(record.parents) if p]
         dicts = record.dicts
         for i in todo:
             d = dicts[i]
             own = d.get(attr)
-            orig = own if own is not None else _class_method(record.objs[i], attr)
+            orig = own if own is not None else class_method(record.objs[i], attr)
             if not callable(orig):
                 continue
             pdicts = [dicts[j] for j in record.parents[i]]
-            wrapper = self._observer(record, i, orig, d, pdicts)
+            wrapper = self._general.observer(record, i, orig, d, pdicts)
             d[attr] = wrapper
             installed.append((d, attr, own, wrapper))
 
@@ -476,100 +394,6 @@ class ValueObserver:
             )
         return arrays
 
-    # ---- the observers --------------------------------------------------------------------
-
-    @staticmethod
-    def _uninstall(installed: list[tuple[dict[str, Any], str, Any, Any]]) -> None:
-        for d, attr, own, wrapper in installed:
-            if d.get(attr) is not wrapper:
-                continue  # the program replaced it itself: keep the program's choice
-            if own is None:
-                del d[attr]
-            else:
-                d[attr] = own
-
-    def _observer(
-        self,
-        record: ValuePass,
-        i: int,
-        orig: Callable[..., Any],
-        node_dict: dict[str, Any],
-        pdicts: list[dict[str, Any]],
-    ) -> Callable[..., Any]:
-        steps = record.steps
-        distinct = {id(d): k for k, d in enumerate(pdicts)}
-        if len(distinct) == len(pdicts):
-
-            def observed(*args: Any, **kwargs: Any) -> Any:
-                entry = [
-                    i,
-                    snap(node_dict.get("grad")),
-                    [snap(d.get("grad")) for d in pdicts],
-                    None,
-                    None,
-                ]
-                steps.append(entry)
-                try:
-                    return orig(*args, **kwargs)
-                finally:
-                    entry[3] = [snap(d.get("grad")) for d in pdicts]
-
-            return observed
-        # A repeated parent (err * err): its two contributions land in one grad, so each write
-        # to a parent's grad is seen as it happens (a __setattr__ on the class, during the call).
-        unique = list({id(d): d for d in pdicts}.values())
-        objs = record.objs
-        slots = {id(objs[j]): k for k, j in enumerate(dict.fromkeys(record.parents[i]))}
-        kind = record.kind
-
-        def observed_dup(*args: Any, **kwargs: Any) -> Any:
-            before = [snap(d.get("grad")) for d in unique]
-            entry = [i, snap(node_dict.get("grad")), before, None, None]
-            steps.append(entry)
-            step = _DupStep(slots, list(before))
-            self._push_dup(kind, step)
-            try:
-                return orig(*args, **kwargs)
-            finally:
-                self._pop_dup()
-                entry[3] = [snap(d.get("grad")) for d in unique]
-                entry[4] = step.writes
-
-        return observed_dup
-
-    def _push_dup(self, kind: type, step: _DupStep) -> None:
-        if not self._dup_stack:
-            own = kind.__dict__.get("__setattr__")
-            current: Any = kind.__setattr__  # object.__setattr__ or the program's own
-            type.__setattr__(kind, "__setattr__", self._setattr_hook(current))
-            self._dup_hooked = (kind, own)
-        self._dup_stack.append(step)
-
-    def _pop_dup(self) -> None:
-        self._dup_stack.pop()
-        if not self._dup_stack and self._dup_hooked is not None:
-            kind, own = self._dup_hooked
-            self._dup_hooked = None
-            if own is None:
-                type.__delattr__(kind, "__setattr__")
-            else:
-                type.__setattr__(kind, "__setattr__", own)
-
-    def _setattr_hook(self, orig: Callable[[Any, str, Any], None]) -> Callable[..., None]:
-        stack = self._dup_stack
-
-        def __setattr__(obj: Any, name: str, value: Any) -> None:
-            orig(obj, name, value)
-            if name == "grad" and stack:
-                step = stack[-1]
-                slot = step.slots.get(id(obj))
-                if slot is not None:
-                    new = snap(value)
-                    step.writes.append((slot, step.last[slot], new))
-                    step.last[slot] = new
-
-        return __setattr__
-
     def _finish(self, record: ValuePass) -> None:
         """Snapshot the end of the pass and keep it (first ones and the last)."""
         record.grads_end = [snap(d.get("grad")) for d in record.dicts]
@@ -578,11 +402,7 @@ class ValueObserver:
 
     def _release(self, record: ValuePass) -> None:
         """Resolve the names now and let go of the program's objects."""
-        table = self._names
-        record.names = [
-            e[1] if (e := table.get(id(o))) is not None and e[0]() is o else None
-            for o in record.objs
-        ]
+        record.names = self.names.names_of(record.objs)
         record.kind_name = str(type.__dict__["__name__"].__get__(record.kind))
         record.objs = []
         record.dicts = []
@@ -631,98 +451,3 @@ class ValueObserver:
     def _notice(self, text: str) -> None:
         if text not in self.notices:
             self.notices.append(text)
-
-    # ---- names ----------------------------------------------------------------------------
-
-    def looks_like_value(self, obj: Any) -> bool:
-        """Cheap test for naming and the fallback root (detection checks the rest)."""
-        d = instance_dict(obj)
-        return (
-            d is not None and "data" in d and "grad" in d and not d.keys().isdisjoint(PARENT_ATTRS)
-        )
-
-    def name(self, name: str, value: Any, local: bool | str) -> None:
-        """The naming pass's hook for objects of the program's classes (and lists of them);
-        ``local`` is the class's name inside a method (see :mod:`server.sandbox.source`)."""
-        attribute = name.startswith(".")
-        name = name.lstrip(".")
-        t = type(value)
-        if t in self.classes:
-            if type(local) is str and self._own_method(local, value):
-                return  # `out` inside Value.tanh: the expression labels it better
-            d = instance_dict(value)
-            if (
-                d is not None
-                and "grad" in d
-                and "data" in d
-                and not d.keys().isdisjoint(PARENT_ATTRS)
-            ):
-                entry = self._names.get(id(value))
-                weak = bool(local) or attribute
-                if entry is None or entry[0]() is not value or (entry[2] and not weak):
-                    self._set_name(value, name, weak)
-                self.last_candidate = value
-            elif not local and not attribute:
-                self._name_members(value)
-        elif (
-            (t is list or t is tuple)
-            and not attribute
-            and 0 < len(value) <= MAX_LIST_NAMES
-            and type(value[0]) in self.classes
-        ):
-            for k, v in enumerate(value):
-                if type(v) in self.classes and self.looks_like_value(v):
-                    self._set_name(v, f"{name}[{k}]", weak=bool(local))
-
-    def name_of(self, obj: Any) -> str | None:
-        entry = self._names.get(id(obj))
-        if entry is None or entry[0]() is not obj:
-            return None
-        return entry[1]
-
-    def _set_name(self, obj: Any, name: str, weak: bool) -> None:
-        entry = self._names.get(id(obj))
-        if entry is not None and entry[0]() is obj and not (entry[2] and not weak):
-            return  # the first name sticks, unless a top-level one replaces a weak one
-        try:
-            ref = weakref.ref(obj)
-        except TypeError:
-            return
-        self._names[id(obj)] = (ref, name, weak)
-
-    def _own_method(self, owner: str, value: Any) -> bool:
-        """Whether ``owner`` (the class of the method assigning) is ``value``'s class or one
-        of its bases."""
-        names = self._class_names.get(type(value))
-        if names is None:
-            names = frozenset(c.__name__ for c in type(value).__mro__ if c in self.classes)
-            self._class_names[type(value)] = names
-        return owner in names
-
-    def _name_members(self, obj: Any) -> None:
-        """``n = MLP(...)``: name the Values inside by their path (``layers[0].w[1]``)."""
-        visits = 0
-        seen: set[int] = set()
-        todo: list[tuple[Any, str, int]] = [(obj, "", 0)]
-        while todo and visits < MAX_MEMBER_VISITS:
-            current, path, depth = todo.pop(0)
-            visits += 1
-            if id(current) in seen:
-                continue
-            seen.add(id(current))
-            d = instance_dict(current)
-            if d is None:
-                continue
-            for attr, v in list(d.items()):
-                if type(attr) is not str:
-                    continue
-                here = f"{path}.{attr}" if path else attr
-                items = enumerate(v) if type(v) in (list, tuple) else [(None, v)]
-                for k, item in items:
-                    if type(item) not in self.classes:
-                        continue
-                    where = here if k is None else f"{here}[{k}]"
-                    if self.looks_like_value(item):
-                        self._set_name(item, where, weak=False)
-                    elif depth < MAX_MEMBER_DEPTH:
-                        todo.append((item, where, depth + 1))
