@@ -8,11 +8,12 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: run test test-fast bench gpu-check lint fmt typecheck frontend chromium screenshots clean help
+.PHONY: run test test-fast test-slow bench gpu-check lint fmt typecheck frontend chromium screenshots clean help
 
 help:
 	@echo "make run         start the app on http://$(HOST):$(PORT) (CPU device by default; WORKERS=n processes)"
-	@echo "make test        the whole test suite, browser tests included"
+	@echo "make test        the whole test suite, browser tests included (not the slow-marked)"
+	@echo "make test-slow   the slow-marked tests (e.g. /train playing for 5 minutes)"
 	@echo "make bench       engine vs PyTorch vs NumPy, and API latency (ratios, medians)"
 	@echo "make gpu-check   on a GPU machine: CuPy parity and timings (bench/gpu_check.py)"
 	@echo "make lint        ruff, mypy, tsc (also types.ts against /openapi.json), hadolint"
@@ -53,7 +54,11 @@ run: venv frontend
 
 test: venv frontend chromium
 	npm run --silent test
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
+
+# The long versions (e.g. five minutes of live training in the browser); not in CI.
+test-slow: venv frontend chromium
+	$(PY) -m pytest -m slow $(PYTEST_ARGS)
 
 test-fast: venv frontend
 	npm run --silent test

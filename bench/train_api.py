@@ -5,14 +5,19 @@ Three contestants, timed in alternation (bench.timing.interleaved_medians), 10 s
 - engine: a plain lesson-style loop on ``engine`` (nn.Sequential, CrossEntropyLoss, Adam);
 - engine+metrics: the same loop plus what each history row of the API reports (train and
   test loss and accuracy after every step, under no_grad): the engine doing the API's work;
-- service: server.train.train() called in-process (adds per-step evaluation on the full train
+- service: server.training's train() called in-process (adds per-step evaluation on the full train
   and test sets, the boundary grid and the state encoding);
 - api: POST /api/v1/train through FastAPI's TestClient, passing the state back each call
   (adds JSON parsing and validation, routing, middleware and orjson encoding);
 - http: the same request to a real uvicorn server on 127.0.0.1 over a keep-alive connection
   (TestClient's own thread hop costs ~1-2 ms a request, which no real client pays);
 - http floor: an empty POST (/bench/bare: a small body parsed, no work) to the same server on
-  the same connection: what any request costs there, the part of "http" no trainer can cut.
+  the same connection: what any request costs there, the part of "http" no trainer can cut;
+- live: the train page's protocol on the same server (WebSocket /api/v1/train/live, playing,
+  10 steps an update, each update acknowledged as soon as it arrives): the state and the
+  boundary still go out with every update, but no request is parsed, validated or routed.
+  The server works up to 2 updates ahead of the acks, so this is a throughput (the server's
+  next update overlaps the client reading this one), where http is one round trip per call.
 
 Target (issue 5): the API costs at most 1.5x the engine per step at 10 steps a call.
 """
@@ -85,7 +90,7 @@ def _engine_loop(with_metrics: bool = False) -> Any:
 
 
 def _http_loop(base: str) -> tuple[Any, Any, Any]:
-    import httpx
+    import httpx2 as httpx
 
     client = httpx.Client(base_url=base, timeout=30)
     carried: dict[str, Any] = {"state": None}
@@ -103,10 +108,24 @@ def _http_loop(base: str) -> tuple[Any, Any, Any]:
     return ten_steps, empty_post, client
 
 
+def _live_loop(base: str) -> tuple[Any, Any]:
+    from websockets.sync.client import connect
+
+    ws = connect(base.replace("http://", "ws://") + "/api/v1/train/live", max_size=2**24)
+    ws.send(orjson.dumps({"type": "start", "run": 1, "request": SPEC, "playing": True}).decode())
+
+    def ten_steps() -> None:
+        update = orjson.loads(ws.recv(timeout=30))
+        assert update["type"] == "update", update
+        ws.send('{"type": "ack"}')
+
+    return ten_steps, ws
+
+
 def _service_loop() -> Any:
     from server.settings import Settings
-    from server.train import train
-    from server.train_schemas import TrainRequest
+    from server.training.schemas import TrainRequest
+    from server.training.trainer import train
 
     settings = Settings()
     carried: dict[str, Any] = {"state": None}
@@ -146,6 +165,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     try:
         with serve(workers=1) as url:
             http, floor, http_client = _http_loop(url)
+            live, socket = _live_loop(url)
             medians = interleaved_medians(
                 {
                     "engine": _engine_loop(),
@@ -154,11 +174,13 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
                     "api": api,
                     "http": http,
                     "http floor": floor,
+                    "live": live,
                 },
                 min_time=0.3 if quick else 1.0,
                 repeats=9 if quick else 15,
             )
             http_client.close()
+            socket.close()
     finally:
         client.__exit__(None, None, None)
     base = medians["engine"] / STEPS_PER_CALL
@@ -166,10 +188,11 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     titles = {
         "engine": "engine directly (lesson loop)",
         "engine+metrics": "engine directly + per-step train/test metrics (the API's work)",
-        "service": "server.train in-process",
+        "service": "server.training in-process",
         "api": "POST /api/v1/train (TestClient)",
         "http": "POST /api/v1/train (uvicorn on 127.0.0.1, keep-alive)",
         "http floor": f"HTTP floor: an empty POST to that server (its time / {STEPS_PER_CALL})",
+        "live": "live WebSocket to that server (the page's protocol, acked at once)",
     }
     rows = []
     for key, seconds in medians.items():
@@ -181,7 +204,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
             "steps_per_s": 1.0 / per_step,
             "vs_engine": per_step / base,
             "vs_engine_metrics": per_step / base_metrics,
-            "target_vs_engine": TARGET if key in ("api", "http") else None,
+            "target_vs_engine": TARGET if key in ("api", "http", "live") else None,
         })  # fmt: skip
     return rows
 

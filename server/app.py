@@ -82,7 +82,6 @@ def create_app(settings: Settings | None = None, sandbox_paths: list[str] | None
             swagger_favicon_url="/static/favicon.svg",
         )
 
-    app.dependency_overrides[get_settings] = lambda: settings
     app.include_router(api.meta)
     app.include_router(api.router)
     app.include_router(train.router)

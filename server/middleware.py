@@ -196,9 +196,29 @@ class RateLimitMiddleware:
             self._buckets[client] = (tokens, now)
             return (1.0 - tokens) / self.rate
 
+    @staticmethod
+    async def _refuse(
+        scope: Scope, receive: Receive, send: Send, status: int, retry: int, detail: str
+    ) -> None:
+        """429/503 with Retry-After; a WebSocket is accepted and closed with 1013 ("try again
+        later") and ``{"retry_after": s}``, which a page can read (a refused handshake it
+        cannot: the browser reports only that the connection failed)."""
+        if scope["type"] == "websocket":
+            message = await receive()
+            if message["type"] != "websocket.connect":
+                return
+            await send({"type": "websocket.accept"})
+            reason = f'{{"retry_after": {retry}, "status": {status}}}'
+            await send({"type": "websocket.close", "code": 1013, "reason": reason})
+            return
+        await _drain(receive, 1 << 20)
+        await _send_json(
+            send, status, f"{detail}; retry in {retry} s", [(b"retry-after", str(retry).encode())]
+        )
+
     def _simulated_busy(self, client: str) -> bool:
-        """``busy_first_requests``: pretend to be saturated for a client's first N POSTs (the
-        work: runs and training), to test the pages' back-off."""
+        """``busy_first_requests``: pretend to be saturated for a client's first N pieces of
+        work (POSTs and live-training connections), to test the pages' back-off."""
         with self._lock:
             seen = self._seen.get(client, 0)
             self._seen[client] = seen + 1
@@ -209,30 +229,19 @@ class RateLimitMiddleware:
             await self.app(scope, receive, send)
             return
         client = client_address(scope, self.trusted)
-        if (
-            self.busy_first
-            and scope["type"] == "http"
-            and scope["method"] == "POST"
-            and self._simulated_busy(client)
-        ):
-            await _drain(receive, 1 << 20)
-            await _send_json(
-                send, 503, "busy: simulated (busy_first_requests); retry in 1 s",
-                [(b"retry-after", b"1")],
-            )  # fmt: skip
+        work = scope["type"] == "websocket" or scope["method"] == "POST"
+        if self.busy_first and work and self._simulated_busy(client):
+            await self._refuse(
+                scope, receive, send, 503, 1, "busy: simulated (busy_first_requests)"
+            )
             return
         wait = self._take(client) if self.per_minute > 0 else 0.0
         if wait > 0:
             stats = metrics_of(scope.get("app"))
             if stats is not None:
                 stats.refusals.labels("rate_limit").inc()
-            retry = str(max(1, math.ceil(wait))).encode()
-            if scope["type"] == "websocket":
-                await send({"type": "websocket.close", "code": 1013, "reason": "rate limit"})
-                return
-            await _drain(receive, 1 << 20)
-            await _send_json(
-                send, 429, "rate limit exceeded; retry later", [(b"retry-after", retry)]
+            await self._refuse(
+                scope, receive, send, 429, max(1, math.ceil(wait)), "rate limit exceeded"
             )
             return
         await self.app(scope, receive, send)

@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from starlette.requests import HTTPConnection
 
 
 class Settings(BaseSettings):
@@ -83,5 +84,15 @@ def _default_sandbox_workers() -> int:
 
 @functools.lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """The process-wide settings (cached; tests override the dependency instead)."""
+    """The process's settings from its environment (what `python -m server` serves with)."""
     return Settings()
+
+
+def app_settings(connection: HTTPConnection) -> Settings:
+    """The settings of the app serving this request: the one way routes read settings.
+
+    ``create_app(settings)`` keeps them on ``app.state``; a plain function rather than a
+    FastAPI dependency, which would cost a thread hop per request for a ``def`` provider.
+    """
+    settings: Settings = connection.app.state.settings
+    return settings

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
@@ -20,14 +20,13 @@ from server.sandbox import service
 from server.sandbox.pool import PoolBusy, Sandbox
 from server.schemas import DeviceInfo, ErrorBody, Example, Health, Ready, RunRequest, RunResponse
 from server.serialize import OrjsonResponse, dumps, json_bytes_response
-from server.settings import Settings, get_settings
+from server.settings import app_settings
 
 #: liveness, readiness, metrics: unversioned, for operators and load balancers
 meta = APIRouter(tags=["meta"])
 #: the versioned JSON API
 router = APIRouter(prefix="/api/v1")
 log = logging.getLogger(__name__)
-SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 REQUEST_ERRORS: dict[int | str, dict[str, Any]] = {
     413: {"model": ErrorBody, "description": "Request body over the size limit."},
@@ -114,7 +113,7 @@ def _unavailable_device(device: str) -> str | None:
     tags=["playground"],
     summary="Run a program; return its output, error and recorded graphs",
 )
-async def run(request: RunRequest, http: Request, settings: SettingsDep) -> Response:
+async def run(request: RunRequest, http: Request) -> Response:
     """Run a program (or a bare expression) as real Python in a one-shot jailed worker.
 
     Errors in the program (syntax, runtime, autograd, budget) are a normal 200 response with
@@ -128,6 +127,7 @@ async def run(request: RunRequest, http: Request, settings: SettingsDep) -> Resp
             request.device, "RuntimeError", f"device '{request.device}' is not available: {reason}"
         )
         return json_bytes_response(dumps(body))
+    settings = app_settings(http)
     sandbox: Sandbox = http.app.state.sandbox
     admission: Admission = http.app.state.admission
     stats = metrics_of(http.app)

@@ -1,37 +1,26 @@
-"""Training API: POST /api/v1/train (JSON) and /api/v1/train/stream (server-sent events)."""
+"""Training API: POST /api/v1/train (JSON), /api/v1/train/stream (server-sent events) and the
+page's live run, WebSocket /api/v1/train/live (its protocol documented by GET on that path)."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, WebSocket
 from starlette.responses import Response, StreamingResponse
 
-from server import train as service
-from server.serialize import OrjsonResponse, dumps
-from server.settings import Settings, get_settings
-from server.train_schemas import TrainRequest, TrainResponse
+from server.admission import Admission, Busy
+from server.clients import client_of
+from server.routes.api import busy_response
+from server.serialize import OrjsonResponse
+from server.settings import app_settings
+from server.training import live, stream
+from server.training.errors import SpecError
+from server.training.schemas import TrainRequest, TrainResponse
+from server.training.trainer import INLINE_MS, Trainer, run
 
 router = APIRouter(prefix="/api/v1", tags=["train"])
 
-
-def app_settings(http: Request) -> Settings:
-    """get_settings, or the app's override of it (as ``Depends(get_settings)`` would give).
-
-    Not a dependency: FastAPI runs a plain ``def`` dependency in a worker thread, and while
-    the app overrides any dependency (create_app does) it rebuilds every dependency's signature
-    on every request; together 0.3-1 ms a request, a sixth of a 10-step call.
-    """
-    provider = http.app.dependency_overrides.get(get_settings, get_settings)
-    settings: Settings = provider()
-    return settings
-
-
-#: Steps one stream chunk runs in a worker thread between disconnect checks.
-STREAM_CHUNK = 5
 
 SPEC_ERRORS: dict[int | str, dict[str, Any]] = {
     413: {"description": "Request body over the size limit."},
@@ -39,27 +28,12 @@ SPEC_ERRORS: dict[int | str, dict[str, Any]] = {
         "description": "The spec is malformed, inconsistent, or over a budget; `detail` says "
         "which (e.g. the limit max_train_parameters)."
     },
-    429: {"description": "Rate limit exceeded."},
+    429: {"description": "Rate limit exceeded; `Retry-After` says when to try again."},
+    503: {"description": "Saturated (every worker busy, the queue full); `Retry-After` says when."},
 }
 
 
-class StreamCounter:
-    """How many streams are running now (tests check that a disconnect stops one)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.active = 0
-        self.steps = 0
-
-    def add(self, delta: int) -> None:
-        with self._lock:
-            self.active += delta
-
-
-streams = StreamCounter()
-
-
-def _refuse(exc: service.SpecError) -> Response:
+def _refuse(exc: SpecError) -> Response:
     return OrjsonResponse({"detail": str(exc)}, status_code=422)
 
 
@@ -80,18 +54,21 @@ async def train(request: TrainRequest, http: Request) -> Response:
     # a longer one runs in a worker thread so that it does not hold up other requests.
     settings = app_settings(http)
     try:
-        trainer = service.Trainer(request, settings, settings.max_train_steps_per_call)
-        if trainer.estimated_ms() <= service.INLINE_MS:
-            result = service.run(trainer)
-        else:
-            result = await anyio.to_thread.run_sync(service.run, trainer)
-    except service.SpecError as exc:
+        trainer = Trainer(request, settings, settings.max_train_steps_per_call)
+    except SpecError as exc:
+        return _refuse(exc)
+    admission: Admission = http.app.state.admission
+    try:  # training and programs share the workers' slots, in one fair queue
+        async with admission.slot(client_of(http)):
+            if trainer.estimated_ms() <= INLINE_MS:
+                result = run(trainer)
+            else:
+                result = await anyio.to_thread.run_sync(run, trainer)
+    except Busy as exc:
+        return busy_response(exc.retry_after, exc.reason)
+    except SpecError as exc:
         return _refuse(exc)
     return OrjsonResponse(result)
-
-
-def _event(name: str, payload: Any) -> bytes:
-    return b"event: " + name.encode() + b"\ndata: " + dumps(payload) + b"\n\n"
 
 
 @router.post(
@@ -108,37 +85,78 @@ def _event(name: str, payload: Any) -> bytes:
     summary="The same run as server-sent events; stops when the client disconnects",
 )
 def train_stream(request: TrainRequest, http: Request) -> Response:
-    """Progress rows as they are computed, the final state last."""
+    """Progress rows as they are computed, the final state last (up to max_stream_steps)."""
     settings = app_settings(http)
     try:
-        trainer = service.Trainer(request, settings, settings.max_stream_steps)
-    except service.SpecError as exc:
+        trainer = Trainer(request, settings, settings.max_stream_steps)
+    except SpecError as exc:
         return _refuse(exc)
-
-    async def events() -> AsyncIterator[bytes]:
-        streams.add(1)
-        try:
-            done = 0
-            history: list[dict[str, Any]] = []
-            while done < request.steps:
-                if await http.is_disconnected():
-                    return
-                chunk = min(STREAM_CHUNK, request.steps - done)
-                last = done + chunk == request.steps
-                rows = await anyio.to_thread.run_sync(
-                    trainer.advance, chunk, request.include_graph and last
-                )
-                done += chunk
-                streams.steps += chunk
-                history.extend(rows)
-                for row in rows:
-                    yield _event("progress", row)
-            yield _event("done", trainer.result(history, {}))
-        finally:
-            streams.add(-1)
-
     return StreamingResponse(
-        events(),
+        stream.events(trainer, http.is_disconnected, http.app.state.admission, client_of(http)),
         media_type="text/event-stream",
         headers={"cache-control": "no-store", "x-accel-buffering": "no"},
+    )
+
+
+@router.websocket("/train/live")
+async def train_live(websocket: WebSocket) -> None:
+    """The page's live run: see GET /api/v1/train/live for the protocol."""
+    await live.serve(
+        websocket, app_settings(websocket), websocket.app.state.admission, client_of(websocket)
+    )
+
+
+LIVE_DOC = """\
+**A WebSocket endpoint**: connect to `ws://HOST/api/v1/train/live` (`wss://` behind TLS). A
+plain GET answers `426 Upgrade Required`. This is how the `/train` page plays: one connection
+per run however long it plays (the rate limit counts the connection, not the updates), updates
+paced by the page, settings changed mid-run taking effect at the next update. REST clients can
+use `POST /api/v1/train` (stateless, state carried by the client) or `/train/stream` instead.
+
+Messages are JSON text. **Client → server** (`LiveClientMessage`):
+
+- `{"type": "start", "run": 1, "request": TrainRequest, "playing": false}`: (re)start the run.
+  `request.state` null starts from fresh weights; a state from an earlier update resumes from
+  it (a page whose connection dropped reconnects, to any replica, and sends its last state).
+  `request.steps` is the number of steps per update while playing (at least 1). A paused
+  start answers with an update at once (the model evaluated, no step).
+- `{"type": "change", "request": TrainRequest}`: new settings for the running model (learning
+  rate, optimizer, batch size, steps per update, added points, device); the run keeps its
+  parameters and the request's `state` is ignored. Takes effect at the next update; a paused
+  run answers with an evaluated update. A model or dataset change needs a `start`.
+- `{"type": "play"}`, `{"type": "pause"}`.
+- `{"type": "step", "id": 7, "include_graph": true}`: pause and take exactly one step; its
+  update carries `"id": 7` (and the step's graph and PyTorch program if asked).
+- `{"type": "ack"}`: the client has shown one update. The server sends at most 2 updates
+  ahead of the acks, so the run goes at the client's pace and a hidden tab costs nothing.
+
+**Server → client**: `{"type": "update", "run", "seq", "id", "response": TrainResponse}`
+(`run` echoes the start's, so a client drops updates of a run it has reset; the history
+holds the steps since the previous update), or `{"type": "error", "run", "detail"}` when a
+message or a spec is refused (as the 422 of POST /train would be); an error pauses the run.
+
+Every update is exactly what `POST /api/v1/train` returns for the same spec and state:
+playing 40 updates of 5 steps equals one call of 200 steps, bit for bit.
+
+**Close codes**: 1001 idle for 5 minutes, or the connection's age limit (30 minutes) reached
+(reconnect and `start` with your last state when you need the run again); 1008 a message that
+is not JSON text; 1009 a message over the body size limit; 1011 an internal error; 1013 too
+many live runs on this server: the close reason is `{"retry_after": seconds}`: retry after
+that long, with some random extra so that a classroom does not retry in step.
+"""
+
+
+@router.get(
+    "/train/live",
+    status_code=426,
+    responses={426: {"description": "Upgrade Required: this path is a WebSocket endpoint."}},
+    summary="The /train page's live run, over a WebSocket (protocol)",
+    description=LIVE_DOC,
+)
+async def train_live_doc() -> Response:
+    """A plain GET cannot play: 426 with the WebSocket upgrade it needs."""
+    return OrjsonResponse(
+        {"detail": "this is a WebSocket endpoint: connect with ws:// (see /docs)"},
+        status_code=426,
+        headers={"upgrade": "websocket"},
     )

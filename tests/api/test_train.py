@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from server.app import create_app
-from server.routes.train import streams
+from server.training.stream import streams
 from tests.api.conftest import make_settings
 
 MOONS: dict[str, Any] = {
@@ -257,29 +257,27 @@ def test_long_runs_go_to_a_thread_and_answer_the_same(
     """Short runs answer on the event loop, longer ones in a worker thread: the same answer."""
     import threading
 
-    from server import train as service
+    from server.routes import train as routes
+    from server.training.trainer import Trainer
 
     threads: list[str] = []
-    run = service.run
+    run = routes.run
 
-    def spy(trainer: service.Trainer) -> dict[str, Any]:
+    def spy(trainer: Trainer) -> dict[str, Any]:
         threads.append(threading.current_thread().name)
         return run(trainer)
 
-    monkeypatch.setattr(service, "run", spy)
+    monkeypatch.setattr(routes, "run", spy)
     inline = post(tc, {**MOONS, "steps": 10})
-    monkeypatch.setattr(service, "INLINE_MS", 0.0)
+    monkeypatch.setattr(routes, "INLINE_MS", 0.0)
     threaded = post(tc, {**MOONS, "steps": 10})
     assert threads[0] != threads[1]  # the event loop's thread, then a worker
     del inline["timing_ms"], threaded["timing_ms"]
     assert inline == threaded
 
 
-def test_train_uses_the_apps_settings_override() -> None:
-    from server.settings import get_settings
-
-    app = create_app(make_settings(sandbox_workers=1))
-    app.dependency_overrides[get_settings] = lambda: make_settings(max_train_steps_per_call=5)
+def test_train_uses_the_apps_settings() -> None:
+    app = create_app(make_settings(sandbox_workers=1, max_train_steps_per_call=5))
     with TestClient(app) as c:
         assert c.post("/api/v1/train", json={**MOONS, "steps": 5}).status_code == 200
         r = c.post("/api/v1/train", json={**MOONS, "steps": 6})

@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.programs import program_url
 from tests.e2e.test_playground import wait_ready
-from tests.e2e.test_train import open_train
+from tests.e2e.test_train import open_train, record_train_traffic
 
 pytestmark = pytest.mark.e2e
 
@@ -93,17 +93,12 @@ def test_playground_run_reports_cpu(page: Page) -> None:
 
 
 def test_train_reports_cpu_and_sends_it(page: Page) -> None:
-    sent: list[dict[str, object]] = []
-    page.on(
-        "request",
-        lambda r: (
-            sent.append(json.loads(r.post_data or "{}")) if "/api/v1/train" in r.url else None
-        ),
-    )
+    traffic = record_train_traffic(page)  # the page trains over one live connection
     open_train(page)
     expect(page.get_by_test_id("train-device")).to_have_text("cpu")
     page.get_by_test_id("train-step-once").click()
     expect(page.get_by_test_id("train-step")).to_have_text("1")
+    sent = traffic.requests()
     assert sent and all(body.get("device") == "cpu" for body in sent), sent
 
 

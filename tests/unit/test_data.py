@@ -7,8 +7,8 @@ import pytest
 
 from engine import data
 from server.settings import Settings
-from server.train import Trainer
-from server.train_schemas import TrainRequest
+from server.training.schemas import TrainRequest
+from server.training.trainer import Trainer
 
 
 @pytest.mark.parametrize("name", data.NAMES)
@@ -161,7 +161,7 @@ def test_batched_history_equals_a_forward_pass_per_step(
     # Passes of a few snapshots each (as for a long call of a big model) give the same rows.
     grouped = Trainer(req, Settings(), max_steps=12)
     activations = grouped.data.x_all.shape[0] * max(grouped.sizes)
-    monkeypatch.setattr("server.train.EVAL_ELEMENTS", 5 * activations)
+    monkeypatch.setattr("server.training.trainer.EVAL_ELEMENTS", 5 * activations)
     assert grouped.snapshots_per_pass() == 5
     assert grouped.advance(12) == batched
 

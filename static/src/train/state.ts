@@ -1,9 +1,10 @@
 /**
- * The train page's shareable settings as a declarative table serialised to the URL hash (like
- * the playground's state.ts): one row per setting. A new URL-saved control is one row here and
- * one control in main.ts. DOM-free apart from `location` and `history`.
+ * The train page's shareable settings: one row per setting in the table below (the shared
+ * machinery, codecs and store are ../urlstate.ts, as for the playground). A new URL-saved
+ * control is one row here and one control in main.ts. DOM-free.
  */
 import { DEVICE } from "../config";
+import { decodeHash, encodeHash, int, matching, num, oneOf, type Codec, type StateTable, UrlStore } from "../urlstate";
 import type { Activation, DatasetName, OptimizerName, Point } from "./types";
 
 export interface TrainSettings {
@@ -45,24 +46,6 @@ export const DEFAULTS: TrainSettings = {
   device: DEVICE.fallback,
 };
 
-type Codec<T> = { encode: (value: T) => string; decode: (text: string) => T | undefined };
-
-const num = (min: number, max: number): Codec<number> => ({
-  encode: (v) => String(v),
-  decode: (t) => {
-    const v = Number(t);
-    return t !== "" && Number.isFinite(v) && v >= min && v <= max ? v : undefined;
-  },
-});
-const int = (min: number, max: number): Codec<number> => ({
-  encode: (v) => String(v),
-  decode: (t) => (/^\d+$/.test(t) && Number(t) >= min && Number(t) <= max ? Number(t) : undefined),
-});
-const oneOf = <T extends string>(...values: T[]): Codec<T> => ({
-  encode: (v) => v,
-  decode: (t) => (values as string[]).includes(t) ? (t as T) : undefined,
-});
-const device: Codec<string> = { encode: (v) => v, decode: (t) => (DEVICE.pattern.test(t) ? t : undefined) };
 /** Hidden widths as `16,16`; `0` means no hidden layer (logistic regression). */
 const widths: Codec<number[]> = {
   encode: (v) => (v.length ? v.join(",") : "0"),
@@ -85,13 +68,8 @@ const points: Codec<Point[]> = {
   },
 };
 
-interface Row<K extends keyof TrainSettings> {
-  param: string;
-  codec: Codec<TrainSettings[K]>;
-}
-
 /** One row per shareable setting. */
-const TABLE: { [K in keyof TrainSettings]: Row<K> } = {
+const TABLE: StateTable<TrainSettings> = {
   dataset: { param: "data", codec: oneOf("moons", "circles", "xor", "linear", "spiral", "blobs", "points") },
   classes: { param: "classes", codec: int(2, 8) },
   samples: { param: "n", codec: int(4, 5000) },
@@ -106,62 +84,26 @@ const TABLE: { [K in keyof TrainSettings]: Row<K> } = {
   batch: { param: "batch", codec: int(1, 7000) },
   seed: { param: "seed", codec: int(0, 2 ** 32 - 1) },
   speed: { param: "spu", codec: int(1, 100) },
-  device: { param: "device", codec: device },
+  device: { param: "device", codec: matching(DEVICE.pattern) },
 };
-
-type AnyRow = [keyof TrainSettings, Row<keyof TrainSettings>];
-const rows = (): AnyRow[] => Object.entries(TABLE) as AnyRow[];
 
 /** Settings from a hash (`#data=xor&lr=0.1`) on top of the defaults. */
 export function decodeSettings(hash: string): TrainSettings {
-  const params = new URLSearchParams(hash.replace(/^#/, ""));
-  const out: Record<string, unknown> = { ...DEFAULTS, hidden: [...DEFAULTS.hidden], points: [] };
-  for (const [key, row] of rows()) {
-    const raw = params.get(row.param);
-    if (raw === null) continue;
-    const value = row.codec.decode(raw);
-    if (value !== undefined) out[key] = value;
-  }
-  return out as unknown as TrainSettings;
+  return decodeHash(TABLE, hash, DEFAULTS);
 }
 
 /** The hash for `settings` (without '#'); settings equal to the default are left out. */
 export function encodeSettings(settings: TrainSettings): string {
-  const params = new URLSearchParams();
-  for (const [key, row] of rows()) {
-    const encoded = row.codec.encode(settings[key] as never);
-    if (encoded !== row.codec.encode(DEFAULTS[key] as never)) params.set(row.param, encoded);
-  }
-  return params.toString();
+  return encodeHash(TABLE, settings, DEFAULTS);
 }
 
-/** Holds the settings; `set` writes the URL (replace) and notifies with the changed keys. */
-export class SettingsStore {
-  private current: TrainSettings;
-  private readonly listeners: ((s: TrainSettings, changed: Set<keyof TrainSettings>) => void)[] = [];
-
+/** The train page's store: its settings, written to the URL (replace) as they change. */
+export class SettingsStore extends UrlStore<TrainSettings> {
   constructor(initial: TrainSettings) {
-    this.current = initial;
+    super(initial, encodeSettings);
   }
 
   get settings(): TrainSettings {
-    return this.current;
-  }
-
-  subscribe(listener: (s: TrainSettings, changed: Set<keyof TrainSettings>) => void): void {
-    this.listeners.push(listener);
-  }
-
-  set(patch: Partial<TrainSettings>): void {
-    const changed = new Set<keyof TrainSettings>();
-    for (const key of Object.keys(patch) as (keyof TrainSettings)[]) {
-      if (JSON.stringify(patch[key]) !== JSON.stringify(this.current[key])) changed.add(key);
-    }
-    if (!changed.size) return;
-    this.current = { ...this.current, ...patch };
-    const url = new URL(window.location.href);
-    url.hash = encodeSettings(this.current);
-    if (url.toString() !== window.location.href) window.history.replaceState(null, "", url.toString());
-    for (const listener of this.listeners) listener(this.current, changed);
+    return this.state;
   }
 }

@@ -1,4 +1,4 @@
-/** Shapes of POST /api/v1/train (server/train_schemas.py). */
+/** Shapes of the train API and its live protocol (server/training/schemas.py). */
 
 export type DatasetName = "linear" | "xor" | "circles" | "moons" | "spiral" | "blobs";
 export type Activation = "tanh" | "relu" | "sigmoid";
@@ -71,3 +71,31 @@ export interface TrainResponse {
   data: DatasetPoints | null;
   timing_ms: Record<string, number>;
 }
+
+/** What the page sends over the live connection (WebSocket /api/v1/train/live). */
+export type LiveClientMessage =
+  | { type: "start"; run: number; request: TrainRequest; playing: boolean }
+  | { type: "change"; request: TrainRequest }
+  | { type: "play" }
+  | { type: "pause" }
+  | { type: "step"; id: number; include_graph: boolean }
+  | { type: "ack" };
+
+/** One update: the steps since the previous one and the model after them. */
+export interface LiveUpdate {
+  type: "update";
+  run: number;
+  seq: number;
+  /** The id of the `step` message this update answers, if any. */
+  id: number | null;
+  response: TrainResponse;
+}
+
+/** A refused message or spec (the run is paused). */
+export interface LiveError {
+  type: "error";
+  run: number | null;
+  detail: unknown;
+}
+
+export type LiveServerMessage = LiveUpdate | LiveError;

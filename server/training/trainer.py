@@ -12,18 +12,14 @@ BCE): one loss, one boundary rule (softmax) and the 2-16-16-2 shape the lessons 
 
 from __future__ import annotations
 
-import base64
-import binascii
-import functools
 import itertools
-import math
 import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from engine import backend, data
+from engine import backend
 from engine.autograd import record_passes
 from engine.factories import tensor
 from engine.functions import relu, sigmoid, tanh
@@ -31,161 +27,27 @@ from engine.nn import functional as F
 from engine.optim import SGD, Adam
 from engine.tensor import Tensor
 from server.settings import Settings
-from server.train_schemas import ArrayData, TrainRequest, TrainState
+from server.training.codec import SLOT_KEYS, decode_array, encode_array
+from server.training.datasets import dataset, grid
+from server.training.errors import SpecError
+from server.training.model import (
+    history_rows,
+    initial_parameters,
+    layer_sizes,
+    parameter_count,
+    predict_proba,
+    predict_proba_stacked,
+)
+from server.training.program import step_program
+from server.training.schemas import ArrayData, TrainRequest, TrainState
 
 Array = np.ndarray
-
-
-class SpecError(ValueError):
-    """A training spec that cannot run as given (answered with a 422 naming the reason)."""
-
-
-# ---- the model as arrays ---------------------------------------------------------------------
 
 ENGINE_ACTIVATIONS: dict[str, Callable[[Tensor], Tensor]] = {
     "tanh": tanh,
     "relu": relu,
     "sigmoid": sigmoid,
 }
-
-
-def _np_sigmoid(z: Array) -> Array:
-    return np.asarray(0.5 * (np.tanh(0.5 * z) + 1.0))  # stable for large |z|
-
-
-NUMPY_ACTIVATIONS: dict[str, Callable[[Array], Array]] = {
-    "tanh": np.tanh,
-    "relu": lambda z: np.maximum(z, 0),
-    "sigmoid": _np_sigmoid,
-}
-
-
-def layer_sizes(hidden: list[int], classes: int) -> list[int]:
-    return [2, *hidden, classes]
-
-
-def parameter_count(sizes: list[int]) -> int:
-    return sum((a + 1) * b for a, b in itertools.pairwise(sizes))
-
-
-def initial_parameters(sizes: list[int], seed: int) -> list[Array]:
-    """PyTorch's nn.Linear init (uniform in ±1/sqrt(fan_in)) from a seeded NumPy generator.
-
-    A private generator (not the engine's global one) keeps concurrent requests independent.
-    """
-    rng = np.random.default_rng([seed, 7])
-    params: list[Array] = []
-    for fan_in, fan_out in itertools.pairwise(sizes):
-        bound = 1.0 / math.sqrt(fan_in)
-        params.append(rng.uniform(-bound, bound, size=(fan_out, fan_in)).astype(np.float32))
-        params.append(rng.uniform(-bound, bound, size=(fan_out,)).astype(np.float32))
-    return params
-
-
-def predict_proba(params: list[Array], activation: str, x: Array) -> Array:
-    """Class probabilities (softmax of the logits) of one model, in NumPy: no graph needed."""
-    return predict_proba_stacked([p[None] for p in params], activation, x)[0]
-
-
-def predict_proba_stacked(stacked: list[Array], activation: str, x: Array) -> Array:
-    """Class probabilities of B models at once: ``stacked[i]`` is parameter i of every model
-    (weights (B, out, in), biases (B, out)); returns (B, len(x), classes).
-
-    np.matmul runs one BLAS call per model of the stack, and the other operations are
-    elementwise or per row, so a model's probabilities are the same bits however many models
-    share the stack: evaluating the 10 steps of a call together equals evaluating each alone.
-    """
-    act = NUMPY_ACTIVATIONS[activation]
-    h = x
-    last = len(stacked) - 2
-    for i in range(0, len(stacked), 2):
-        h = np.matmul(h, stacked[i].transpose(0, 2, 1)) + stacked[i + 1][:, None, :]
-        if i < last:
-            h = act(h)
-    return _softmax(h)
-
-
-def _softmax(z: Array) -> Array:
-    """Softmax over the last axis (the classes), a column at a time.
-
-    NumPy reduces over a short last axis ~30x slower than it combines columns; the max and the
-    sum below are the bits ``z.max(-1)`` and ``z.sum(-1)`` give (see _class_sum).
-    """
-    classes = z.shape[-1]
-    top = functools.reduce(np.maximum, [z[..., j] for j in range(classes)])
-    e = np.exp(z - top[..., None])
-    return np.asarray(e / _class_sum(e)[..., None])
-
-
-def _class_sum(e: Array) -> Array:
-    """``e.sum(-1)`` in NumPy's order: left to right under 8 terms, its pairwise tree at 8."""
-    c = [e[..., j] for j in range(e.shape[-1])]
-    if len(c) < 8:
-        return functools.reduce(np.add, c)
-    if len(c) == 8:
-        return ((c[0] + c[1]) + (c[2] + c[3])) + ((c[4] + c[5]) + (c[6] + c[7]))
-    return np.asarray(e.sum(axis=-1))
-
-
-def history_rows(probs: Array, y: Array, n_train: int, steps: list[int]) -> list[dict[str, Any]]:
-    """History rows from the probabilities (B, n_train + n_test, classes) of B models."""
-    picked = probs[:, np.arange(y.shape[0]), y].astype(np.float64)
-    nll = -np.log(np.maximum(picked, 1e-30))
-    correct = probs.argmax(axis=2) == y
-    n_test = y.shape[0] - n_train
-    train_loss, train_acc = _split_means(nll, correct, 0, n_train)
-    test_loss, test_acc = _split_means(nll, correct, n_train, y.shape[0])
-    return [
-        {
-            "step": step,
-            "train_loss": _finite(train_loss[b]) if n_train else None,
-            "test_loss": _finite(test_loss[b]) if n_test else None,
-            "train_acc": train_acc[b] if n_train else None,
-            "test_acc": test_acc[b] if n_test else None,
-        }
-        for b, step in enumerate(steps)
-    ]
-
-
-def _split_means(nll: Array, correct: Array, lo: int, hi: int) -> tuple[list[float], list[float]]:
-    """Mean loss and accuracy of rows lo:hi for every model: each model's mean is NumPy's 1-D
-    mean of its row (a contiguous copy reduces row by row, as a lone row would)."""
-    if hi <= lo:
-        return [], []
-    n = hi - lo
-    loss = np.ascontiguousarray(nll[:, lo:hi]).sum(axis=1) / n
-    acc = np.count_nonzero(correct[:, lo:hi], axis=1) / n
-    return loss.tolist(), acc.tolist()
-
-
-# ---- state (de)serialisation -------------------------------------------------------------------
-
-
-def encode_array(a: Any) -> dict[str, Any]:
-    host = np.ascontiguousarray(backend.to_numpy(a), dtype="<f4")
-    return {"shape": list(host.shape), "dtype": "float32",
-            "data": base64.b64encode(host.tobytes()).decode("ascii")}  # fmt: skip
-
-
-def decode_array(spec: ArrayData, shape: tuple[int, ...], what: str) -> Array:
-    if tuple(spec.shape) != shape:
-        raise SpecError(
-            f"state does not match the model: {what} has shape {spec.shape}, "
-            f"expected {list(shape)} (reset the run after changing the model)"
-        )
-    try:
-        raw = binascii.a2b_base64(spec.data, strict_mode=True)  # b64decode's regex: 2x slower
-    except ValueError as exc:
-        raise SpecError(f"state: {what} is not valid base64") from exc
-    if len(raw) != 4 * math.prod(shape):
-        raise SpecError(f"state: {what} holds {len(raw)} bytes, expected {4 * math.prod(shape)}")
-    arr = np.frombuffer(raw, dtype="<f4").astype(np.float32).reshape(shape)
-    if not np.isfinite(arr).all():
-        raise SpecError(f"state: {what} contains NaN or infinity")
-    return arr
-
-
-SLOT_KEYS = {"sgd": (), "momentum": ("momentum_buffer",), "adam": ("exp_avg", "exp_avg_sq")}
 
 
 # ---- the trainer -------------------------------------------------------------------------------
@@ -239,7 +101,7 @@ class Trainer:
         self.req = req
         ds = req.dataset
         try:
-            self.data = _dataset(
+            self.data = dataset(
                 ds.name,
                 ds.n_samples,
                 ds.noise,
@@ -278,13 +140,15 @@ class Trainer:
         self.program: str | None = None
         self.setup_ms = round((time.perf_counter() - t0) * 1000, 3)
 
-    def estimated_ms(self) -> float:
-        """A rough (high) guess of the run's milliseconds on one core: a fixed cost per step,
-        and parameters x samples touched by the steps (batch and evaluation) and the grid."""
+    def estimated_ms(self, steps: int | None = None) -> float:
+        """A rough (high) guess of the milliseconds on one core of ``steps`` steps (the
+        request's by default) and a report: a fixed cost per step, and parameters x samples
+        touched by the steps (batch and evaluation) and the grid."""
+        steps = self.req.steps if steps is None else steps
         n_params = parameter_count(self.sizes)
         per_step = n_params * (self.batch + self.data.x_all.shape[0])
-        touched = self.req.steps * per_step + n_params * self.req.grid**2
-        return (self.req.steps * STEP_US + touched / TOUCHED_PER_US) / 1000
+        touched = steps * per_step + n_params * self.req.grid**2
+        return (steps * STEP_US + touched / TOUCHED_PER_US) / 1000
 
     # -- restore / make -------------------------------------------------------------------------
 
@@ -419,6 +283,7 @@ class Trainer:
         (batched matmuls) instead of a forward pass per step: the same bits, far fewer NumPy
         calls (see predict_proba_stacked).
         """
+        self.graph = self.program = None  # a report covers this call's steps only
         rows: list[dict[str, Any]] = []
         group = min(steps, self.snapshots_per_pass())
         stacked = [np.empty((group, *p.shape), np.float32) for p in self.params]
@@ -436,6 +301,7 @@ class Trainer:
     # -- reporting ------------------------------------------------------------------------------
 
     def state(self) -> dict[str, Any]:
+        """The TrainState to carry: parameters, this optimizer's buffers, the step count."""
         slots: list[dict[str, Any]] = []
         name = self.req.optimizer.name
         for p in self.params:
@@ -455,8 +321,9 @@ class Trainer:
         }
 
     def boundary(self) -> dict[str, Any]:
+        """Class probabilities on the grid's cell centres (a Boundary)."""
         n = self.req.grid
-        probs = predict_proba(self.host_params(), self.activation, _grid(self.data.extent, n))
+        probs = predict_proba(self.host_params(), self.activation, grid(self.data.extent, n))
         if not np.isfinite(probs).all():
             probs = np.nan_to_num(probs, nan=1.0 / self.data.classes)
         return {
@@ -466,6 +333,7 @@ class Trainer:
         }
 
     def points(self) -> dict[str, Any]:
+        """The dataset's points (DatasetPoints), rounded for the wire."""
         d = self.data
 
         def rows(x: Array, y: Array) -> Array:
@@ -478,7 +346,16 @@ class Trainer:
             "test": rows(d.x_test, d.y_test).tolist(),
         }
 
-    def result(self, history: list[dict[str, Any]], timing: dict[str, float]) -> dict[str, Any]:
+    def result(
+        self,
+        history: list[dict[str, Any]],
+        timing: dict[str, float],
+        include_data: bool | None = None,
+    ) -> dict[str, Any]:
+        """The TrainResponse for ``history`` (the current model evaluated if it is empty);
+        ``include_data`` overrides the request's."""
+        if include_data is None:
+            include_data = self.req.include_data
         if not history:
             history = [self.evaluate()]
         t0 = time.perf_counter()
@@ -491,7 +368,7 @@ class Trainer:
             "device": str(self.device),
             "graph": self.graph,
             "program": self.program,
-            "data": self.points() if self.req.include_data else None,
+            "data": self.points() if include_data else None,
             "timing_ms": timing,
         }
         timing["report"] = round((time.perf_counter() - t0) * 1000, 3)
@@ -499,92 +376,14 @@ class Trainer:
 
     def _program(self, rows: Array) -> str:
         """This step as a PyTorch program: the playground runs it and shows the same graph."""
-        act = {"tanh": "torch.tanh", "relu": "torch.relu", "sigmoid": "torch.sigmoid"}[
-            self.activation
-        ]
-        params = self.host_params()
-        shape = "-".join(str(s) for s in self.sizes)
-        lines = [
-            "import torch",
-            "import torch.nn.functional as F",
-            "",
-            f"# Training step {self.step + 1}: a {shape} {self.activation} MLP, a batch of "
-            f"{rows.shape[0]}, the weights before this step's update.",
-            f"X = torch.tensor({_floats(self.data.x_train[rows])})",
-            f"y = torch.tensor({self.data.y_train[rows].tolist()})",
-        ]
-        n_layers = len(params) // 2
-        for i in range(n_layers):
-            lines.append(f"W{i + 1} = torch.tensor({_floats(params[2 * i])}, requires_grad=True)")
-            lines.append(
-                f"b{i + 1} = torch.tensor({_floats(params[2 * i + 1])}, requires_grad=True)"
-            )
-        h = "X"
-        for i in range(n_layers - 1):
-            lines.append(f"h{i + 1} = {act}(F.linear({h}, W{i + 1}, b{i + 1}))")
-            h = f"h{i + 1}"
-        lines += [
-            f"logits = F.linear({h}, W{n_layers}, b{n_layers})",
-            "loss = F.cross_entropy(logits, y)",
-            "loss.backward()",
-            'print(f"loss = {loss.item():.4f}")',
-        ]
-        return "\n".join(lines) + "\n"
-
-
-class TrainData:
-    """A dataset as training and evaluation use it: the splits and both of them together."""
-
-    def __init__(self, ds: data.Dataset) -> None:
-        self.x_train, self.y_train, self.x_test, self.y_test = (
-            ds.x_train, ds.y_train, ds.x_test, ds.y_test
-        )  # fmt: skip
-        self.classes, self.extent = ds.classes, ds.extent
-        self.n_train, self.n_test = ds.n_train, ds.n_test
-        self.x_all = np.concatenate([ds.x_train, ds.x_test])
-        self.y_all = np.concatenate([ds.y_train, ds.y_test])
-        for arr in (self.x_train, self.y_train, self.x_test, self.y_test, self.x_all, self.y_all):
-            arr.flags.writeable = False  # shared between requests
-
-
-@functools.lru_cache(maxsize=64)
-def _cached_dataset(
-    name: str | None, n: int, noise: float, split: float, seed: int, classes: int,
-    points: tuple[tuple[float, float, int], ...],
-) -> TrainData:  # fmt: skip
-    return TrainData(data.make(name, n, noise, split, seed, classes, [list(p) for p in points]))
-
-
-@functools.lru_cache(maxsize=64)
-def _grid(extent: tuple[float, float, float, float], n: int) -> Array:
-    """Centres of the n x n boundary cells as (x, y) rows, row 0 at the top (cached)."""
-    x0, x1, y0, y1 = extent
-    xs = x0 + (np.arange(n) + 0.5) * (x1 - x0) / n
-    ys = y1 - (np.arange(n) + 0.5) * (y1 - y0) / n
-    gx, gy = np.meshgrid(xs, ys)
-    grid = np.stack([gx.ravel(), gy.ravel()], axis=1).astype(np.float32)
-    grid.flags.writeable = False
-    return grid
-
-
-def _dataset(
-    name: str | None, n: int, noise: float, split: float, seed: int, classes: int,
-    points: list[list[float]],
-) -> TrainData:  # fmt: skip
-    """data.make, cached: a playing page asks for the same dataset every call."""
-    key = tuple((float(x), float(y), int(label)) for x, y, label in points)
-    return _cached_dataset(name, n, noise, split, seed, classes, key)
-
-
-def _finite(v: float | None) -> float | None:
-    return v if v is None or math.isfinite(v) else None
-
-
-def _floats(a: Array) -> str:
-    """A nested list of float32 numbers, each in the shortest text that reads back exactly."""
-    if a.ndim == 0:
-        return np.format_float_positional(np.float32(a), unique=True, trim="0")
-    return "[" + ", ".join(_floats(x) for x in a) + "]"
+        return step_program(
+            self.step + 1,
+            self.sizes,
+            self.activation,
+            self.data.x_train[rows],
+            self.data.y_train[rows],
+            self.host_params(),
+        )
 
 
 def train(req: TrainRequest, settings: Settings) -> dict[str, Any]:

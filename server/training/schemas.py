@@ -1,13 +1,13 @@
-"""Pydantic models of POST /api/v1/train and /api/v1/train/stream (DESIGN.md, "API contract").
+"""Pydantic models of /api/v1/train, /train/stream and /train/live (DESIGN.md, "API contract").
 
 Static bounds live here (field limits); the budgets an operator may tune (parameters, steps per
-call, grid size, cost per step) live in settings and are checked by server/train.py, which
-refuses an oversized spec with a 422 naming the limit.
+call, grid size, cost per step) live in settings and are checked by the trainer
+(server/training/trainer.py), which refuses an oversized spec with a 422 naming the limit.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -218,6 +218,91 @@ class StreamEvent(BaseModel):
     data: Any
 
 
+# ---- the live run's messages (WebSocket /api/v1/train/live, server/training/live.py) --------
+
+
+class LiveStart(BaseModel):
+    """(Re)start the connection's run: fresh weights if ``request.state`` is null, else resume
+    from that state (a reconnecting page sends the last one it received). ``request.steps`` is
+    the number of steps per update while playing."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["start"]
+    run: int = Field(ge=0, le=2**53, description="The page's run number, echoed by updates.")
+    request: TrainRequest
+    playing: bool = False
+
+
+class LiveChange(BaseModel):
+    """New settings for the running model (learning rate, optimizer, batch, steps per update,
+    points, device); the run keeps its parameters and ``request.state`` is ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["change"]
+    request: TrainRequest
+
+
+class LivePlay(BaseModel):
+    """Keep sending updates of ``request.steps`` steps, at most ``window`` unacknowledged."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["play"]
+
+
+class LivePause(BaseModel):
+    """Stop after the update in progress."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["pause"]
+
+
+class LiveStep(BaseModel):
+    """Pause, then take exactly one step; its update echoes ``id``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["step"]
+    id: int | None = Field(default=None, ge=0, le=2**53)
+    include_graph: bool = Field(default=False, description="Graph, walk and program of it.")
+
+
+class LiveAck(BaseModel):
+    """The page has shown one update: the server may send one more."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["ack"]
+    seq: int | None = Field(default=None, ge=0, le=2**53)
+
+
+LiveClientMessage = Annotated[
+    LiveStart | LiveChange | LivePlay | LivePause | LiveStep | LiveAck,
+    Field(discriminator="type"),
+]
+
+
+class LiveUpdate(BaseModel):
+    """One update: the steps taken since the last one (none for an evaluation) and the model."""
+
+    type: Literal["update"]
+    run: int
+    seq: int = Field(description="Counts this connection's updates from 1.")
+    id: int | None = Field(description="The `step` message's id this update answers, if any.")
+    response: TrainResponse
+
+
+class LiveError(BaseModel):
+    """A refused message or spec, like the 422 of POST /train; the run is paused."""
+
+    type: Literal["error"]
+    run: int | None
+    detail: str | list[Any]
+
+
 __all__ = [
     "DatasetSpec",
     "ModelSpec",
@@ -225,4 +310,7 @@ __all__ = [
     "TrainRequest",
     "TrainResponse",
     "TrainState",
+    "LiveClientMessage",
+    "LiveUpdate",
+    "LiveError",
 ]
