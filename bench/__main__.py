@@ -54,7 +54,9 @@ def optional_table(module: str, title: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench")
     parser.add_argument("--quick", action="store_true", help="shorter timings")
-    parser.add_argument("--only", choices=["engine", "api", "programs", "train"], default=None)
+    parser.add_argument(
+        "--only", choices=["engine", "api", "programs", "train", "values"], default=None
+    )
     args = parser.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     if args.only in (None, "engine"):
@@ -62,6 +64,8 @@ def main() -> None:
     if args.only in (None, "api"):
         optional_table("bench.api_latency", "/api/v1/run latency and load")
         optional_table("bench.programs", "Lesson programs through the playground vs PyTorch")
+    if args.only in (None, "values"):
+        optional_table("bench.values_cost", "Watching your own autograd: a 2,000-node Value graph")
     if args.only == "programs":
         optional_table("bench.programs", "Lesson programs through the playground vs PyTorch")
     if args.only in (None, "train"):

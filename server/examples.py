@@ -477,3 +477,164 @@ print("d2y/dx2 =", x.grad)              # 6x = 12
 def gallery() -> list[dict[str, Any]]:
     """The examples as plain dicts (the API's response)."""
     return [asdict(e) for e in EXAMPLES]
+
+
+# ---- your own autograd, drawn: micrograd's Value, and the lesson's "what if" ---------------------
+
+MICROGRAD_MLP = """# micrograd's Value (github.com/karpathy/micrograd, MIT) with tanh, and a small MLP of Values
+import math
+import random
+
+class Value:
+    def __init__(self, data, _children=(), _op=''):
+        self.data = data
+        self.grad = 0
+        self._backward = lambda: None
+        self._prev = set(_children)
+        self._op = _op
+
+    def __add__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data + other.data, (self, other), '+')
+        def _backward():
+            self.grad += out.grad
+            other.grad += out.grad
+        out._backward = _backward
+        return out
+
+    def __mul__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data * other.data, (self, other), '*')
+        def _backward():
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+        out._backward = _backward
+        return out
+
+    def __pow__(self, other):
+        assert isinstance(other, (int, float)), "only int/float powers"
+        out = Value(self.data ** other, (self,), f'**{other}')
+        def _backward():
+            self.grad += (other * self.data ** (other - 1)) * out.grad
+        out._backward = _backward
+        return out
+
+    def tanh(self):
+        t = (math.exp(2 * self.data) - 1) / (math.exp(2 * self.data) + 1)
+        out = Value(t, (self,), 'tanh')
+        def _backward():
+            self.grad += (1 - t ** 2) * out.grad
+        out._backward = _backward
+        return out
+
+    def backward(self):
+        topo, visited = [], set()
+        def build(v):
+            if v not in visited:
+                visited.add(v)
+                for child in v._prev:
+                    build(child)
+                topo.append(v)
+        build(self)
+        self.grad = 1
+        for v in reversed(topo):
+            v._backward()
+
+    def __neg__(self): return self * -1
+    def __radd__(self, other): return self + other
+    def __sub__(self, other): return self + (-other)
+    def __rsub__(self, other): return other + (-self)
+    def __rmul__(self, other): return self * other
+    def __truediv__(self, other): return self * other ** -1
+    def __repr__(self): return f"Value(data={self.data:.4f}, grad={self.grad:.4f})"
+
+class Neuron:
+    def __init__(self, nin):
+        self.w = [Value(random.uniform(-1, 1)) for _ in range(nin)]
+        self.b = Value(0.0)
+    def __call__(self, x):
+        return sum((wi * xi for wi, xi in zip(self.w, x)), self.b).tanh()
+    def parameters(self):
+        return self.w + [self.b]
+
+class Layer:
+    def __init__(self, nin, nout):
+        self.neurons = [Neuron(nin) for _ in range(nout)]
+    def __call__(self, x):
+        out = [n(x) for n in self.neurons]
+        return out[0] if len(out) == 1 else out
+    def parameters(self):
+        return [p for n in self.neurons for p in n.parameters()]
+
+class MLP:
+    def __init__(self, nin, nouts):
+        sizes = [nin] + nouts
+        self.layers = [Layer(sizes[i], sizes[i + 1]) for i in range(len(nouts))]
+    def __call__(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+    def parameters(self):
+        return [p for layer in self.layers for p in layer.parameters()]
+
+random.seed(1)
+xs = [[2.0, 3.0], [3.0, -1.0], [0.5, 1.0], [1.0, 1.0]]
+ys = [1.0, -1.0, -1.0, 1.0]
+model = MLP(2, [3, 1])
+for step in range(10):
+    ypred = [model(x) for x in xs]
+    loss = sum((yout - ygt) ** 2 for ygt, yout in zip(ys, ypred))
+    for p in model.parameters():
+        p.grad = 0
+    loss.backward()
+    for p in model.parameters():
+        p.data -= 0.1 * p.grad
+    print(f"step {step}: loss={loss.data:.4f}")
+print([round(y.data, 3) for y in ypred])
+"""
+
+
+def _value_examples(seed: Example) -> tuple[Example, ...]:
+    """micrograd's MLP of Values, and the seed with = instead of += in the multiply rule."""
+    good = "def bw(): self.grad += other.data * out.grad; other.grad += self.data * out.grad"
+    bad = "def bw(): self.grad = other.data * out.grad; other.grad = self.data * out.grad"
+    broken = seed.source.replace(good, bad + "  # = instead of +=")
+    if broken == seed.source:  # the seed changed: this example must follow it
+        raise RuntimeError("seed-tiny-autograd no longer has the multiply rule to break")
+    return (
+        Example(
+            "micrograd-mlp",
+            "micrograd: a Value with tanh and a small MLP of Values",
+            "Andrej Karpathy's micrograd, pasted as is: Value keeps its parents in _prev (a set), "
+            "its op in _op and its backward closure in _backward; Neuron, Layer and MLP are "
+            "plain classes of Values. Ten steps of gradient descent on four points. The graph "
+            "is the last step's, drawn from the Values themselves and named by their place in "
+            "the model (layers[0].neurons[1].w[0]); the walk is micrograd's own, call by call. "
+            "Compare with PyTorch replays every operation with tensors: every node agrees.",
+            MICROGRAD_MLP,
+        ),
+        Example(
+            "value-broken-plus-equals",
+            "Your own autograd, broken: = instead of += (the lesson's what-if)",
+            "The lesson's tiny_autograd.py with one change: the multiply rule assigns the "
+            "gradient (=) instead of adding to it (+=). In loss = err · err both inputs are err, "
+            "so the second assignment overwrites the first and err gets −6, half its gradient: "
+            "dL/dw prints −12 instead of −24. Step through the walk: the second contribution to "
+            "err adds nothing. Compare with PyTorch marks err in red on the first pass; in the "
+            "later passes x and y turn red too, because they are never zeroed and the = threw "
+            "away the gradient PyTorch would have kept adding to.",
+            broken,
+        ),
+    )
+
+
+def _with_value_examples(examples: tuple[Example, ...]) -> tuple[Example, ...]:
+    out: list[Example] = []
+    for example in examples:
+        out.append(example)
+        if example.id == "seed-tiny-autograd":
+            out.extend(_value_examples(example))
+    return tuple(out)
+
+
+EXAMPLES = _with_value_examples(EXAMPLES)

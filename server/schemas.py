@@ -118,6 +118,12 @@ class RunRequest(BaseModel):
         max_length=MAX_BINDINGS,
         description="Free variables of an expression: name -> value (see Binding).",
     )
+    compare: bool = Field(
+        default=False,
+        description="Compare the program's own autograd objects (a micrograd-style Value) "
+        "with PyTorch: every recorded Value graph is replayed with the engine's tensors and "
+        "each node is marked agrees / differs / not_comparable (see GraphNode.compare).",
+    )
 
     @field_validator("bindings")
     @classmethod
@@ -230,6 +236,28 @@ class GraphNode(BaseModel):
         default=None, description="Number, nested list, or a Summary above the size limit."
     )
     grad: Any = Field(default=None, description="Like value; null when no gradient.")
+    value_class: str | None = Field(
+        default=None,
+        description="For a node drawn from the program's own autograd objects (a "
+        "micrograd-style Value): the name of its class; null for tensors.",
+        examples=["Value"],
+    )
+    compare: Literal["agrees", "differs", "not_comparable"] | None = Field(
+        default=None,
+        description="With RunRequest.compare, for a Value node: whether the gradient it "
+        "received in this pass equals what PyTorch's rules send it from its consumers' "
+        "gradients (the root: PyTorch's seed, 1), within √ε of the data's precision.",
+    )
+    compare_grad: Any = Field(
+        default=None,
+        description="With compare: the .grad this node would hold after the pass with "
+        "PyTorch's rules (what it held before plus what they send it), to set beside `grad`; "
+        "null when not comparable.",
+    )
+    compare_reason: str | None = Field(
+        default=None,
+        description="With compare: why the node is not comparable, or how it differs.",
+    )
 
 
 class GraphEdge(BaseModel):
@@ -285,6 +313,20 @@ class WalkStep(BaseModel):
     contributions: list[Contribution] = Field(default_factory=list)
 
 
+class CompareSummary(BaseModel):
+    """How many nodes of a Value graph agree with PyTorch (or why it was not compared)."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"agrees": 9, "differs": 1, "not_comparable": 0}]},
+    )
+
+    agrees: int = 0
+    differs: int = 0
+    not_comparable: int = 0
+    skipped: str | None = Field(default=None, description="Why the pass was not compared.")
+
+
 class Graph(BaseModel):
     """A recorded graph with its backward walk."""
 
@@ -306,6 +348,15 @@ class Graph(BaseModel):
     edges: list[GraphEdge]
     walk: list[WalkStep] = Field(default_factory=list)
     root: str | None = None
+    value_class: str | None = Field(
+        default=None,
+        description="Set when the graph was drawn from the program's own autograd objects "
+        "(a micrograd-style Value): their class's name. The walk is then the program's own "
+        "backward, call by call.",
+    )
+    compare: CompareSummary | None = Field(
+        default=None, description="With RunRequest.compare, for a Value graph: the counts."
+    )
 
 
 class RunResponse(BaseModel):

@@ -10,6 +10,7 @@ innermost frame of the user's program, with the user's frames only.
 
 from __future__ import annotations
 
+import bisect
 import builtins
 import contextlib
 import linecache
@@ -24,8 +25,12 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Protocol
 
 from server.sandbox import source as src
+from server.sandbox import values_graph
 from server.sandbox.budgets import Budgets
 from server.sandbox.modules import Importer
+from server.sandbox.values import ValueObserver, quiet_collector
+from server.sandbox.values_compare import compare_pass
+from server.sandbox.values_names import looks_like_value
 
 IMPLICIT_BACKWARD_NOTICE = (
     "The program did not call backward(); the playground called backward() on the value of "
@@ -126,9 +131,11 @@ class Namer:
     it (``fc1.weight`` for a user's ``Net``, ``model.0.weight`` for a bare ``Sequential``).
     """
 
-    def __init__(self, engine: Any) -> None:
+    def __init__(self, engine: Any, values: ValueObserver | None = None) -> None:
         self.tensor_type: type = engine.Tensor
         self.module_type: type = engine.nn.Module
+        self.engine = (self.tensor_type, self.module_type)
+        self.values = values  # the program's own autograd objects (micrograd's Value ...)
         # id -> weakref of tensors named inside a function (not a WeakSet: tensors compare
         # elementwise, so they do not belong in hashed collections)
         self._local: dict[int, weakref.ref[Any]] = {}
@@ -137,23 +144,30 @@ class Namer:
         ref = self._local.get(id(t))
         return ref is not None and ref() is t
 
-    def _mark(self, t: Any, local: bool) -> None:
+    def _mark(self, t: Any, local: bool | str) -> None:
         if local:
             self._local[id(t)] = weakref.ref(t)
         else:
             self._local.pop(id(t), None)
 
-    def name(self, name: str, value: Any, local: bool = False) -> Any:
+    def name(self, name: str, value: Any, local: bool | str = False) -> Any:
         try:
-            if isinstance(value, self.tensor_type):
+            # By type, not isinstance: isinstance may ask a program's object for __class__.
+            t = type(value)
+            values = self.values
+            if values is not None and t in values.classes and not issubclass(t, self.engine):
+                values.names.name(name, value, local)
+            elif issubclass(t, self.tensor_type):
                 self._tensor(name, value, local)
-            elif isinstance(value, self.module_type):
+            elif issubclass(t, self.module_type):
                 self._module(name, value, local)
+            elif values is not None and (t is list or t is tuple) and name[0] != ".":
+                values.names.name(name, value, local)
         except Exception:  # naming is cosmetic: never the program's error
             pass
         return value
 
-    def names(self, names: Any, value: Any, local: bool = False) -> Any:
+    def names(self, names: Any, value: Any, local: bool | str = False) -> Any:
         if isinstance(names, tuple) and isinstance(value, tuple | list):
             for n, v in zip(names, value, strict=False):
                 if n is not None:
@@ -162,7 +176,7 @@ class Namer:
             self.name(names, value, local)
         return value
 
-    def _tensor(self, name: str, t: Any, local: bool) -> None:
+    def _tensor(self, name: str, t: Any, local: bool | str) -> None:
         attribute = name.startswith(".")
         name = name.lstrip(".")
         current = t._name
@@ -170,7 +184,7 @@ class Namer:
             t._name = name
             self._mark(t, local or attribute)
 
-    def _module(self, name: str, module: Any, local: bool) -> None:
+    def _module(self, name: str, module: Any, local: bool | str) -> None:
         attribute = name.startswith(".")
         name = name.lstrip(".")
         if getattr(module, "_name", None) is None or (not local and not attribute):
@@ -415,7 +429,10 @@ def run_program(
     timing["parse"] = _ms(started)
     linecache.cache[src.FILENAME] = (len(source), None, source.splitlines(True), src.FILENAME)
 
-    namer = Namer(engine)
+    values = ValueObserver(
+        budgets.max_graph_nodes, budgets.max_total_elements, budgets.max_recorded_passes
+    )
+    namer = Namer(engine, values)
     last: list[Any] = []
     importer = Importer(modules)
     importer.bind_sys_streams(stream, stream)
@@ -423,7 +440,13 @@ def run_program(
     program_builtins.update(
         __import__=importer,
         input=_no_input,
-        **{src.NAME_HOOK: namer.name, src.NAMES_HOOK: namer.names, src.LAST_HOOK: last.append},
+        **{
+            src.NAME_HOOK: namer.name,
+            src.NAMES_HOOK: namer.names,
+            src.LAST_HOOK: last.append,
+            # watching can be switched off (bench/values_cost.py measures what it costs)
+            src.CLASS_HOOK: values.register_class if job.get("observe_values", True) else _same,
+        },
     )
     main = types.ModuleType("__main__")
     namespace = main.__dict__
@@ -441,6 +464,7 @@ def run_program(
         warnings.simplefilter("default")
         warnings.showwarning = warning_log.show
         log = stack.enter_context(engine.autograd.record_passes(budgets.max_recorded_passes))
+        values.tensor_log = log
         stack.enter_context(_limits(engine, budgets))
         try:
             engine.manual_seed(int(job.get("seed", 0)))
@@ -454,7 +478,7 @@ def run_program(
                     if exc.code not in (None, 0):
                         raise
                 value = last[-1] if last else None
-                if log.count == 0:
+                if log.count == 0 and not values.called:
                     root = _implicit_root(engine, value)
                     if root is not None:
                         try:
@@ -476,25 +500,98 @@ def run_program(
             with contextlib.suppress(Exception):
                 stream.flush()
     timing["run"] = _ms(run_started)
-    graphs = list(log.graphs) if log is not None else []
-    result["passes_total"] = log.count if log is not None else 0
+    export_started = time.perf_counter()
+    tensor_graphs = list(log.graphs) if log is not None else []
+    tensor_total = log.count if log is not None else 0
+    deadline = started + max(budgets.wall_clock_s - 0.1, 0.1)
+    graphs = merge_passes(
+        tensor_graphs,
+        _value_graphs(engine, values, bool(job.get("compare")), deadline),
+        values.tensor_counts,
+        budgets.max_recorded_passes,
+    )
+    result["passes_total"] = tensor_total + values.count
     if not graphs and result["ok"]:
         value = last[-1] if last else None
         tensor = root if root is not None else value
         with contextlib.suppress(Exception):
             if isinstance(tensor, engine.Tensor):
                 graphs = [engine.graph.export(tensor)]
+            elif not values.called and (fallback := _value_fallback(values, value)):
+                graphs = fallback  # the program's own Value objects, without a walk
             else:  # no backward: what the program recorded, so the page still shows a graph
                 recorded = [t for t in _live_tensors(engine, namespace) if t.grad_fn is not None]
                 if recorded:
                     graphs = [engine.graph.export_tensors(recorded)]
+    notices.extend(values.notices)
     result["passes"] = graphs
     if result["graph"] is None:
         result["graph"] = graphs[-1] if graphs else None
     notices.extend(warning_log.lines)
     result["notice"] = "\n".join(notices) if notices else None
+    timing["export"] = _ms(export_started)
     timing["total"] = _ms(started)
     return result
+
+
+# ---- the program's own autograd -----------------------------------------------------------------
+
+
+def _value_graphs(
+    engine: Any, values: ValueObserver, compare: bool, deadline: float
+) -> list[dict[str, Any]]:
+    """The observed passes as graphs; with ``compare``, checked against PyTorch (the last pass
+    first: it is the one the page shows)."""
+    graphs = []
+    with quiet_collector():
+        for record in values.passes:
+            with contextlib.suppress(Exception):  # a graph is a bonus: never the program's error
+                graphs.append((record, values_graph.export_pass(record)))
+    if compare:
+        for record, graph in reversed(graphs):
+            try:
+                compare_pass(engine, record, graph, deadline)
+            except Exception as exc:
+                graph["compare"] = {"skipped": f"{type(exc).__name__}: {exc}"}
+    return [graph for _, graph in graphs]
+
+
+def _value_fallback(values: ValueObserver, last_value: Any) -> list[dict[str, Any]]:
+    """No backward() was called: the graph of the last statement's value, else of the last
+    object assigned, if it is one of the program's autograd objects (no walk)."""
+    for candidate in (last_value, values.names.last_candidate):
+        if candidate is None or not looks_like_value(candidate):
+            continue
+        with contextlib.suppress(Exception):
+            record = values.snapshot(candidate)
+            if record is not None:
+                return [values_graph.export_pass(record)]
+    return []
+
+
+def merge_passes(
+    tensor_graphs: list[dict[str, Any]],
+    value_graphs: list[dict[str, Any]],
+    value_counts: list[int],
+    max_passes: int,
+) -> list[dict[str, Any]]:
+    """Tensor and Value passes in the order they ran, renumbered, bounded like each alone (the
+    first ``max_passes - 1`` and the last). ``value_counts[j]``: tensor passes before Value
+    pass j (each graph's ``pass_index`` is its index among its own kind)."""
+    if not value_graphs:
+        return tensor_graphs
+    for graph in tensor_graphs:
+        graph["pass_index"] += bisect.bisect_right(value_counts, graph["pass_index"])
+    for graph in value_graphs:
+        graph["pass_index"] += value_counts[graph["pass_index"]]
+    merged = sorted(tensor_graphs + value_graphs, key=lambda g: int(g["pass_index"]))
+    if len(merged) > max_passes:
+        merged = merged[: max(1, max_passes) - 1] + merged[-1:]
+    return merged
+
+
+def _same(cls: Any) -> Any:
+    return cls
 
 
 def _no_input(prompt: Any = "") -> str:

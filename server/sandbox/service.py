@@ -74,6 +74,7 @@ def job_for(request: RunRequest, settings: Settings) -> dict[str, Any]:
             for k, v in request.bindings.items()
         },
         "budgets": Budgets.from_settings(settings).as_dict(),
+        "compare": request.compare,
     }
 
 

@@ -7,7 +7,10 @@ column), bounds the source and the syntax tree, and rewrites the tree so that
 - every assignment hands the assigned value to ``__agp_name__`` (tensors get the user's
   variable names: ``w``, ``loss``; ``self.fc1 = nn.Linear(...)`` names the module ``fc1``),
 - a last top-level statement that is an expression hands its value to ``__agp_last__`` (the
-  notebook-style result, and the implicit ``backward()``).
+  notebook-style result, and the implicit ``backward()``),
+- every class the program defines gets the decorator ``__agp_class__`` (applied last), which
+  lets the playground draw a micrograd-style ``Value``'s graph and watch its ``backward()``
+  (:mod:`server.sandbox.values`).
 
 The rewritten calls keep the positions of the expressions they wrap, so tracebacks and error
 columns point at the user's text.
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 NAME_HOOK = "__agp_name__"
 NAMES_HOOK = "__agp_names__"
 LAST_HOOK = "__agp_last__"
+CLASS_HOOK = "__agp_class__"
 FILENAME = "<program>"
 
 
@@ -121,18 +125,20 @@ def _target_names(target: ast.expr) -> ast.expr | None:
 
 
 class _Namer(ast.NodeTransformer):
-    """Wrap assigned values: ``x = e`` -> ``x = __agp_name__('x', e, local)``."""
+    """Wrap assigned values: ``x = e`` -> ``x = __agp_name__('x', e, local)``.
+
+    ``local`` is False at the top level, True inside a function, and the class's name inside
+    a method of a class (``'Value'`` in ``Value.tanh``): a truthy value either way."""
 
     def __init__(self) -> None:
         self.depth = 0  # > 0 inside a function: names there give way to top-level ones
+        self.class_body: str | None = None  # the class whose body is being visited
+        self.owner: str | None = None  # the class whose method is being visited
 
     def _wrap(self, names: ast.expr, value: ast.expr) -> ast.expr:
         hook = NAME_HOOK if isinstance(names, ast.Constant) else NAMES_HOOK
-        call = ast.Call(
-            ast.Name(hook, ast.Load()),
-            [names, value, ast.Constant(self.depth > 0)],
-            [],
-        )
+        local: bool | str = self.depth > 0 and (self.owner or True)
+        call = ast.Call(ast.Name(hook, ast.Load()), [names, value, ast.Constant(local)], [])
         return ast.copy_location(call, value)
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
@@ -140,14 +146,29 @@ class _Namer(ast.NodeTransformer):
         # those are better labelled by their expression than by a local variable's name.
         if node.name.startswith("__") and node.name.endswith("__") and node.name != "__init__":
             return node
+        saved = (self.class_body, self.owner)
+        if self.class_body is not None:
+            self.owner = self.class_body
+        self.class_body = None
         self.depth += 1
         self.generic_visit(node)
         self.depth -= 1
+        self.class_body, self.owner = saved
         return node
 
     visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
 
     def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
+        return node
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        saved = self.class_body
+        self.class_body = node.name
+        self.generic_visit(node)
+        self.class_body = saved
+        hook = ast.Name(CLASS_HOOK, ast.Load())
+        ast.copy_location(hook, node.decorator_list[0] if node.decorator_list else node)
+        node.decorator_list.insert(0, hook)  # the outermost: it sees the finished class
         return node
 
     def visit_Assign(self, node: ast.Assign) -> ast.AST:

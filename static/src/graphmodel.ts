@@ -68,6 +68,7 @@ export function nodeRows(node: GraphNode, root: string | null, title?: string, s
   const shape = node.shape && node.shape.length ? ` ${formatShape(node.shape)}` : "";
   let subtitle: string;
   if (kind === "error") subtitle = `${opLabel(node)} failed here`;
+  else if (node.value_class) subtitle = `your ${node.value_class}${node.is_leaf ? "" : ` · ${node.op ?? "op"}`}${shape}`;
   else if (node.grad_fn) subtitle = `${node.grad_fn}${shape}`;
   else if (kind === "param") subtitle = `leaf, requires grad${shape}`;
   else subtitle = `${node.untracked_reason && node.untracked_reason !== PLAIN_CONSTANT ? "not tracked" : "constant"}${shape}`;

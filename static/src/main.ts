@@ -4,6 +4,7 @@
  */
 import { ApiError, runProgram } from "./api";
 import { BindingsPanel } from "./bindings-panel";
+import { CompareControl, markCompared } from "./compare";
 import { PLAYER, RUN } from "./config";
 import { DetailsPanel, HoverCard } from "./details";
 import { DevicePicker } from "./device-picker";
@@ -37,6 +38,7 @@ const DEFAULTS: AppState = {
   seed: 0,
   step: null,
   pass: null,
+  compare: false,
 };
 
 /** Below this window height the legend starts folded. */
@@ -76,6 +78,7 @@ class Playground {
   private readonly shortcutsDialog = byId("shortcuts-dialog", HTMLDialogElement);
   private readonly editor: Editor;
   private readonly runner: Runner<RunRequest, RunResponse>;
+  private readonly compare = new CompareControl(() => this.store.state.compare);
 
   private response: RunResponse | null = null;
   private graph: Graph | null = null;
@@ -130,6 +133,10 @@ class Playground {
       void this.showPosition(position);
     };
     this.forward.onChange = (position, playing) => this.showForward(position, playing);
+    this.compare.onToggle = (compare) => {
+      this.store.set({ compare }, "replace");
+      void this.run(true);
+    };
     this.walkBar.onForward = () => this.toggleForward();
     this.walkBar.onStepOver = (direction) => this.stepOver(direction);
     byId("error-node-link", HTMLButtonElement).addEventListener("click", () => {
@@ -221,7 +228,7 @@ class Playground {
     for (const [name, b] of Object.entries(bindings) as [string, BindingState][]) {
       sent[name] = { value: b.value, requires_grad: b.requires_grad };
     }
-    return { source, device, seed, bindings: sent };
+    return { source, device, seed, bindings: sent, ...(this.store.state.compare ? { compare: true } : {}) };
   }
 
   /**
@@ -319,6 +326,7 @@ class Playground {
     this.details.show(null, null, null);
     this.hoverCard.show(null, null, { x: 0, y: 0 }, null);
     byId("graph-empty", HTMLElement).hidden = graph !== null && graph.nodes.length > 0;
+    this.compare.show(views, graph);
     this.overFrom = null;
     this.pendingOver = null;
     this.walkMoved = false;
@@ -370,6 +378,7 @@ class Playground {
     const layout = await layoutGraph(request);
     if (token !== this.drawToken || this.graph !== graph) return false;
     this.graphView.place(layout);
+    markCompared(this.svg, graph);
     this.drawnExpansion = [...expansion].sort().join("\n");
     this.svg.dataset.rankdir = layout.rankdir;
     this.svg.dataset.arrangement = layout.arrangement;

@@ -25,7 +25,12 @@ export interface AppState {
   step: number | null;
   /** Which recorded backward pass is shown; null = the last. */
   pass: number | null;
+  /** Compare the program's own Value graphs with PyTorch (compare.ts). */
+  compare: boolean;
 }
+
+/** A setting that is off unless the link says `1`. */
+const flag: Codec<boolean> = { encode: (v) => (v ? "1" : null), decode: (t) => t === "1" };
 
 /** Bindings as `w:0.5:g,x:2` (g = requires_grad): short enough to read in a link. */
 const bindings: Codec<Record<string, BindingState>> = {
@@ -53,6 +58,7 @@ const TABLE: StateTable<AppState> = {
   seed: { param: "seed", codec: int() },
   step: { param: "step", codec: intOrNull },
   pass: { param: "pass", codec: intOrNull },
+  compare: { param: "cmp", codec: flag },
 };
 
 /** Parse a hash (`#src=...&step=2`) on top of `defaults`. A link without a program is no

@@ -65,6 +65,11 @@ class Converter {
       if (this.peek() === "[") {
         const inner = this.balanced("[", "]");
         tex += `[${inner === "…" ? "\\ldots" : convert(inner)}]`;
+      } else if (this.peek() === "." && text !== "" && NAME_CHAR.test(this.peek(1))) {
+        // an attribute after an index: `layers[0].neurons[1].w[1]` is one name
+        let more = "";
+        while (this.i < this.s.length && NAME_CHAR.test(this.peek())) more += this.s[this.i++];
+        tex += nameTex(more);
       } else if (this.peek() === "(" && text !== "") {
         tex += `\\left(${convert(this.balanced("(", ")"))}\\right)`;
       } else break;

@@ -46,6 +46,12 @@ export interface GraphNode {
   grad: TensorValue;
   kind?: NodeKind;
   untracked_reason?: string | null;
+  /** Drawn from the program's own autograd objects (a micrograd-style Value): their class. */
+  value_class?: string | null;
+  /** With RunRequest.compare: this node's gradient against PyTorch's rules (compare.ts). */
+  compare?: CompareStatus | null;
+  compare_grad?: TensorValue;
+  compare_reason?: string | null;
   /** The innermost module whose call recorded this node (an id in `Graph.modules`). */
   module?: string | null;
   /** Module ids from the outermost call to `module`. */
@@ -54,6 +60,9 @@ export interface GraphNode {
   operand_shapes?: (number[] | null)[] | null;
   [extra: string]: unknown;
 }
+
+/** How a Value node's gradient compares with what PyTorch's rules send it. */
+export type CompareStatus = "agrees" | "differs" | "not_comparable";
 
 export interface GraphEdge {
   src: string;
@@ -87,6 +96,10 @@ export interface Graph {
   edges: GraphEdge[];
   walk: WalkStep[];
   root: string | null;
+  /** Set when the graph was drawn from the program's own Value objects. */
+  value_class?: string | null;
+  /** With RunRequest.compare: how many nodes agree / differ / cannot be compared. */
+  compare?: { agrees?: number; differs?: number; not_comparable?: number; skipped?: string | null } | null;
   /** The module calls that recorded nodes, when the program used nn.Module. */
   modules?: ModuleInfo[] | null;
   /** Which backward pass of the program this is (0-based, counting every pass it ran). */
@@ -132,6 +145,8 @@ export interface RunRequest {
   device: string;
   seed: number;
   bindings: Record<string, BindingValue>;
+  /** Compare the program's own Value graphs with PyTorch (see compare.ts). */
+  compare?: boolean;
 }
 
 export interface Example {

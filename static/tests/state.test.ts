@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { decodeState, encodeState, type AppState } from "../src/state";
 
-const DEFAULTS: AppState = { source: "x", bindings: { w: { value: 1, requires_grad: true } }, device: "cpu", seed: 0, step: null, pass: null };
+const DEFAULTS: AppState = { source: "x", bindings: { w: { value: 1, requires_grad: true } }, device: "cpu", seed: 0, step: null, pass: null, compare: false };
 
 test("state round-trips through the hash", () => {
   const state: AppState = {
@@ -13,6 +13,7 @@ test("state round-trips through the hash", () => {
     seed: 7,
     step: 3,
     pass: -1,
+    compare: true,
   };
   assert.deepEqual(decodeState(`#${encodeState(state)}`, DEFAULTS), state);
 });

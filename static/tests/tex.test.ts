@@ -44,3 +44,9 @@ test("exponents and odd characters are escaped, never raw TeX", () => {
   assert.match(formulaToTex("g = 5.81e−4"), /5\.81\\mathrm\{e\}\{-4\}/);
   assert.doesNotMatch(formulaToTex("a $ b & c"), /(^|[^\\])[$&]/);
 });
+
+test("an attribute after an index stays in the name (a micrograd model's Values)", () => {
+  const tex = formulaToTex("∂loss/∂layers[0].neurons[1].w[1] += (−1) · 0.002162 = −0.002162");
+  assert.match(tight(tex), /\{\\partial\\mathrm\{layers\}\[0\]\\mathrm\{\.neurons\}\[1\]\\mathrm\{\.w\}\[1\]\}/);
+  assert.ok(!tight(tex).includes("}.neurons"), tex);
+});
