@@ -330,9 +330,12 @@ def test_get_explains_the_websocket_and_docs_describe_the_protocol(tc: TestClien
 
 @pytest.fixture(scope="module")
 def server_url() -> Iterator[str]:
+    from server.app import create_app
     from tests.e2e.live_server import live_server
 
-    with live_server() as url:
+    # room for one long update (see test_a_long_update_does_not_hold_up_the_event_loop)
+    settings = make_settings(max_train_steps_per_call=4000, max_train_step_cost=40_000_000)
+    with live_server(create_app(settings)) as url:
         yield url
 
 
@@ -359,8 +362,10 @@ def test_a_long_update_does_not_hold_up_the_event_loop(server_url: str) -> None:
     within a few ms (a GIL switch interval or so), not after it."""
     from websockets.sync.client import connect
 
+    # ~2,000 steps of a 2-64-64-64-2 MLP on 230 points: a few seconds on a quiet 2-core
+    # machine (0.2 s per 400 steps measured), so that blocking the loop would show.
     heavy = {**MOONS, "dataset": {"name": "moons", "n_samples": 230, "seed": 0},
-             "model": {"hidden": [64, 64, 64]}, "batch_size": 230, "steps": 400}  # fmt: skip
+             "model": {"hidden": [64, 64, 64]}, "batch_size": 230, "steps": 2000}  # fmt: skip
     latencies: list[float] = []
     with connect(server_url.replace("http", "ws") + LIVE) as ws, httpx.Client() as client:
         ws.send(json.dumps({"type": "start", "run": 1, "request": heavy}))
@@ -383,7 +388,7 @@ def test_a_long_update_does_not_hold_up_the_event_loop(server_url: str) -> None:
         done.set()
         prober.join()
         ws.send(json.dumps({"type": "pause"}))
-    assert update["response"]["state"]["step"] == 400
+    assert update["response"]["state"]["step"] == 2000
     assert update_s > 0.5, update_s  # long enough that blocking would show
     assert len(latencies) >= 10
     latencies.sort()
