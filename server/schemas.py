@@ -242,11 +242,14 @@ class GraphNode(BaseModel):
         "micrograd-style Value): the name of its class; null for tensors.",
         examples=["Value"],
     )
-    compare: Literal["agrees", "differs", "not_comparable"] | None = Field(
+    compare: Literal["agrees", "differs", "replaced", "not_comparable"] | None = Field(
         default=None,
         description="With RunRequest.compare, for a Value node: whether the gradient it "
         "received in this pass equals what PyTorch's rules send it from its consumers' "
-        "gradients (the root: PyTorch's seed, 1), within √ε of the data's precision.",
+        "gradients (the root: PyTorch's seed, 1), within √ε of the data's precision. "
+        "`replaced`: it now holds exactly this pass's gradient, but a rule replaced the "
+        "gradient it held from an earlier pass instead of adding to it (a value the program "
+        "never zeroes; PyTorch would accumulate).",
     )
     compare_grad: Any = Field(
         default=None,
@@ -323,6 +326,7 @@ class CompareSummary(BaseModel):
 
     agrees: int = 0
     differs: int = 0
+    replaced: int = 0
     not_comparable: int = 0
     skipped: str | None = Field(default=None, description="Why the pass was not compared.")
 

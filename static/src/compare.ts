@@ -36,6 +36,14 @@ export function compareSummary(graph: Graph | null): string | null {
     const more = differs.length > NAMED ? ` and ${differs.length - NAMED} more` : "";
     parts.push(`${differs.length} ${differs.length === 1 ? "differs" : "differ"}: ${named.join(", ")}${more}`);
   }
+  const replaced = graph.nodes.filter((n) => n.compare === "replaced");
+  if (replaced.length) {
+    const named = replaced.slice(0, NAMED).map(word).join(", ");
+    const more = replaced.length > NAMED ? ` and ${replaced.length - NAMED} more` : "";
+    parts.push(
+      `${named}${more} ${replaced.length === 1 ? "holds" : "hold"} this pass's gradient but replaced what an earlier pass left (never zeroed; PyTorch would add to it)`,
+    );
+  }
   if (unknown) parts.push(`${unknown} cannot be compared (see a node's details)`);
   return `${parts.join("; ")}.`;
 }
@@ -59,7 +67,9 @@ export function markCompared(svg: SVGSVGElement, graph: Graph | null): void {
         ? `differs from PyTorch: yours ${formatShort(node.grad)}, PyTorch's rules ${formatShort(node.compare_grad ?? null)}`
         : node.compare === "agrees"
           ? "agrees with PyTorch"
-          : `not comparable: ${node.compare_reason ?? ""}`;
+          : node.compare === "replaced"
+            ? `this pass's gradient, but ${node.compare_reason ?? "it replaced what it held"}`
+            : `not comparable: ${node.compare_reason ?? ""}`;
     group.prepend(title);
     if (node.compare === "differs") group.append(differsTag(group));
   }

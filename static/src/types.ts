@@ -62,7 +62,7 @@ export interface GraphNode {
 }
 
 /** How a Value node's gradient compares with what PyTorch's rules send it. */
-export type CompareStatus = "agrees" | "differs" | "not_comparable";
+export type CompareStatus = "agrees" | "differs" | "replaced" | "not_comparable";
 
 export interface GraphEdge {
   src: string;
@@ -99,7 +99,7 @@ export interface Graph {
   /** Set when the graph was drawn from the program's own Value objects. */
   value_class?: string | null;
   /** With RunRequest.compare: how many nodes agree / differ / cannot be compared. */
-  compare?: { agrees?: number; differs?: number; not_comparable?: number; skipped?: string | null } | null;
+  compare?: { agrees?: number; differs?: number; replaced?: number; not_comparable?: number; skipped?: string | null } | null;
   /** The module calls that recorded nodes, when the program used nn.Module. */
   modules?: ModuleInfo[] | null;
   /** Which backward pass of the program this is (0-based, counting every pass it ran). */

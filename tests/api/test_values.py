@@ -102,7 +102,7 @@ def test_each_pass_is_a_snapshot_of_its_own_moment(client: TestClient) -> None:
 def test_compare_with_pytorch_every_node_of_the_seed_agrees(client: TestClient) -> None:
     body = ok(client, SEED, compare=True)
     for graph in body["passes"]:
-        assert graph["compare"] == {"agrees": 10, "differs": 0, "not_comparable": 0}
+        assert graph["compare"] == {"agrees": 10, "differs": 0, "replaced": 0, "not_comparable": 0}
         assert all(n["compare"] == "agrees" for n in graph["nodes"])
     first = by_label(body["passes"][0])
     assert first["err"]["compare_grad"] == -12.0 and first["w"]["compare_grad"] == -24.0
@@ -112,8 +112,9 @@ def test_compare_with_pytorch_every_node_of_the_seed_agrees(client: TestClient) 
 
 
 def test_compare_marks_exactly_the_node_the_broken_rule_harms(client: TestClient) -> None:
-    """= instead of += in the multiply rule: err gets half its gradient, and only err is red
-    in the first pass; later, x and y (never zeroed) lose what PyTorch would have kept."""
+    """= instead of += in the multiply rule: err gets half its gradient, and only err is red,
+    in every pass; later, x and y (never zeroed) hold this pass's gradient but lost what PyTorch
+    would have kept from the earlier ones: marked apart, as replaced."""
     assert BROKEN.count("self.grad = other.data * out.grad") == 1
     body = ok(client, BROKEN, compare=True)
     assert body["stdout"].splitlines()[0] == "step 0: loss=36.000  dL/dw=-12.00  dL/db=-6.00"
@@ -128,11 +129,9 @@ def test_compare_marks_exactly_the_node_the_broken_rule_harms(client: TestClient
     assert [c["accumulated_grad"] for c in to_err] == [-6.0, -6.0]
     assert "PyTorch's rules send −12" in differs[0]["compare_reason"]
     last = body["graph"]
-    assert sorted(n["label"] for n in last["nodes"] if n["compare"] == "differs") == [
-        "err",
-        "x",
-        "y",
-    ]
+    assert [n["label"] for n in last["nodes"] if n["compare"] == "differs"] == ["err"]
+    assert sorted(n["label"] for n in last["nodes"] if n["compare"] == "replaced") == ["x", "y"]
+    assert last["compare"]["replaced"] == 2
     x = by_label(last)["x"]  # it held −4.95; PyTorch would add this pass's −5.23 to it
     assert x["grad"] == -5.23125 and abs(x["compare_grad"] - (-4.95 - 5.23125)) < 1e-12
     assert "replaced the gradient it held (−4.95) instead of adding" in x["compare_reason"]

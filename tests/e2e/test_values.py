@@ -82,13 +82,17 @@ def test_compare_with_pytorch_highlights_the_broken_node(page: Page) -> None:
         "el => getComputedStyle(el).stroke"
     )
     assert stroke != agree_stroke and stroke.startswith("rgb(")
-    # the last pass: x and y, never zeroed, lost the gradient PyTorch would have kept adding to
+    # the last pass: err is still the one red node; x and y, never zeroed, hold this pass's
+    # gradient but lost what PyTorch would have kept adding to: marked apart, as replaced
     page.get_by_test_id("pass-select").select_option("2")
-    expect(graph.locator('[data-compare="differs"]')).to_have_count(3)
+    expect(graph.locator('[data-compare="differs"]')).to_have_count(1)
+    expect(graph.locator('[data-compare="replaced"]')).to_have_count(2)
+    expect(summary).to_contain_text("replaced what an earlier pass left")
     # the setting is in the link: a reload compares again
     page.reload()
     wait_runs(page, 1)
-    expect(graph.locator('[data-compare="differs"]')).to_have_count(3)
+    expect(graph.locator('[data-compare="differs"]')).to_have_count(1)
+    expect(graph.locator('[data-compare="differs"]')).to_have_attribute("data-node-name", "err")
     compare.click()  # off again: the marks go
     wait_runs(page, 2)
     expect(graph.locator("[data-compare]")).to_have_count(0)
