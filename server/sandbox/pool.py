@@ -274,6 +274,9 @@ class Sandbox:
                 self._ctl = None
         self._start_zygote()
 
+    #: how long a worker may take to close its pipe after its result (it exits at once)
+    EOF_AFTER_RESULT_S = 0.5
+
     #: (seconds running, niceness): a program that has run this long yields the cores to
     #: fresh ones (the kernel then gives it a small share while short programs run), so a
     #: classroom's quick runs stay quick next to a few infinite loops.
@@ -357,11 +360,14 @@ class Sandbox:
         with contextlib.suppress(OSError):
             os.close(w.job_fd)
         w.job_fd = -1
-        while broken is None and result_bytes is None:
-            left = deadline - time.monotonic()
+        # Read until the pipe closes: the worker exits as soon as it has sent its one result,
+        # so anything after a result (or a second result) is the program writing into the pipe.
+        eof = started + cfg.wall_clock_s + cfg.grace_s
+        while broken is None:
+            left = (deadline if result_bytes is None else eof) - time.monotonic()
             if left <= 0:
                 self._kill(w)
-                killed = True
+                killed = result_bytes is None
                 break
             ready, _, _ = select.select([w.out_fd], [], [], left)
             if not ready:
@@ -374,14 +380,18 @@ class Sandbox:
                 break
             try:
                 for kind, body in reader.feed(data):
+                    if result_bytes is not None:
+                        raise protocol.ProtocolError("a frame after the result")
                     if kind == protocol.STDOUT:
                         if len(out) + len(body) > stdout_cap:
                             raise protocol.ProtocolError("more output than the budget allows")
                         out += body
                     elif kind == protocol.RESULT:
                         result_bytes = body
+                        eof = time.monotonic() + self.EOF_AFTER_RESULT_S
             except protocol.ProtocolError as exc:
-                broken = f"the worker broke the protocol ({exc})"
+                broken = f"the program wrote into its worker's pipe to the server ({exc})"
+                result_bytes = None
                 self._kill(w)
         if killed:  # keep what it printed before it was killed
             self._drain(w, reader, out, stdout_cap)
