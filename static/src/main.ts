@@ -90,6 +90,8 @@ class Playground {
   /** Modules the user opened (or all of them after `m`); the walk opens the one it is in too. */
   private expanded = new Set<string>();
   /** The expansion the drawing was built with, and the drawing. */
+  /** The expansion of the latest draw asked for (drawn or still being laid out): what a
+   * new position compares with, so a change made while a draw is in flight is not lost. */
   private drawnExpansion = "";
   private drawToken = 0;
   /** Set while a step over a collapsed module is shown: where its steps began. */
@@ -367,6 +369,7 @@ class Playground {
    */
   private async draw(graph: Graph, expansion: Set<string>, fresh: boolean, position: number): Promise<boolean> {
     const token = ++this.drawToken;
+    this.drawnExpansion = [...expansion].sort().join("\n");
     const display = displayGraph(graph, expansion);
     const rect = this.svg.getBoundingClientRect();
     const keep = fresh ? null : this.graphView.arrangement;
@@ -379,7 +382,6 @@ class Playground {
     if (token !== this.drawToken || this.graph !== graph) return false;
     this.graphView.place(layout);
     markCompared(this.svg, graph);
-    this.drawnExpansion = [...expansion].sort().join("\n");
     this.svg.dataset.rankdir = layout.rankdir;
     this.svg.dataset.arrangement = layout.arrangement;
     if (fresh) {
