@@ -55,7 +55,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench")
     parser.add_argument("--quick", action="store_true", help="shorter timings")
     parser.add_argument(
-        "--only", choices=["engine", "api", "programs", "train", "values"], default=None
+        "--only",
+        choices=["engine", "api", "programs", "classroom", "train", "values"],
+        default=None,
     )
     args = parser.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -68,6 +70,10 @@ def main() -> None:
         optional_table("bench.values_cost", "Watching your own autograd: a 2,000-node Value graph")
     if args.only == "programs":
         optional_table("bench.programs", "Lesson programs through the playground vs PyTorch")
+    if args.only in (None, "classroom"):
+        optional_table(
+            "bench.classroom", "A classroom and a flood (server as `make run` starts it)"
+        )
     if args.only in (None, "train"):
         optional_table("bench.train_api", "Training through the API vs the engine")
     sys.stdout.flush()

@@ -609,16 +609,27 @@ def _exporter(
 
 def freeze_leaves(root: Any) -> dict[int, Any]:
     """Copies of the values and gradients of the leaves under ``root``, keyed by ``id``, so
-    that a pass can be exported later as it was (optimizers change leaves in place)."""
+    that a pass can be exported later as it was (optimizers change leaves in place). Runs once
+    per backward pass of a long loop: a plain walk, no ordering."""
     frozen: dict[int, Any] = {}
-    for node in _topo_ascending([root.grad_fn]):
-        for x in node.inputs:
-            if isinstance(x, Tensor) and x.grad_fn is None and id(x) not in frozen:
-                grad = x.grad._data.copy() if x.grad is not None else None
-                frozen[id(x)] = (x._data.copy(), grad)
-    if root.grad_fn is None:
+    fn = root.grad_fn
+    if fn is None:
         grad = root.grad._data.copy() if root.grad is not None else None
         frozen[id(root)] = (root._data.copy(), grad)
+        return frozen
+    seen = {id(fn)}
+    stack = [fn]
+    while stack:
+        node = stack.pop()
+        for x in node.inputs:
+            up = getattr(x, "grad_fn", None)
+            if up is not None:
+                if id(up) not in seen:
+                    seen.add(id(up))
+                    stack.append(up)
+            elif isinstance(x, Tensor) and id(x) not in frozen:
+                grad = x.grad._data.copy() if x.grad is not None else None
+                frozen[id(x)] = (x._data.copy(), grad)
     return frozen
 
 

@@ -6,6 +6,7 @@ and factories call into the active budget (one ``is not None`` test when none is
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -50,33 +51,35 @@ class Limits:
             )
 
     def before(self, op: str, arrays: list[Any], attrs: dict[str, Any] | None) -> None:
-        """Estimate an op's output size and FLOPs from shapes alone, and refuse it if over."""
+        """Estimate an op's output size and FLOPs from shapes alone, and refuse it if over.
+
+        Runs before every recorded op of a program, so it stays in plain Python on tuples
+        (math.prod, not NumPy's reductions, which cost microseconds a call on small shapes)."""
         shapes = [a.shape for a in arrays if hasattr(a, "shape")]
         if op == "matmul" and len(shapes) == 2:
             a, b = shapes
             a2 = a if len(a) > 1 else (1, *a)
             b2 = b if len(b) > 1 else (*b, 1)
             batch = np.broadcast_shapes(a2[:-2], b2[:-2]) if len(a2) > 2 or len(b2) > 2 else ()
-            nb = int(np.prod(batch)) if batch else 1
-            out = nb * a2[-2] * b2[-1]
+            out = math.prod(batch) * a2[-2] * b2[-1]
             self.alloc(out)
             self.charge(2 * out * a2[-1])
             return
         if op == "linear":
             x, w = shapes[0], shapes[1]
-            rows = int(np.prod(x[:-1])) if len(x) > 1 else 1
+            rows = math.prod(x[:-1]) if len(x) > 1 else 1
             self.alloc(rows * w[0])
             self.charge(2 * rows * w[0] * w[1])
             return
         if op == "expand" and attrs:
-            self.charge(int(np.prod(attrs["shape"])))
+            self.charge(math.prod(attrs["shape"]))
             return
         if op == "einsum" and attrs:  # every index combination once per operand pair
             sizes: dict[str, int] = {}
             for sub, shape in zip(attrs["inputs"], shapes, strict=False):
                 sizes.update(zip(sub, shape, strict=False))
-            self.alloc(int(np.prod([sizes[c] for c in attrs["output"]])))
-            self.charge(2 * int(np.prod(list(sizes.values()))) * max(1, len(shapes) - 1))
+            self.alloc(math.prod(sizes[c] for c in attrs["output"]))
+            self.charge(2 * math.prod(sizes.values()) * max(1, len(shapes) - 1))
             return
         if op == "diag" and attrs and len(shapes) == 1 and len(shapes[0]) == 1:
             n = shapes[0][0] + abs(int(attrs["k"]))  # a vector becomes an n x n matrix
@@ -84,12 +87,16 @@ class Limits:
             self.charge(n * n)
             return
         if len(shapes) > 1 and op not in ("cat", "stack"):
-            try:
-                out = int(np.prod(np.broadcast_shapes(*shapes)))
-            except ValueError:
-                return  # the op itself reports the shape mismatch
+            first = shapes[0]
+            if all(s == first for s in shapes):
+                out = math.prod(first)
+            else:
+                try:
+                    out = math.prod(np.broadcast_shapes(*shapes))
+                except ValueError:
+                    return  # the op itself reports the shape mismatch
         else:
-            out = int(builtins_sum(int(np.prod(s)) for s in shapes)) if shapes else 1
+            out = builtins_sum(math.prod(s) for s in shapes) if shapes else 1
         self.alloc(out)
         self.charge(out)
 
