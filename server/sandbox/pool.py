@@ -81,6 +81,7 @@ class SandboxConfig:
     cuda_workers: int = 0
     warm_up: bool = True  # run the gallery in the zygote before forking (warm caches)
     gc_freeze: bool = True  # gc.freeze() in the zygote (no copy-on-write from collections)
+    warm_workers: bool = True  # each worker runs a warm-up program before it says READY
     extra_sys_path: list[str] = field(default_factory=list)
 
 
@@ -91,6 +92,8 @@ class _Worker:
     out_fd: int
     kind: str
     born: float
+    warm: bool = False  # it has said READY: jailed, its first-run costs paid
+    early: bytes = b""  # bytes read while looking for READY that were something else
 
 
 @dataclass
@@ -164,6 +167,7 @@ class Sandbox:
                     "cuda_workers": self.config.cuda_workers,
                     "warm_up": self.config.warm_up,
                     "gc_freeze": self.config.gc_freeze,
+                    "warm_workers": self.config.warm_workers,
                     "extra_sys_path": self.config.extra_sys_path,
                     "job_cap": 1 << 20,
                 }
@@ -304,7 +308,12 @@ class Sandbox:
 
     # ---- running a program ----------------------------------------------------------------------
 
+    #: how long a request waits for a warm worker before it takes one still warming up
+    WARM_WAIT_S = 0.01
+
     def _take(self, kind: str, timeout: float) -> _Worker:
+        """A ready worker: one that has said READY (warm) if any does within WARM_WAIT_S, else
+        the oldest (it finishes warming, then runs the job)."""
         deadline = time.monotonic() + timeout
         self._ensure_zygote()
         with self._lock:
@@ -315,9 +324,35 @@ class Sandbox:
                 if left <= 0 or self._closed:
                     raise PoolBusy
                 self._lock.wait(left)
-            w = self._ready[kind].popleft()
+            queue = self._ready[kind]
+            w = self._warm_one(queue, 0.0) or self._warm_one(queue, self.WARM_WAIT_S) or queue[0]
+            queue.remove(w)
             self._ask(kind)  # its replacement, forked while this one runs
             return w
+
+    @staticmethod
+    def _warm_one(queue: collections.deque[_Worker], wait: float) -> _Worker | None:
+        """The first worker of ``queue`` that is warm, reading READY frames that have arrived
+        (waiting up to ``wait`` for one)."""
+        for w in queue:
+            if w.warm:
+                return w
+        cold = {w.out_fd: w for w in queue}
+        if not cold:
+            return None
+        ready, _, _ = select.select(list(cold), [], [], wait)
+        for fd in ready:
+            w = cold[fd]
+            try:
+                header = os.read(fd, protocol.HEADER.size)
+            except OSError:
+                header = b""
+            if header == protocol.frame(protocol.READY, b""):
+                w.warm = True
+            else:  # a refusal (its jail failed), or nothing: the run reports it
+                w.warm = True
+                w.early = header
+        return next((w for w in queue if w.warm), None)
 
     def run(self, job: dict[str, Any], queue_timeout_s: float = 10.0) -> Outcome:
         """Run one job on a fresh worker; hard-kill it after wall clock + grace."""
@@ -343,8 +378,11 @@ class Sandbox:
         payload = protocol.frame(protocol.JOB, orjson.dumps(job))
         stdout_cap = 4 * cfg.max_output_chars + 4096
         reader = protocol.FrameReader(
-            {protocol.STDOUT: stdout_cap, protocol.RESULT: cfg.max_result_bytes}
+            {protocol.STDOUT: stdout_cap, protocol.RESULT: cfg.max_result_bytes, protocol.READY: 0}
         )
+        if w.early:  # a frame's first bytes, read while looking for READY: the rest follows
+            with contextlib.suppress(protocol.ProtocolError):
+                reader.feed(w.early)
         started = time.monotonic()
         deadline = started + cfg.wall_clock_s + cfg.grace_s
         with self._lock:

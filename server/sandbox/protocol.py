@@ -1,7 +1,8 @@
 """The pipe protocol between the server and a jailed worker: typed, length-prefixed frames.
 
-A frame is one kind byte, a 4-byte big-endian length and that many payload bytes. The server
-sends one ``JOB`` frame (JSON); the worker answers with any number of ``STDOUT`` frames (UTF-8
+A frame is one kind byte, a 4-byte big-endian length and that many payload bytes. The worker
+says ``READY`` (empty) once it is jailed and warm; the server sends one ``JOB`` frame (JSON);
+the worker answers with any number of ``STDOUT`` frames (UTF-8
 text, as the program prints it) and at most one ``RESULT`` frame (JSON) before it exits.
 Everything the worker sends is untrusted: :class:`FrameReader` refuses unknown kinds and
 frames over their caps instead of buffering them.
@@ -14,7 +15,8 @@ import struct
 JOB = b"j"
 STDOUT = b"o"
 RESULT = b"r"
-KINDS = frozenset({JOB, STDOUT, RESULT})
+READY = b"y"  # empty: the worker is jailed and warm, waiting for its job
+KINDS = frozenset({JOB, STDOUT, RESULT, READY})
 
 HEADER = struct.Struct("!cI")
 

@@ -44,6 +44,7 @@ def start(settings: Settings, extra_sys_path: list[str] | None = None) -> Sandbo
         max_output_chars=settings.max_output_chars,
         mode=settings.sandbox,
         cuda_workers=1 if backend.cuda_is_available() else 0,
+        warm_workers=settings.sandbox_warm_workers,
         extra_sys_path=list(extra_sys_path or []),
     )
     sandbox = Sandbox(config)

@@ -109,6 +109,7 @@ def main() -> None:
         ),
     }
     job_cap = int(config.get("job_cap", 1 << 20))
+    warm_workers = bool(config.get("warm_workers", True))
     if config.get("gc_freeze", True):
         # Everything loaded so far is immortal for the collector: a worker's collections then
         # never walk (and so never copy-on-write) the zygote's objects.
@@ -136,7 +137,7 @@ def main() -> None:
                 return
             if message[:1] == b"s":
                 kind = message[1:].decode() if message[1:] in (b"cpu", b"cuda") else "cpu"
-                children.add(_spawn(ctl, specs[kind], loaded, kind, job_cap))
+                children.add(_spawn(ctl, specs[kind], loaded, kind, job_cap, warm_workers))
             elif message[:1] == b"k" and len(message) == 1 + PID.size:
                 (pid,) = PID.unpack_from(message, 1)
                 if pid in children:
@@ -156,7 +157,9 @@ def _nvidia_nodes() -> list[str]:
     return []
 
 
-def _spawn(ctl: socket.socket, spec: Any, loaded: dict[str, Any], kind: str, job_cap: int) -> int:
+def _spawn(
+    ctl: socket.socket, spec: Any, loaded: dict[str, Any], kind: str, job_cap: int, warm: bool
+) -> int:
     from server.sandbox import worker
 
     job_r, job_w = os.pipe()
@@ -165,7 +168,7 @@ def _spawn(ctl: socket.socket, spec: Any, loaded: dict[str, Any], kind: str, job
     if pid == 0:  # the worker
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        worker.serve(job_r, out_w, spec, loaded, kind, job_cap)  # never returns
+        worker.serve(job_r, out_w, spec, loaded, kind, job_cap, warm)  # never returns
     os.close(job_r)
     os.close(out_w)
     try:
