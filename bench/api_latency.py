@@ -52,22 +52,19 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(workers: int | None = None) -> Iterator[str]:
-    """A uvicorn server with bench_app on a free port; yields its base URL."""
+def launch(cmd: list[str], env: dict[str, str], ready_path: str = "/healthz") -> Iterator[str]:
+    """Start a server process with ``cmd`` (which must take ``{port}``) on a free loopback port;
+    yield its base URL once ``ready_path`` answers 200; stop it on exit."""
     port = _free_port()
-    env = {**os.environ, "AGP_RATE_LIMIT_PER_MINUTE": "0"}
-    if workers is not None:
-        env["AGP_SANDBOX_WORKERS"] = str(workers)
-    cmd = [sys.executable, "-m", "uvicorn", "--factory", "bench.api_latency:bench_app",
-           "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log",
-           "--no-proxy-headers"]  # fmt: skip
-    process = subprocess.Popen(cmd, env=env)
+    process = subprocess.Popen(
+        [part.format(port=port) for part in cmd], env=env, stdout=subprocess.DEVNULL
+    )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                if httpx.get(f"{base}{ready_path}", timeout=1).status_code == 200:
                     break
             time.sleep(0.2)
         else:
@@ -76,9 +73,22 @@ def serve(workers: int | None = None) -> Iterator[str]:
     finally:
         process.terminate()
         with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(timeout=10)
+            process.wait(timeout=15)
         if process.poll() is None:
             process.kill()
+
+
+@contextlib.contextmanager
+def serve(workers: int | None = None) -> Iterator[str]:
+    """A uvicorn server with bench_app (rate limit off) on a free port; yields its base URL."""
+    env = {**os.environ, "AGP_RATE_LIMIT_PER_MINUTE": "0"}
+    if workers is not None:
+        env["AGP_SANDBOX_WORKERS"] = str(workers)
+    cmd = [sys.executable, "-m", "uvicorn", "--factory", "bench.api_latency:bench_app",
+           "--host", "127.0.0.1", "--port", "{port}", "--log-level", "warning", "--no-access-log",
+           "--no-proxy-headers"]  # fmt: skip
+    with launch(cmd, env) as base:
+        yield base
 
 
 def _percentile(values: list[float], q: float) -> float:

@@ -17,9 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
-import socket
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -29,6 +27,7 @@ from typing import Any
 
 import httpx2 as httpx
 
+from bench.api_latency import launch
 from server.examples import EXAMPLES
 from server.schemas import TINY_EXAMPLE
 
@@ -44,39 +43,13 @@ HOSTILE = (
 )
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @contextlib.contextmanager
 def make_run_server() -> Iterator[str]:
     """``python -m server`` (what ``make run`` runs) with its default settings, on a free port."""
-    port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("AGP_")}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
-                    break
-            time.sleep(0.3)
-        else:
-            raise RuntimeError("the server did not start")
+    cmd = [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "{port}"]
+    with launch(cmd, env, ready_path="/readyz") as base:
         yield base
-    finally:
-        process.terminate()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(timeout=15)
-        if process.poll() is None:
-            process.kill()
 
 
 def _pct(values: list[float], q: float) -> float:

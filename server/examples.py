@@ -264,31 +264,6 @@ print(round(w.item(), 2), round(b.item(), 2))
 """,
     ),
     Example(
-        "nn-linear-sgd",
-        "The standard loop: nn.Linear, MSELoss, SGD",
-        "The skeleton of every PyTorch training script: forward, loss, zero_grad, backward, step, "
-        "here fitting price = 2·size + 3 with mini-batches of 32. The weight and bias approach 2 and 3.",
-        """import torch
-from torch import nn
-
-torch.manual_seed(0)
-X = torch.rand(200, 1) * 5                       # 200 house sizes
-y = 2 * X + 3 + 0.5 * torch.randn(200, 1)        # prices with noise
-model = nn.Linear(1, 1)
-loss_fn = nn.MSELoss()
-optimizer = torch.optim.SGD(model.parameters(), lr=0.02)
-for epoch in range(30):
-    for i in range(0, 200, 32):                  # mini-batches of 32
-        xb, yb = X[i:i + 32], y[i:i + 32]
-        pred = model(xb)                         # 1. forward pass (graph is recorded)
-        loss = loss_fn(pred, yb)                 # 2. loss
-        optimizer.zero_grad()                    # 3. clear old gradients
-        loss.backward()                          # 4. autograd fills .grad
-        optimizer.step()                         # 5. w -= lr * w.grad, b -= lr * b.grad
-print(f"{model.weight.item():.2f} {model.bias.item():.2f}")
-""",
-    ),
-    Example(
         "gradient-accumulation",
         "Gradient accumulation over micro-batches",
         "Four backward passes on 16 examples each, with no zero_grad in between and each loss "
