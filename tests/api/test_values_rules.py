@@ -48,6 +48,27 @@ print(a.grad, b.grad)
 """
 
 
+ITERATIVE_BACKWARD = """    def backward(self):
+        order, seen, stack = [], set(), [(self, False)]
+        while stack:
+            v, done = stack.pop()
+            if done:
+                order.append(v)
+            elif id(v) not in seen:
+                seen.add(id(v)); stack.append((v, True))
+                stack.extend((p, False) for p in v._prev)
+        self.grad = 1.0
+        for v in reversed(order):
+            v._backward()
+"""
+
+
+def with_iterative_backward(source: str) -> str:
+    """``source``'s Value with a backward that sorts without recursion (for long chains)."""
+    start = source.index("    def backward(self):")
+    return source[:start] + ITERATIVE_BACKWARD + source[source.index("a, b = Value(2.0)") :]
+
+
 def value_program(
     parents_attr: str = "_prev",
     parents: str = "parents",
@@ -217,22 +238,7 @@ def test_a_graph_over_the_node_budget_is_refused_with_a_notice(client: TestClien
         "c = a * b + a",
         f"c = a\nfor i in range({limit}):\n    c = c + b",
     )
-    iterative = """    def backward(self):
-        order, seen, stack = [], set(), [(self, False)]
-        while stack:
-            v, done = stack.pop()
-            if done:
-                order.append(v)
-            elif id(v) not in seen:
-                seen.add(id(v)); stack.append((v, True))
-                stack.extend((p, False) for p in v._prev)
-        self.grad = 1.0
-        for v in reversed(order):
-            v._backward()
-"""
-    start = source.index("    def backward(self):")
-    end = source.index("a, b = Value(2.0)")
-    source = source[:start] + iterative + source[end:]
+    source = with_iterative_backward(source)
     body = refused(client, source, plain_stdout(source))
     assert body["stdout"] == f"1.0 {float(limit)}\n"
     assert "max_graph_nodes" in body["notice"] and f"{limit:,}" in body["notice"]
@@ -412,21 +418,7 @@ def test_kept_passes_stay_within_twice_the_node_budget(client: TestClient) -> No
         "    a.grad = b.grad = 0.0\n"
         "    c.backward()",
     )
-    iterative = """    def backward(self):
-        order, seen, stack = [], set(), [(self, False)]
-        while stack:
-            v, done = stack.pop()
-            if done:
-                order.append(v)
-            elif id(v) not in seen:
-                seen.add(id(v)); stack.append((v, True))
-                stack.extend((p, False) for p in v._prev)
-        self.grad = 1.0
-        for v in reversed(order):
-            v._backward()
-"""
-    start = source.index("    def backward(self):")
-    source = source[:start] + iterative + source[source.index("a, b = Value(2.0)") :]
+    source = with_iterative_backward(source)
     body = body_of(client, source)
     assert body["ok"], body["error"]
     assert body["passes_total"] == 10
