@@ -79,7 +79,7 @@ def programs_vs_torch(base: str, repeats: int = 15) -> list[dict[str, Any]]:
 
 def worker_readiness(samples: int = 60) -> dict[str, float]:
     """Fork-to-ready time of jailed workers, and a trivial program's whole run, in-process."""
-    from server.sandbox.budgets import Budgets
+    from server.program.budgets import Budgets
     from server.sandbox.pool import Sandbox, SandboxConfig
 
     started = time.perf_counter()

@@ -4,12 +4,13 @@
 - :mod:`~server.sandbox.zygote`: the clean process that loads what programs may import and
   forks workers;
 - :mod:`~server.sandbox.jail`: rlimits, Landlock and the seccomp allow-list;
-- :mod:`~server.sandbox.worker`, :mod:`~server.sandbox.runner`, :mod:`~server.sandbox.source`:
-  inside a worker (parse, name, run, record, report);
+- :mod:`~server.sandbox.worker`: inside a worker: jail itself, read one job, run it with
+  :mod:`server.program` (parse, name, run, record, report), stream the output, exit;
+- :mod:`~server.sandbox.protocol`: the frames on the pipes;
 - :mod:`~server.sandbox.service`: settings -> sandbox, request -> validated response.
 """
 
-from server.sandbox.budgets import Budgets
+from server.program.budgets import Budgets
 from server.sandbox.pool import PoolBusy, Sandbox, SandboxConfig
 
 __all__ = ["Budgets", "PoolBusy", "Sandbox", "SandboxConfig"]

@@ -10,7 +10,7 @@ import orjson
 from pydantic import ValidationError
 
 from engine import backend
-from server.sandbox.budgets import Budgets
+from server.program.budgets import Budgets
 from server.sandbox.pool import Outcome, Sandbox, SandboxConfig, SandboxUnavailable
 from server.schemas import RunRequest, RunResponse
 from server.settings import Settings

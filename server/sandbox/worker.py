@@ -6,7 +6,7 @@ Its life, in order (all before the program's first byte is read):
    ``/dev/null`` on 0, 1 and 2 so that stray native writes go nowhere;
 2. for a CUDA worker, initialise the device (CUDA does not survive ``fork``);
 3. install the jail (:mod:`server.sandbox.jail`): rlimits, Landlock, seccomp;
-4. read one ``JOB`` frame, run it (:func:`server.sandbox.runner.run_program`), streaming what
+4. read one ``JOB`` frame, run it (:func:`server.program.runner.run_program`), streaming what
    the program prints as ``STDOUT`` frames, then one ``RESULT`` frame; exit.
 
 Nothing in here trusts the program: it may have replaced anything it can reach, so the result
@@ -147,7 +147,7 @@ def serve(
         _kind, payload = read_frame(job_fd, job_cap)
         os.close(job_fd)
         job = orjson.loads(payload)
-        from server.sandbox.runner import run_program
+        from server.program.runner import run_program
 
         sink = PipeSink(out_fd)
         result = run_program(job, sink, modules)
@@ -185,7 +185,7 @@ for _ in range(2):
 
 
 def _warm(modules: Mapping[str, types.ModuleType]) -> None:
-    from server.sandbox.runner import StringSink, run_program
+    from server.program.runner import StringSink, run_program
 
     with contextlib.suppress(Exception):
         run_program({"source": WARM_UP}, StringSink(), modules, timed=False)

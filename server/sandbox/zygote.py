@@ -34,7 +34,7 @@ from server.sandbox.protocol import CONTROL_FD_ENV, PID, PID_STATUS
 
 
 def _load(config: dict[str, Any]) -> tuple[dict[str, Any], Any]:
-    from server.sandbox import modules as mods
+    from server.program import imports as mods
 
     for path in config.get("extra_sys_path", []):
         sys.path.insert(0, path)
@@ -43,7 +43,7 @@ def _load(config: dict[str, Any]) -> tuple[dict[str, Any], Any]:
         with contextlib.suppress(Exception):
             import cupy  # noqa: F401 - imported only: CUDA itself starts after the fork
 
-    import server.sandbox.runner
+    import server.program.runner
     import server.sandbox.worker  # noqa: F401
     from server.sandbox import jail
 
@@ -62,7 +62,7 @@ def _warm_up(loaded: dict[str, Any]) -> None:
     a program fills on its first run (the engine's dispatch tables, NumPy's, the compiler's)
     already filled, and their pages already touched. Our own code, not a learner's."""
     from server.examples import EXAMPLES
-    from server.sandbox.runner import StringSink, run_program
+    from server.program.runner import StringSink, run_program
 
     engine = loaded["torch"]
     main = sys.modules["__main__"]

@@ -9,8 +9,8 @@ from typing import Any
 
 import orjson
 
+from server.program.budgets import Budgets
 from server.sandbox import service
-from server.sandbox.budgets import Budgets
 from server.sandbox.pool import Sandbox, SandboxConfig
 
 FAST = Budgets(wall_clock_s=3.0)

@@ -7,8 +7,8 @@ from typing import Any
 import orjson
 import pytest
 
+from server.program.budgets import Budgets
 from server.sandbox import service
-from server.sandbox.budgets import Budgets
 from server.sandbox.pool import Sandbox, SandboxConfig, SandboxUnavailable
 from server.settings import Settings
 

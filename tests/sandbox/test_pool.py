@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from server.sandbox.budgets import Budgets
+from server.program.budgets import Budgets
 from server.sandbox.pool import Sandbox, SandboxConfig
 
 

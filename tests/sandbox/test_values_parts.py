@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 
 import engine
-from server.sandbox import source as src
-from server.sandbox.runner import merge_passes
-from server.sandbox.values import ValueObserver, ValuePass
-from server.sandbox.values_compare import close, replay_op
-from server.sandbox.values_graph import contributions, page_number
+from server.program import source as src
+from server.program.runner import merge_passes
+from server.program.values.compare import close, replay_op
+from server.program.values.graph import contributions, page_number
+from server.program.values.observer import ValueObserver
+from server.program.values.record import ValuePass
 
 
 def rewritten(text: str) -> str:

@@ -231,8 +231,8 @@ def test_sandbox_runs_the_tiny_example_on_cuda_like_cpu(cupy: ModuleType) -> Non
     extra system calls a driver needs), and computes what the cpu worker computes."""
     import orjson
 
+    from server.program.budgets import Budgets
     from server.sandbox import service
-    from server.sandbox.budgets import Budgets
     from server.sandbox.pool import Sandbox, SandboxConfig
     from server.schemas import TINY_EXAMPLE
 

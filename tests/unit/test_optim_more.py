@@ -274,7 +274,7 @@ def test_version_counts_match_pytorch() -> None:
 
 
 def test_programs_import_these_optimizers_from_torch_optim() -> None:
-    from server.sandbox.modules import TORCH
+    from server.program.imports import TORCH
 
     assert TORCH["torch.optim"] == engine.optim.__name__  # a program's torch.optim is this
     for name in ("AdamW", "RMSprop", "Adagrad"):

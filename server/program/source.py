@@ -10,7 +10,7 @@ column), bounds the source and the syntax tree, and rewrites the tree so that
   notebook-style result, and the implicit ``backward()``),
 - every class the program defines gets the decorator ``__agp_class__`` (applied last), which
   lets the playground draw a micrograd-style ``Value``'s graph and watch its ``backward()``
-  (:mod:`server.sandbox.values`).
+  (:mod:`server.program.values.observer`).
 
 The rewritten calls keep the positions of the expressions they wrap, so tracebacks and error
 columns point at the user's text.

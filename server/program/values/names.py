@@ -1,5 +1,5 @@
 """The user's names for the objects of their own autograd (``w``, ``loss``, ``ypred[0]``,
-``layers[0].neurons[1].w[0]``), given by the naming pass (:mod:`server.sandbox.source`) as
+``layers[0].neurons[1].w[0]``), given by the naming pass (:mod:`server.program.source`) as
 tensors get theirs.
 
 A name given at the top level wins over one given inside a function; the first name of each
@@ -54,7 +54,7 @@ class ValueNames:
 
     def name(self, name: str, value: Any, local: bool | str) -> None:
         """The naming pass's hook for objects of the program's classes (and lists of them);
-        ``local`` is the class's name inside a method (see :mod:`server.sandbox.source`)."""
+        ``local`` is the class's name inside a method (see :mod:`server.program.source`)."""
         attribute = name.startswith(".")
         name = name.lstrip(".")
         t = type(value)

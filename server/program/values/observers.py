@@ -1,5 +1,5 @@
 """The observers swapped in for a pass: each call of a result's per-node backward function
-becomes a walk step (:mod:`server.sandbox.values`). A step is
+becomes a walk step (:mod:`server.program.values.observer`). A step is
 ``[node, grad_output, parents' grads before, after, writes or None]``.
 
 Most results have one or two distinct parents and numbers for grads: their observers are bound
@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import types
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from server.sandbox.values import ValuePass
+from server.program.values.record import ValuePass
 
 STEP_ATTRS = ("_backward", "backward_fn", "_backward_fn", "grad_fn", "_grad_fn")
 #: what to put back after a pass: (instance dict, attribute, the program's own or None, ours)

@@ -1,7 +1,7 @@
 """Your own autograd, observed: graphs of a program's micrograd-style objects and their walk.
 
 A program that builds its own autograd (the lessons' ``Value``, micrograd's) records no tensor,
-so this module watches its objects instead. The naming pass (:mod:`server.sandbox.source`)
+so this module watches its objects instead. The naming pass (:mod:`server.program.source`)
 decorates every class the program defines with ``__agp_class__`` (:meth:`ValueObserver.
 register_class`), which wraps the class's own ``backward`` method. When the program calls it:
 
@@ -24,9 +24,9 @@ register_class`), which wraps the class's own ``backward`` method. When the prog
 
 Each call of ``backward()`` is one pass; the first ``max_recorded_passes - 1`` (holding at most
 twice ``max_graph_nodes`` nodes together) and the last are kept
-(:mod:`server.sandbox.values_graph` turns them into the API's ``Graph``). Names come from the
-naming pass (:mod:`server.sandbox.values_names`); the observers are in
-:mod:`server.sandbox.values_observers`.
+(:mod:`server.program.values.graph` turns them into the API's ``Graph``). Names come from the
+naming pass (:mod:`server.program.values.names`); the observers are in
+:mod:`server.program.values.observers`.
 """
 
 from __future__ import annotations
@@ -36,13 +36,12 @@ import functools
 import gc
 import types
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from server.sandbox.values_names import PARENT_ATTRS, ValueNames, instance_dict
-from server.sandbox.values_observers import (
+from server.program.values.names import PARENT_ATTRS, ValueNames, instance_dict
+from server.program.values.observers import (
     GeneralObservers,
     Installed,
     class_method,
@@ -52,6 +51,7 @@ from server.sandbox.values_observers import (
     step_attr,
     uninstall,
 )
+from server.program.values.record import Refused, ValuePass
 
 OP_ATTRS = ("_op", "op")
 CONTAINERS = (tuple, list, set, frozenset)
@@ -84,42 +84,6 @@ def quiet_collector() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-class Refused(Exception):
-    """The objects do not fit the rules (the reason is for tests and notices)."""
-
-
-@dataclass
-class ValuePass:
-    """One observed ``backward()``: nodes in topological order (parents first, root last)."""
-
-    kind: type
-    objs: list[Any]
-    datas: list[Any]
-    ops: list[str | None]
-    parents: list[tuple[int, ...]]
-    grads_start: list[Any]
-    grads_end: list[Any] = field(default_factory=list)
-    #: [node, grad_output, grads before, grads after, writes or None] per observed call
-    steps: list[list[Any]] = field(default_factory=list)
-    #: how many tensor passes ran before this one (to interleave both kinds of passes)
-    tensor_count: int = 0
-    index: int = 0
-    complete: bool = True
-    #: some data or grad is an array (grads must then be copied, not just read)
-    arrays: bool = False
-    #: some node keeps its parents in a set (their order, hence argument positions, is lost)
-    unordered: bool = False
-    kind_name: str = ""
-    #: the user's names, resolved when the pass ends (the objects are not kept)
-    names: list[str | None] = field(default_factory=list)
-    #: the nodes' instance dicts while the pass runs (the observers read grads there)
-    dicts: list[dict[str, Any]] = field(default_factory=list, repr=False)
-
-    @property
-    def root(self) -> int:
-        return len(self.objs) - 1
 
 
 class ValueObserver:

@@ -3,7 +3,7 @@
 A jailed worker calls :func:`run_program` once and exits (see :mod:`server.sandbox.worker`).
 The program runs as the module ``__main__`` of a fresh namespace whose builtins import only
 the preloaded modules; its output goes to a stream the caller provides (the worker's pipe);
-tensors take the user's variable names (see :mod:`server.sandbox.source`); every backward
+tensors take the user's variable names (see :mod:`server.program.source`); every backward
 pass is recorded as a graph. Errors become ``{type, message, line, col, traceback}`` from the
 innermost frame of the user's program, with the user's frames only.
 """
@@ -24,13 +24,13 @@ import weakref
 from collections.abc import Iterator, Mapping
 from typing import Any, Protocol
 
-from server.sandbox import source as src
-from server.sandbox import values_graph
-from server.sandbox.budgets import Budgets
-from server.sandbox.modules import Importer
-from server.sandbox.values import ValueObserver, quiet_collector
-from server.sandbox.values_compare import compare_pass
-from server.sandbox.values_names import looks_like_value
+from server.program import source as src
+from server.program.budgets import Budgets
+from server.program.imports import Importer
+from server.program.values import graph as values_graph
+from server.program.values.compare import compare_pass
+from server.program.values.names import looks_like_value
+from server.program.values.observer import ValueObserver, quiet_collector
 
 IMPLICIT_BACKWARD_NOTICE = (
     "The program did not call backward(); the playground called backward() on the value of "
@@ -388,7 +388,7 @@ def run_program(
     """Run ``job`` = {source, device, seed, bindings, budgets}; return the response dict
     without ``stdout`` (the caller collects what ``output`` received).
 
-    ``modules`` are the importable modules (:func:`server.sandbox.modules.preload`); ``timed``
+    ``modules`` are the importable modules (:func:`server.program.imports.preload`); ``timed``
     arms the soft wall clock (a signal: only in a worker's main thread).
     """
     started = time.perf_counter()

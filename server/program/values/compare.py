@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from server.sandbox.values import ValuePass
-from server.sandbox.values_graph import json_value, page_number
+from server.program.values.graph import json_value, page_number
+from server.program.values.record import ValuePass
 
 AGREES, DIFFERS, NOT_COMPARABLE = "agrees", "differs", "not_comparable"
 #: holds this pass's gradient, but got it by replacing what an earlier pass left (not adding)

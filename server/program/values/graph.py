@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from engine.graph import LABEL_MAX, summarise
-from server.sandbox.values import ValuePass
+from server.program.values.record import ValuePass
 
 #: op label -> how an unnamed result reads (the engine's own symbols)
 BINARY = {
