@@ -5,7 +5,7 @@ functions are the registry's (engine.registry): those the op table's rows declar
 hand-written ones; ``__all__`` lists them with the dtypes, classes and submodules.
 
 The modules form layers without import cycles (tests/unit/test_layers.py):
-backend, dtypes, limits, random, registry -> ops -> core (grad mode, nodes, the backward
+backend, dtypes, random, registry -> ops -> core (grad mode, nodes, the backward
 loop) -> tensor -> factories, functions -> function, higher, graph -> autograd -> methods
 (binds Tensor's methods) -> nn, optim, data, cuda -> this package.
 """
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as _np
 
-from engine import autograd, backend, dtypes, limits, methods
+from engine import autograd, backend, dtypes, methods
 from engine.backend import Device as device
 from engine.core import enable_grad, is_grad_enabled, no_grad
 from engine.dtypes import (
@@ -41,12 +41,23 @@ from engine.dtypes import (
 )
 from engine.factories import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
 from engine.functions import dim_aliases as _dim_aliases
-from engine.random import initial_seed, manual_seed, seed
+from engine._format import get_printoptions, set_printoptions
+from engine.random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
 from engine.registry import AXIS_ALIASED as _AXIS_ALIASED
 from engine.registry import FUNCTIONS as _FUNCTIONS
 from engine.tensor import Size, Tensor
 
-from engine import cuda, nn, optim
+from engine import accelerator, backends, cuda, nn, optim, random, utils
+from engine.autograd import is_anomaly_check_nan_enabled, is_anomaly_enabled
+from engine.optim import lr_scheduler as _lr_scheduler  # torch.optim.lr_scheduler
 
 if TYPE_CHECKING:
     # torch.<name> for every function of the registry (set below); typed loosely here
@@ -117,6 +128,18 @@ __all__ = sorted(
             "manual_seed",
             "seed",
             "initial_seed",
+            "Generator",
+            "default_generator",
+            "get_rng_state",
+            "set_rng_state",
+            "set_printoptions",
+            "get_printoptions",
+            "is_anomaly_enabled",
+            "is_anomaly_check_nan_enabled",
+            "accelerator",
+            "backends",
+            "random",
+            "utils",
             "get_default_dtype",
             "is_floating_point",
             "pi",

@@ -8,6 +8,8 @@ PyTorch checks them, and a backward with ``create_graph=True`` is given the tens
 
 from __future__ import annotations
 
+import functools
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -17,6 +19,7 @@ import numpy as np
 from engine import function
 from engine.backend import array_module
 from engine.core import (
+    ANOMALY,
     Node,
     PassLog,
     enable_grad,
@@ -49,14 +52,20 @@ __all__ = [
     "record_passes",
     "set_detect_anomaly",
     "set_grad_enabled",
+    "Variable",
+    "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled",
 ]
 
 
 @contextmanager
-def record_passes(max_passes: int = 8) -> Iterator[PassLog]:
+def record_passes(max_passes: int = 8, max_nodes: int | None = None) -> Iterator[PassLog]:
     """Record every backward pass inside the block as an exported graph with its walk (the
-    first ``max_passes - 1`` passes and the latest are kept; ``log.count`` counts them all)."""
-    with recording(PassLog(max_passes, export, freeze_leaves)) as log:
+    first ``max_passes - 1`` passes and the latest are kept; ``log.count`` counts them all);
+    with ``max_nodes``, each graph is drawn around its root within that many nodes."""
+    draw = functools.partial(export, max_nodes=max_nodes)
+    freeze = functools.partial(freeze_leaves, max_nodes=max_nodes)
+    with recording(PassLog(max_passes, draw, freeze)) as log:
         yield log
 
 
@@ -159,18 +168,86 @@ def grad(
     return tuple(result)
 
 
-def set_detect_anomaly(mode: bool, check_nan: bool = True) -> None:
-    """Accepted for compatibility; the engine always names the failing node."""
+class _VariableMeta(type):
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, Tensor)
 
 
-class detect_anomaly:
-    """Accepted for compatibility (``with torch.autograd.detect_anomaly():``)."""
+class Variable(metaclass=_VariableMeta):
+    """torch.autograd.Variable: since PyTorch 0.4 every Tensor is one. ``Variable(t,
+    requires_grad=True)`` gives a new leaf sharing t's data, as PyTorch's does."""
 
-    def __init__(self, check_nan: bool = True) -> None:
-        pass
+    def __new__(  # type: ignore[misc]
+        cls, data: Any = None, requires_grad: bool = False, volatile: bool = False
+    ) -> Tensor:
+        if volatile:
+            warnings.warn(
+                "volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+                UserWarning,
+                stacklevel=2,
+            )
+        if data is None:
+            data = Tensor._wrap(np.zeros((0,), dtype=np.float32))
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        out = data.detach()
+        if requires_grad:
+            out.requires_grad_(True)
+        return out
+
+
+class set_detect_anomaly:
+    """Anomaly mode on or off: backward then raises, naming the node, where a gradient it
+    computes is NaN. A call sets it; used as a context manager it is undone on exit."""
+
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
+        self.prev = ANOMALY.enabled
+        self.prev_check_nan = ANOMALY.check_nan
+        ANOMALY.enabled = bool(mode)
+        ANOMALY.check_nan = bool(check_nan)
 
     def __enter__(self) -> None:
         pass
 
     def __exit__(self, *exc: object) -> None:
-        pass
+        ANOMALY.enabled = self.prev
+        ANOMALY.check_nan = self.prev_check_nan
+
+
+class detect_anomaly:
+    """``with torch.autograd.detect_anomaly():``: anomaly mode inside the block."""
+
+    def __init__(self, check_nan: bool = True) -> None:
+        self.prev = ANOMALY.enabled
+        self.check_nan = check_nan
+        self.prev_check_nan = ANOMALY.check_nan
+        warnings.warn(
+            "Anomaly Detection has been enabled. This mode will increase the runtime and should "
+            "only be enabled for debugging.",
+            UserWarning,
+            stacklevel=2,
+        )
+
+    def __enter__(self) -> None:
+        ANOMALY.enabled = True
+        ANOMALY.check_nan = self.check_nan
+
+    def __exit__(self, *exc: object) -> None:
+        ANOMALY.enabled = self.prev
+        ANOMALY.check_nan = self.prev_check_nan
+
+    def __call__(self, fn: Any) -> Any:
+        @functools.wraps(fn)
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            with self:
+                return fn(*args, **kwargs)
+
+        return wrapped
+
+
+def is_anomaly_enabled() -> bool:
+    return ANOMALY.enabled
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    return ANOMALY.check_nan

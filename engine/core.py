@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from heapq import heappop, heappush
@@ -170,6 +171,47 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<{self.type_name()} object at {id(self):#x}>"
+
+
+class _Anomaly:
+    """torch.autograd's anomaly mode: backward checks every gradient it computes for NaN."""
+
+    enabled = False
+    check_nan = True
+
+
+ANOMALY = _Anomaly()
+
+
+def _check_nan(node: Node, grads: Sequence[Any]) -> None:
+    for k, g in enumerate(grads):
+        data = getattr(g, "_data", g)
+        kind = getattr(getattr(data, "dtype", None), "kind", "")
+        if kind == "f" and bool(array_module(data).isnan(data).any()):
+            warnings.warn(
+                f"Error detected in {node.type_name()}. Traceback of forward call that "
+                "caused the error: (the line that created it, shown by the playground's "
+                "graph)",
+                UserWarning,
+                stacklevel=3,
+            )
+            raise RuntimeError(
+                f"Function '{node.type_name()}' returned nan values in its {k}th output."
+            )
+
+
+_NODE_TYPES: dict[str, type[Node]] = {}
+
+
+def node_type(name: str) -> type[Node]:
+    """The Node subclass named as PyTorch's node class for ``name`` (``MulBackward0``), so that
+    ``type(y.grad_fn).__name__`` reads as it does in PyTorch; made once per name."""
+    found = _NODE_TYPES.get(name)
+    if found is None:
+        short = name.rsplit("::", 1)[-1]
+        found = type(short, (Node,), {"__slots__": (), "__module__": "builtins"})
+        _NODE_TYPES[name] = found
+    return found
 
 
 class ModuleCall:
@@ -603,6 +645,8 @@ def run_backward(
                     roots[0],
                     node,
                 ) from None
+        if ANOMALY.enabled and ANOMALY.check_nan:
+            _check_nan(node, grads_in)
         i = -1
         for gi, need, x in zip(grads_in, needs, node.inputs):  # noqa: B905 - same length
             i += 1

@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from engine import dtypes, limits
+from engine import dtypes
 from engine.backend import CPU, Device, move, parse_device, to_numpy
 from engine.dtypes import DType
-from engine.random import default_generator
+from engine.random import Generator, default_generator
 from engine.registry import method, public
 from engine.tensor import Size, Tensor, _no_record
 
@@ -169,8 +169,6 @@ def tensor(
     else:
         _check_nested_lengths(data)
         np_dtype = dtype.np if dtype is not None else _infer_dtype(data)
-        if limits.active is not None:
-            limits.active.check_nested(data)
         try:
             arr = np.array(_to_nested(data), dtype=np_dtype)
         except ValueError as exc:
@@ -182,8 +180,6 @@ def tensor(
             raise
     if arr.dtype == object:
         raise TypeError("Could not infer dtype of object")
-    if limits.active is not None:
-        limits.active.alloc(arr.size)
     t = Tensor._wrap(move(arr, dev) if dev.type != "cpu" else arr)
     if requires_grad:
         if arr.dtype.kind != "f":
@@ -247,9 +243,6 @@ def _factory(
             raise RuntimeError(f"Trying to create tensor with negative dimension {d}: {list(dims)}")
     dev = _device(device)
     np_dtype = (dtype or dtypes.float32).np
-    n = int(np.prod(dims)) if dims else 1
-    if limits.active is not None:
-        limits.active.alloc(n)
     arr = fill(dev.xp, dims, np_dtype)
     t = Tensor._wrap(arr)
     if requires_grad:
@@ -309,21 +302,62 @@ def _like(t: Tensor, dtype: DType | None) -> tuple[Any, DType]:
 
 
 @public("zeros_like")
-def zeros_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
-    shape, dt = _like(t, dtype)
-    return zeros(shape, dtype=dt, device=t.device, requires_grad=requires_grad)
+def zeros_like(
+    input: Tensor,
+    *,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    shape, dt = _like(input, dtype)
+    dev = device if device is not None else input.device
+    return zeros(shape, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
 @public("ones_like")
-def ones_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
-    shape, dt = _like(t, dtype)
-    return ones(shape, dtype=dt, device=t.device, requires_grad=requires_grad)
+def ones_like(
+    input: Tensor,
+    *,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    shape, dt = _like(input, dtype)
+    dev = device if device is not None else input.device
+    return ones(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+@public("empty_like")
+def empty_like(
+    input: Tensor,
+    *,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 @public("full_like")
-def full_like(t: Tensor, fill_value: Any, dtype: DType | None = None) -> Tensor:
-    shape, dt = _like(t, dtype)
-    return full(shape, fill_value, dtype=dt, device=t.device)
+def full_like(
+    input: Tensor,
+    fill_value: Any,
+    *,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    shape, dt = _like(input, dtype)
+    dev = device if device is not None else input.device
+    return full(shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
 @public("arange")
@@ -345,8 +379,6 @@ def arange(
     if dtype is None:
         dtype = dtypes.float32 if builtins.any(isinstance(v, float) for v in vals) else dtypes.int64
     n = builtins.max(0, int(np.ceil((vals[1] - vals[0]) / vals[2])))
-    if limits.active is not None:
-        limits.active.alloc(n)
     arr = (np.arange(n, dtype=np.float64) * vals[2] + vals[0]).astype(dtype.np)
     t = Tensor._wrap(move(arr, _device(device)))
     if requires_grad:
@@ -365,8 +397,6 @@ def linspace(
 ) -> Tensor:
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    if limits.active is not None:
-        limits.active.alloc(int(steps))
     dt = (dtype or dtypes.float32).np
     if steps == 1:
         arr = np.array([start], dtype=dt)
@@ -383,92 +413,395 @@ def linspace(
 
 
 @public("eye")
-def eye(n: int, m: int | None = None, dtype: DType | None = None, device: Any = None) -> Tensor:
-    if limits.active is not None:
-        limits.active.alloc(n * (m or n))
-    return Tensor._wrap(move(np.eye(n, m, dtype=(dtype or dtypes.float32).np), _device(device)))
+def eye(
+    n: int,
+    m: int | None = None,
+    *,
+    out: Tensor | None = None,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    arr = np.eye(n, m, dtype=(dtype or dtypes.float32).np)
+    if out is not None:
+        return _into(out, arr)
+    t = Tensor._wrap(move(arr, _device(device)))
+    if requires_grad:
+        _require_float(t, arr.dtype)
+    return t
+
+
+def _generator(generator: Any, fname: str) -> Generator:
+    """The generator a random function draws from: the one given, else the default."""
+    if generator is None:
+        return default_generator
+    if not isinstance(generator, Generator):
+        raise TypeError(
+            f"{fname}(): argument 'generator' must be torch.Generator, not "
+            f"{type(generator).__name__}"
+        )
+    return generator
+
+
+def _size(shape: tuple[Any, ...], size: Any, fname: str) -> Any:
+    """``*size`` or ``size=``, as PyTorch's factories take either."""
+    if size is not None:
+        if shape:
+            raise TypeError(f"{fname}() got multiple values for argument 'size'")
+        return (size,)
+    return shape
 
 
 def _random(
-    shape: Any, dtype: DType | None, device: Any, requires_grad: bool, draw: Any, fname: str = ""
+    shape: Any,
+    dtype: DType | None,
+    device: Any,
+    requires_grad: bool,
+    draw: Any,
+    fname: str = "",
+    generator: Any = None,
+    out: Tensor | None = None,
 ) -> Tensor:
     dims = _shape_arg(shape, fname)
     for d in dims:
         if d < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {d}: {list(dims)}")
     n = int(np.prod(dims)) if dims else 1
-    if limits.active is not None:
-        limits.active.alloc(n)
+    if out is not None and dtype is None:
+        dtype = out.dtype
     np_dtype = (dtype or dtypes.float32).np
-    arr = draw(default_generator, n, np_dtype).reshape(dims)
+    arr = draw(_generator(generator, fname), n, np_dtype).reshape(dims)
+    if out is not None:
+        return _into(out, arr)
     t = Tensor._wrap(move(arr, _device(device)))
     if requires_grad:
-        t.requires_grad_(True)
+        _require_float(t, arr.dtype)
     return t
+
+
+def _require_float(t: Tensor, dtype: Any) -> None:
+    if np.dtype(dtype).kind != "f":
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    t.requires_grad_(True)
+
+
+def _into(out: Tensor, arr: Any) -> Tensor:
+    """``out=``: the result written into ``out`` (resized as PyTorch resizes it)."""
+    with _no_record():
+        out._check_inplace()
+    arr = arr.astype(out._data.dtype, copy=False)
+    if out._data.shape == arr.shape:
+        out._data[...] = move(arr, out.device)
+    else:
+        out._data = move(np.array(arr), out.device)
+    out._bump()
+    return out
 
 
 @public("rand")
 def rand(
     *shape: Any,
+    size: Any = None,
+    generator: Any = None,
+    out: Tensor | None = None,
     dtype: DType | None = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
-    generator: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
     return _random(
-        shape, dtype, device, requires_grad, lambda g, n, d: g.uniform(n, 0.0, 1.0, d), "rand"
+        _size(shape, size, "rand"),
+        dtype,
+        device,
+        requires_grad,
+        lambda g, n, d: g.uniform(n, 0.0, 1.0, d),
+        "rand",
+        generator,
+        out,
     )
 
 
 @public("randn")
 def randn(
     *shape: Any,
+    size: Any = None,
+    generator: Any = None,
+    out: Tensor | None = None,
     dtype: DType | None = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
-    generator: Any = None,
+    pin_memory: bool = False,
 ) -> Tensor:
     return _random(
-        shape, dtype, device, requires_grad, lambda g, n, d: g.normal(n, 0.0, 1.0, d), "randn"
+        _size(shape, size, "randn"),
+        dtype,
+        device,
+        requires_grad,
+        lambda g, n, d: g.normal(n, 0.0, 1.0, d),
+        "randn",
+        generator,
+        out,
     )
 
 
 @public("randint")
 def randint(
-    low: int, high: Any = None, size: Any = None, dtype: DType | None = None, device: Any = None
+    *args: Any,
+    low: Any = None,
+    high: Any = None,
+    size: Any = None,
+    generator: Any = None,
+    out: Tensor | None = None,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
-    if size is None:
-        low, high, size = 0, low, high
-    return _random(
+    """randint(high, size) or randint(low, high, size), positionally or by keyword."""
+    given = list(args)
+    if size is None and given and not isinstance(given[-1], int | np.integer):
+        size = given.pop()
+    if high is None and given:
+        high = given.pop()
+    if low is None:
+        low = given.pop() if given else 0
+    if given or high is None or size is None:
+        raise TypeError(
+            "randint() received an invalid combination of arguments - expected "
+            "(int low, int high, tuple of ints size, *, torch.Generator generator, ...)"
+        )
+    low, high = int(low), int(high)
+    t = _random(
         size,
         dtype or dtypes.int64,
         device,
         False,
         lambda g, n, d: g.randint(low, high, n).astype(d),
+        "randint",
+        generator,
+        out,
     )
+    if requires_grad:
+        _require_float(t, t._data.dtype)
+    return t
 
 
 @public("randperm")
-def randperm(n: int, dtype: DType | None = None, device: Any = None) -> Tensor:
-    if limits.active is not None:
-        limits.active.alloc(n)
-    arr = default_generator.randperm(n).astype((dtype or dtypes.int64).np)
-    return Tensor._wrap(move(arr, _device(device)))
+def randperm(
+    n: int,
+    *,
+    generator: Any = None,
+    out: Tensor | None = None,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got{n}")
+    arr = _generator(generator, "randperm").randperm(int(n)).astype((dtype or dtypes.int64).np)
+    if out is not None:
+        return _into(out, arr)
+    t = Tensor._wrap(move(arr, _device(device)))
+    if requires_grad:
+        _require_float(t, arr.dtype)
+    return t
+
+
+def _random_like(
+    fn: Any, t: Tensor, dtype: DType | None, device: Any, requires_grad: bool, **kw: Any
+) -> Tensor:
+    return fn(  # type: ignore[no-any-return]
+        t._data.shape,
+        dtype=dtype or t.dtype,
+        device=device if device is not None else t.device,
+        requires_grad=requires_grad,
+        **kw,
+    )
 
 
 @public("rand_like")
-def rand_like(t: Tensor) -> Tensor:
-    return rand(t._data.shape, dtype=t.dtype, device=t.device)
+def rand_like(
+    input: Tensor,
+    *,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+    generator: Any = None,
+) -> Tensor:
+    return _random_like(rand, input, dtype, device, requires_grad, generator=generator)
 
 
 @public("randn_like")
-def randn_like(t: Tensor) -> Tensor:
-    return randn(t._data.shape, dtype=t.dtype, device=t.device)
+def randn_like(
+    input: Tensor,
+    *,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+    generator: Any = None,
+) -> Tensor:
+    return _random_like(randn, input, dtype, device, requires_grad, generator=generator)
+
+
+@public("randint_like")
+def randint_like(
+    input: Tensor,
+    low: int = 0,
+    high: Any = None,
+    *,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+    generator: Any = None,
+) -> Tensor:
+    if high is None:
+        low, high = 0, low
+    return randint(
+        low,
+        high,
+        tuple(input._data.shape),
+        dtype=dtype or input.dtype,
+        device=device if device is not None else input.device,
+        generator=generator,
+    )
 
 
 @public("normal")
-def normal(mean: float, std: float, size: Any) -> Tensor:
-    return randn(size) * std + mean
+def normal(
+    mean: Any,
+    std: Any = 1.0,
+    size: Any = None,
+    *,
+    generator: Any = None,
+    out: Tensor | None = None,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    """torch.normal: tensors of means and/or standard deviations (ATen draws standard normals,
+    then ``z * std + mean`` in the tensors' dtype), or numbers and a ``size``."""
+    g = _generator(generator, "normal")
+    mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not mean_t and not std_t:
+        if size is None:
+            raise TypeError(
+                "normal() received an invalid combination of arguments - got (float, float), "
+                "but expected one of: (Tensor mean, Tensor std, *, torch.Generator generator, "
+                "Tensor out) / (float mean, float std, tuple of ints size, *, ...)"
+            )
+        if float(std) < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std)}")
+        t = _random(
+            (size,),
+            dtype,
+            device,
+            False,
+            lambda gen, n, d: gen.normal(n, float(mean), float(std), d),
+            "normal",
+            generator,
+            out,
+        )
+        if requires_grad:
+            _require_float(t, t._data.dtype)
+        return t
+    ref = mean if mean_t else std
+    shape = np.broadcast_shapes(
+        np.shape(getattr(mean, "_data", mean)), np.shape(getattr(std, "_data", std))
+    )
+    float_dtype = ref._data.dtype
+    if float_dtype.kind != "f":
+        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{ref.dtype.name}'")
+    if std_t and bool((to_numpy(std._data) < 0).any()):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    n = int(np.prod(shape)) if shape else 1
+    with _no_record():
+        if mean_t and not std_t:  # normal_(0, std), then + mean
+            z = g.normal(n, 0.0, float(std), float_dtype).reshape(shape)
+            arr = z + to_numpy(mean._data).astype(float_dtype)
+        else:  # standard normals, then * std + mean
+            z = g.normal(n, 0.0, 1.0, float_dtype).reshape(shape)
+            arr = (z * to_numpy(std._data).astype(float_dtype)).astype(float_dtype)
+            arr = arr + np.asarray(to_numpy(getattr(mean, "_data", mean)), dtype=float_dtype)
+    arr = np.asarray(arr, dtype=float_dtype)
+    if out is not None:
+        return _into(out, arr)
+    return Tensor._wrap(move(arr, ref.device))
+
+
+@public("bernoulli")
+def bernoulli(
+    input: Tensor, p: Any = None, *, generator: Any = None, out: Tensor | None = None
+) -> Tensor:
+    """torch.bernoulli(probs): 1 where a uniform draw falls below each probability."""
+    g = _generator(generator, "bernoulli")
+    data = to_numpy(input._data)
+    if p is not None:
+        hits = g.bernoulli_scalar(data.size, float(p)).reshape(data.shape)
+    else:
+        if data.size and (bool((data < 0).any()) or bool((data > 1).any())):
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+        hits = g.bernoulli_probs(data)
+    arr = hits.astype(data.dtype)
+    if out is not None:
+        return _into(out, arr)
+    return Tensor._wrap(move(arr, input.device))
+
+
+@public("multinomial")
+def multinomial(
+    input: Tensor,
+    num_samples: int,
+    replacement: bool = False,
+    *,
+    generator: Any = None,
+    out: Tensor | None = None,
+) -> Tensor:
+    """torch.multinomial: indices drawn from each row's (unnormalised) probabilities, by
+    ATen's algorithms (see engine.random), so seeded samples are PyTorch's."""
+    g = _generator(generator, "multinomial")
+    probs = to_numpy(input._data)
+    if probs.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if probs.dtype.kind != "f":
+        raise RuntimeError(
+            "multinomial only supports floating-point dtypes for input, got: "
+            f"{input.dtype.name.capitalize()}"
+        )
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    k = probs.shape[-1]
+    if not replacement and num_samples > k:
+        raise RuntimeError(
+            "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
+        )
+    if k > 1 << 24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    rows = probs.reshape(-1, k)
+    if bool((rows < 0).any()) or not bool(np.isfinite(rows).all()):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if bool((rows.sum(axis=-1) == 0).any()):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    arr = g.multinomial(rows, int(num_samples), bool(replacement))
+    if probs.ndim == 1:
+        arr = arr[0]
+    if out is not None:
+        return _into(out, arr)
+    return Tensor._wrap(move(arr, input.device))
 
 
 # ---- Tensor methods that create tensors -------------------------------------------------------
@@ -482,40 +815,141 @@ def _tensor_new(cls: type, *args: Any, **kwargs: Any) -> Tensor:
     return _legacy_new(dtypes.float32, *args, **kwargs)
 
 
+def _new_kwargs(self: Tensor, dtype: DType | None, device: Any) -> dict[str, Any]:
+    return {"dtype": dtype or self.dtype, "device": device if device is not None else self.device}
+
+
 @method("new_zeros", "new_empty")
-def _new_zeros(self: Tensor, *size: Any) -> Tensor:
-    return zeros(*size, dtype=self.dtype, device=self.device)
+def _new_zeros(
+    self: Tensor,
+    *size: Any,
+    dtype: DType | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    layout: Any = None,
+    pin_memory: bool = False,
+) -> Tensor:
+    return zeros(*size, requires_grad=requires_grad, **_new_kwargs(self, dtype, device))
 
 
 @method("new_ones")
-def _new_ones(self: Tensor, *size: Any) -> Tensor:
-    return ones(*size, dtype=self.dtype, device=self.device)
+def _new_ones(
+    self: Tensor,
+    *size: Any,
+    dtype: DType | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    layout: Any = None,
+    pin_memory: bool = False,
+) -> Tensor:
+    return ones(*size, requires_grad=requires_grad, **_new_kwargs(self, dtype, device))
 
 
 @method("new_full")
-def _new_full(self: Tensor, size: Any, fill_value: Any) -> Tensor:
-    return full(size, fill_value, dtype=self.dtype, device=self.device)
+def _new_full(
+    self: Tensor,
+    size: Any,
+    fill_value: Any,
+    *,
+    dtype: DType | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    layout: Any = None,
+    pin_memory: bool = False,
+) -> Tensor:
+    return full(size, fill_value, requires_grad=requires_grad, **_new_kwargs(self, dtype, device))
 
 
 @method("new_tensor")
-def _new_tensor(self: Tensor, data: Any) -> Tensor:
-    return tensor(data, dtype=self.dtype, device=self.device)
+def _new_tensor(
+    self: Tensor,
+    data: Any,
+    *,
+    dtype: DType | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    layout: Any = None,
+    pin_memory: bool = False,
+) -> Tensor:
+    return tensor(data, requires_grad=requires_grad, **_new_kwargs(self, dtype, device))
+
+
+def _fill_random(self: Tensor, vals: Any) -> Tensor:
+    """Write drawn values into ``self`` in place (a leaf that requires grad refuses, as in
+    PyTorch; under no_grad it is an update like any other)."""
+    with _no_record():
+        self._check_inplace()
+    self._data[...] = move(np.asarray(vals).reshape(self._data.shape), self.device)
+    self._bump()
+    return self
 
 
 @method("normal_")
-def _normal_(self: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
-    with _no_record():
-        self._check_inplace()
-    vals = default_generator.normal(self._data.size, mean, std, self._data.dtype)
-    self._data[...] = move(vals.reshape(self._data.shape), self.device)
-    self._bump()
-    return self
+def _normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    g = _generator(generator, "normal_")
+    return _fill_random(self, g.normal(self._data.size, mean, std, self._data.dtype))
 
 
 @method("uniform_")
-def _uniform_(self: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
-    self._check_inplace()
-    vals = default_generator.uniform(self._data.size, a, b, self._data.dtype)
-    self._data[...] = move(vals.reshape(self._data.shape), self.device)
-    self._bump()
-    return self
+def _uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
+    g = _generator(generator, "uniform_")
+    return _fill_random(self, g.uniform(self._data.size, a, b, self._data.dtype))
+
+
+@method("exponential_")
+def _exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
+    if lambd <= 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    g = _generator(generator, "exponential_")
+    return _fill_random(self, g.exponential(self._data.size, lambd, self._data.dtype))
+
+
+@method("bernoulli_")
+def _bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+    g = _generator(generator, "bernoulli_")
+    if isinstance(p, Tensor):
+        probs = np.broadcast_to(to_numpy(p._data), self._data.shape)
+        hits = g.bernoulli_probs(np.ascontiguousarray(probs))
+    else:
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+        hits = g.bernoulli_scalar(self._data.size, float(p))
+    return _fill_random(self, hits.astype(self._data.dtype))
+
+
+@method("random_")
+def _random_(self: Tensor, low: Any = None, high: Any = None, *, generator: Any = None) -> Tensor:
+    """random_(to) / random_(from, to) / random_(): integers drawn uniformly, as ATen does."""
+    g = _generator(generator, "random_")
+    n = self._data.size
+    if low is not None and high is None:
+        low, high = 0, low
+    if low is None:  # the whole range of the dtype (up to 2**24 / 2**53 for floats)
+        kind = self._data.dtype
+        if kind == np.float32:
+            vals = (g.random32(n) % np.uint64((1 << 24) + 1)).astype(np.int64)
+        elif kind == np.float64 or kind == np.int64:
+            bits = 53 if kind == np.float64 else 63
+            vals = (g.random64(n) % np.uint64((1 << bits) + (1 if bits == 53 else 0))).astype(
+                np.int64
+            )
+        else:
+            info = np.iinfo(kind) if kind.kind in "iu" else None
+            top = (info.max + 1) if info is not None else 2
+            vals = (g.random32(n) % np.uint64(top)).astype(np.int64)
+        return _fill_random(self, vals.astype(kind))
+    return _fill_random(self, g.randint(int(low), int(high), n).astype(self._data.dtype))
+
+
+@method("bernoulli")
+def _bernoulli(self: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
+    return bernoulli(self, p, generator=generator)
+
+
+@method("multinomial")
+def _multinomial(
+    self: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None
+) -> Tensor:
+    return multinomial(self, num_samples, replacement, generator=generator)

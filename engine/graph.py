@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
@@ -45,6 +46,8 @@ PREVIEW = 8
 LABEL_MAX = 24
 #: the same for a node's ``expression`` (the hover card's fuller text)
 EXPRESSION_MAX = 120
+#: a graph too big to draw is counted up to this many times the drawing budget
+COUNT_BOUND = 100
 
 
 def _num(v: float) -> Any:
@@ -243,6 +246,9 @@ class _Exporter:
         self.calls: dict[int, _Call] = {}  # id(ModuleCall) -> its export
         self.call_of_output: dict[int, _Call] = {}  # id(Node) -> outermost call returning it
         self._consumed: set[int] = set()
+        # set when the drawing budget left part of the graph out: how many nodes it has in all
+        # (counted up to a bound) and the budget, for ``truncated``
+        self.cut: tuple[int, int, int] | None = None
 
     # --- modules ---------------------------------------------------------------------------
     def call(self, call: ModuleCall) -> _Call:
@@ -516,9 +522,41 @@ class _Exporter:
 
     def ref(self, x: Any, call: _Call | None = None) -> str:
         fn = getattr(x, "grad_fn", None)
-        if fn is not None and id(fn) in self.ids:
-            return self.ids[id(fn)]
+        if fn is not None:
+            gid = self.ids.get(id(fn))
+            if gid is not None:
+                return gid
+            if self.cut is not None:
+                return self.omitted(x, fn)
         return self.leaf(x, call)
+
+    def omitted(self, x: Tensor, fn: Node) -> str:
+        """A tensor whose history the drawing budget left out: drawn with its value and
+        gradient, as the end of what is drawn (one node however many drawn nodes use it)."""
+        gid = self._new_id()
+        self.ids[id(fn)] = gid
+        label = x._name or "⋯"
+        node = {
+            "id": gid,
+            "name": x._name,
+            "label": label,
+            "ref": ref(label),
+            "op": "omitted",
+            "grad_fn": fn.name(),
+            "is_leaf": False,
+            "requires_grad": True,
+            "kind": "omitted",
+            "untracked_reason": None,
+            "expression": "its history is not drawn (budget: max_graph_nodes)",
+            "shape": list(x._data.shape),
+            "dtype": str(x.dtype),
+            "value": summarise(x._data),
+            "grad": summarise(self.node_grads.get(id(fn))),
+        }
+        self._in_module(node, None)
+        self._add(node)
+        self._term(gid, label, [], {})
+        return gid
 
     def error_node(self, op: str, inputs: tuple[Any, ...], scope: ModuleCall | None) -> str:
         """The failing op of a forward error: its operands' nodes, and one node for it (in
@@ -560,7 +598,7 @@ class _Exporter:
     def graph(
         self, root_id: str | None, walk: list[dict[str, Any]], root_label: str
     ) -> dict[str, Any]:
-        return {
+        graph: dict[str, Any] = {
             "nodes": self.nodes,
             "edges": self.edges,
             "walk": walk,
@@ -568,24 +606,93 @@ class _Exporter:
             "root_label": root_label,
             "modules": self.modules(),
         }
+        if self.cut is not None:
+            total, counted_to, budget = self.cut
+            graph["truncated"] = {
+                "drawn_nodes": len(self.nodes),
+                "total_nodes": total,
+                "more_than": total >= counted_to,  # counting stopped there
+                "max_graph_nodes": budget,
+            }
+        return graph
 
 
-def _topo_ascending(roots: Iterable[Node | None]) -> list[Node]:
+def _topo_ascending(
+    roots: Iterable[Node | None], max_nodes: int | None = None
+) -> tuple[list[Node], bool]:
+    """The nodes that produced ``roots``, in recording order, and whether some were left out.
+
+    With ``max_nodes`` (the drawing budget), the nodes nearest the roots are taken, breadth
+    first, while they and the leaves and constants feeding them number at most ``max_nodes``;
+    the inputs of the drawn nodes whose history is left out are drawn as ``omitted`` nodes
+    (:meth:`_Exporter.ref`)."""
+    seen: set[int] = set()
+    found: list[Node] = []
+    if max_nodes is None:
+        stack = [r for r in roots if r is not None]
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            found.append(node)
+            for x in node.inputs:
+                fn = getattr(x, "grad_fn", None)
+                if fn is not None:
+                    stack.append(fn)
+        found.sort(key=lambda n: n.seq)
+        return found, False
+    queue = deque(r for r in roots if r is not None)
+    drawn = 0
+    cut = False
+    others: set[int] = set()  # leaves and constants already counted
+    while queue:
+        node = queue.popleft()
+        if id(node) in seen:
+            continue
+        inputs = node.inputs
+        new_others = 1 if node.op.name in ("pow", "rpow") else 0  # its constant is drawn too
+        for x in inputs:
+            if not isinstance(x, Tensor):
+                new_others += 1  # each Python number is a node of its own
+            elif x.grad_fn is None and id(x) not in others:
+                new_others += 1
+        if drawn + 1 + new_others > max_nodes and found:  # the root is always drawn
+            cut = True
+            break
+        seen.add(id(node))
+        found.append(node)
+        drawn += 1 + new_others
+        for x in inputs:
+            fn = getattr(x, "grad_fn", None)
+            if fn is None:
+                others.add(id(x))
+            elif id(fn) not in seen:
+                queue.append(fn)
+    found.sort(key=lambda n: n.seq)
+    return found, cut
+
+
+def count_nodes(roots: Iterable[Node | None], limit: int) -> int:
+    """How many nodes (ops, leaves and constants) produced ``roots``, counted up to ``limit``
+    (a graph too big to draw is counted to say what was left out, not walked without end)."""
     seen: set[int] = set()
     stack = [r for r in roots if r is not None]
-    found: list[Node] = []
-    while stack:
+    count = 0
+    while stack and count < limit:
         node = stack.pop()
         if id(node) in seen:
             continue
         seen.add(id(node))
-        found.append(node)
+        count += 1
         for x in node.inputs:
             fn = getattr(x, "grad_fn", None)
             if fn is not None:
                 stack.append(fn)
-    found.sort(key=lambda n: n.seq)
-    return found
+            elif id(x) not in seen:
+                seen.add(id(x))
+                count += 1
+    return min(count, limit)
 
 
 def _exporter(
@@ -593,10 +700,16 @@ def _exporter(
     tensors: Iterable[Any],
     node_grads: dict[int, Any] | None,
     frozen: dict[int, Any] | None = None,
+    max_nodes: int | None = None,
 ) -> _Exporter:
-    """Every node that produced these tensors, in recording order (module calls first)."""
+    """Every node that produced these tensors (or, with ``max_nodes``, those nearest them), in
+    recording order (module calls first)."""
     ex = _Exporter(root, node_grads or {}, frozen)
-    nodes = _topo_ascending(getattr(t, "grad_fn", None) for t in tensors)
+    roots = [getattr(t, "grad_fn", None) for t in tensors]
+    nodes, cut = _topo_ascending(roots, max_nodes)
+    if cut and max_nodes is not None:
+        bound = COUNT_BOUND * max_nodes
+        ex.cut = (count_nodes(roots, bound), bound, max_nodes)
     for node in nodes:  # name the module calls before any label refers to them
         scope = getattr(node, "module", None)
         if scope is not None:
@@ -607,27 +720,37 @@ def _exporter(
     return ex
 
 
-def freeze_leaves(root: Any) -> dict[int, Any]:
-    """Copies of the values and gradients of the leaves under ``root``, keyed by ``id``, so
-    that a pass can be exported later as it was (optimizers change leaves in place). Runs once
-    per backward pass of a long loop: a plain walk, no ordering."""
+def freeze_leaves(root: Any, max_nodes: int | None = None) -> dict[int, Any]:
+    """Copies of the values and gradients of the leaves under ``root`` (those a graph drawn
+    within ``max_nodes`` shows), keyed by ``id``, so that a pass can be exported later as it
+    was (optimizers change leaves in place). Runs once per backward pass of a long loop."""
     frozen: dict[int, Any] = {}
     fn = root.grad_fn
     if fn is None:
         grad = root.grad._data.copy() if root.grad is not None else None
         frozen[id(root)] = (root._data.copy(), grad)
         return frozen
-    seen = {id(fn)}
-    stack = [fn]
-    while stack:
-        node = stack.pop()
-        for x in node.inputs:
-            up = getattr(x, "grad_fn", None)
-            if up is not None:
-                if id(up) not in seen:
+    if max_nodes is not None:
+        nodes, _ = _topo_ascending([fn], max_nodes)
+    else:  # a plain walk, no ordering
+        nodes = []
+        seen = {id(fn)}
+        stack = [fn]
+        while stack:
+            node = stack.pop()
+            nodes.append(node)
+            for x in node.inputs:
+                up = getattr(x, "grad_fn", None)
+                if up is not None and id(up) not in seen:
                     seen.add(id(up))
                     stack.append(up)
-            elif isinstance(x, Tensor) and id(x) not in frozen:
+    for node in nodes:
+        for x in node.inputs:
+            if (
+                getattr(x, "grad_fn", None) is None
+                and isinstance(x, Tensor)
+                and id(x) not in frozen
+            ):
                 grad = x.grad._data.copy() if x.grad is not None else None
                 frozen[id(x)] = (x._data.copy(), grad)
     return frozen
@@ -638,8 +761,9 @@ def _export(
     steps: list[WalkStep] | None,
     node_grads: dict[int, Any] | None,
     frozen: dict[int, Any] | None = None,
+    max_nodes: int | None = None,
 ) -> tuple[dict[str, Any], _Exporter]:
-    ex = _exporter(root, [root], node_grads, frozen)
+    ex = _exporter(root, [root], node_grads, frozen, max_nodes)
     root_id = ex.ids[id(root.grad_fn)] if root.grad_fn is not None else ex.leaf(root)
     node = ex.by_id[root_id]
     node["kind"] = "output"
@@ -650,14 +774,16 @@ def _export(
     return ex.graph(root_id, walk, root_label), ex
 
 
-def export_focus(exc: BaseException) -> tuple[dict[str, Any], str | None] | None:
+def export_focus(
+    exc: BaseException, max_nodes: int | None = None
+) -> tuple[dict[str, Any], str | None] | None:
     """For an autograd error carrying ``autograd_focus``: the graph of its root and the id of
     the node concerned (the freed node, the tensor changed in place, the root without grad)."""
     focus = getattr(exc, "autograd_focus", None)
     if focus is None:
         return None
     root, target = focus
-    graph, ex = _export(root, None, None)
+    graph, ex = _export(root, None, None, None, max_nodes)
     node_id = ex.ids.get(id(target))
     if node_id is None:  # a tensor: the graph node that shows it
         node_id = next((gid for gid, t in ex.tensors.items() if t is target), None)
@@ -669,17 +795,19 @@ def export(
     steps: list[WalkStep] | None = None,
     node_grads: dict[int, Any] | None = None,
     frozen: dict[int, Any] | None = None,
+    max_nodes: int | None = None,
 ) -> dict[str, Any]:
     """The graph that produced ``root``, with the recorded walk if one is given; ``frozen``
-    replaces leaves' values and gradients (see :func:`freeze_leaves`)."""
-    return _export(root, steps, node_grads, frozen)[0]
+    replaces leaves' values and gradients (see :func:`freeze_leaves`); with ``max_nodes``, only
+    the nodes nearest ``root`` (the graph then says what was left out in ``truncated``)."""
+    return _export(root, steps, node_grads, frozen, max_nodes)[0]
 
 
-def _union(tensors: Iterable[Any]) -> tuple[_Exporter, str | None]:
+def _union(tensors: Iterable[Any], max_nodes: int | None = None) -> tuple[_Exporter, str | None]:
     """The graphs of these tensors together (leaves included), and the id of the one recorded
     last (the root the page centres on), or None when there is none."""
     live = [t for t in tensors if isinstance(t, Tensor)]
-    ex = _exporter(None, live, None)
+    ex = _exporter(None, live, None, None, max_nodes)
     last: tuple[int, str] | None = None
     for t in live:
         gid = ex.ref(t)
@@ -689,21 +817,21 @@ def _union(tensors: Iterable[Any]) -> tuple[_Exporter, str | None]:
     return ex, last[1] if last is not None else None
 
 
-def export_tensors(tensors: Iterable[Any]) -> dict[str, Any]:
+def export_tensors(tensors: Iterable[Any], max_nodes: int | None = None) -> dict[str, Any]:
     """The graph of these tensors (a program that ends without backward): no walk."""
-    ex, root_id = _union(tensors)
+    ex, root_id = _union(tensors, max_nodes)
     return ex.graph(root_id, [], ex.labels[root_id] if root_id is not None else "L")
 
 
 def export_error(
-    tensors: Iterable[Any], failed_op: tuple[str, tuple[Any, ...]]
+    tensors: Iterable[Any], failed_op: tuple[str, tuple[Any, ...]], max_nodes: int | None = None
 ) -> tuple[dict[str, Any], str]:
     """The graph recorded up to a forward error: these tensors' graphs, the failing op's
     operands, and one node of kind ``"error"`` for the op (``exc.failed_op``, see
     engine.tensor.failed) with edges from its operands. Returns the graph and that node's id."""
     op, inputs = failed_op
     recorded = [x for x in inputs if isinstance(x, Tensor) and x.grad_fn is not None]
-    ex, _ = _union([*tensors, *recorded])  # (leaf operands join with their module's names)
+    ex, _ = _union([*tensors, *recorded], max_nodes)  # (leaf operands join their modules' names)
     gid = ex.error_node(op, tuple(inputs), getattr(failed_op, "module", None))
     return ex.graph(gid, [], ex.labels[gid]), gid
 

@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine import _format, dtypes, limits
+from engine import _format, dtypes, random
 from engine import ops as O
 from engine.backend import Device, array_module, device_of, to_numpy
-from engine.core import GradHooks, Node, RemovableHandle, _mode, next_seq
+from engine.core import _NODE_TYPES as _node_types
+from engine.core import GradHooks, Node, RemovableHandle, _mode, next_seq, node_type
 from engine.dtypes import DType
 
 _Scalar = (int, float, bool, np.number, np.bool_)
@@ -404,7 +405,7 @@ class Tensor:
         """An unrecorded in-place update of a CPU array by a same-dtype tensor (same shape or
         0-d) or a Python float, done by NumPy in place: ``p -= lr * p.grad`` under no_grad.
         False when the general path must run (graph, promotion, broadcasting, budgets, GPU)."""
-        if (_mode.enabled and self.requires_grad) or limits.active is not None:
+        if _mode.enabled and self.requires_grad:
             return False
         sd = self._data
         if sd.__class__ is not _ndarray:
@@ -617,9 +618,6 @@ def apply(
     arrays = [x._data if x.__class__ is Tensor else x for x in inputs]
     a0 = arrays[0]
     xp = np if a0.__class__ is _ndarray else array_module(a0)
-    lim = limits.active
-    if lim is not None:
-        lim.before(op.name, arrays, attrs)
     try:
         data = op.forward(xp, *arrays, **attrs) if attrs else op.forward(xp, *arrays)
     except (ValueError, IndexError) as exc:
@@ -642,8 +640,8 @@ def apply(
     needs = [x.__class__ is Tensor and x.requires_grad for x in inputs]
     if True in needs:
         if _mode.enabled:
-            node = _new(Node)  # Node.__init__, inlined
-            node.op = op
+            node = _new(_node_types.get(name or op.grad_fn) or node_type(name or op.grad_fn))
+            node.op = op  # Node.__init__, inlined
             node.inputs = inputs
             node.arrays = arrays
             node.attrs = attrs
@@ -663,8 +661,6 @@ def apply(
                 node.module = scope
             out.grad_fn = node
             out.requires_grad = True
-            if lim is not None:
-                lim.node()
             return out
         out._untracked = "computed under torch.no_grad()"
     out.grad_fn = None
@@ -675,8 +671,7 @@ def apply(
 def _apply1(op: O.Op, a: Tensor) -> Tensor:
     """apply() for one tensor input and no attributes: the elementwise fast path."""
     ad = a._data
-    lim = limits.active
-    if lim is not None or ad.__class__ is not _ndarray:
+    if ad.__class__ is not _ndarray:
         return apply(op, (a,))
     host = op.host
     data = host(ad) if host is not None else op.forward(np, ad)
@@ -688,7 +683,9 @@ def _apply1(op: O.Op, a: Tensor) -> Tensor:
     out._version = 0
     if a.requires_grad:
         if _mode.enabled:
-            node = _new(Node)  # Node.__init__, inlined: this runs once per recorded op
+            node = _new(
+                _node_types.get(op.grad_fn) or node_type(op.grad_fn)
+            )  # Node.__init__, inlined
             node.op = op
             node.inputs = (a,)
             node.arrays = (ad,)
@@ -724,8 +721,7 @@ def _apply2(op: O.Op, a: Tensor, b: Any) -> Tensor:
     ad = a._data
     bt = b.__class__ is Tensor
     bd = b._data if bt else b
-    lim = limits.active
-    if lim is not None or ad.__class__ is not _ndarray:
+    if ad.__class__ is not _ndarray:
         return apply(op, (a, b))
     host = op.host
     try:
@@ -746,7 +742,9 @@ def _apply2(op: O.Op, a: Tensor, b: Any) -> Tensor:
     rb = bt and b.requires_grad
     if ra or rb:
         if _mode.enabled:
-            node = _new(Node)  # Node.__init__, inlined
+            node = _new(
+                _node_types.get(op.grad_fn) or node_type(op.grad_fn)
+            )  # Node.__init__, inlined
             node.op = op
             node.inputs = (a, b)
             node.arrays = (ad, bd)
@@ -951,3 +949,6 @@ def _norm_dim(dim: int, ndim: int) -> int:
             f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})"
         )
     return dim % builtins.max(ndim, 1)
+
+
+random.wrap_state = Tensor._wrap  # generator states are uint8 tensors

@@ -43,15 +43,15 @@ class Settings(BaseSettings):
     # get a 503 with Retry-After, as a saturated server answers.
     busy_first_requests: int = 0
 
-    # Program budgets (server/sandbox): every one enforced, every one tested.
+    # Program budgets (server/program/budgets.py): every one enforced, every one tested. They
+    # bound what a run costs (wall clock, CPU, memory, below) and what the page draws, never
+    # what a program may compute.
     max_source_bytes: int = 64 * 1024
     max_ast_nodes: int = 20_000
     max_ast_depth: int = 100
-    max_tensor_elements: int = 1_000_000  # one tensor
-    max_total_elements: int = 20_000_000  # all tensors one program allocates
-    max_flops: int = 500_000_000
-    max_graph_nodes: int = 5_000
+    max_graph_nodes: int = 5_000  # nodes of one drawn pass (a bigger graph: around its root)
     max_recorded_passes: int = 20  # backward passes kept in `passes` (first and last kept)
+    max_drawn_numbers: int = 2_000_000  # numbers a drawn graph of the program's own Values holds
     max_output_chars: int = 100_000
     wall_clock_s: float = 5.0  # the program gets a TimeoutError here ...
     hard_kill_grace_s: float = 1.0  # ... and its worker is SIGKILLed this much later

@@ -1,6 +1,6 @@
 """``torch.nn``."""
 
-from engine.nn import functional, init
+from engine.nn import functional, init, utils
 from engine.nn.modules import (
     ELU,
     GELU,

@@ -6,12 +6,12 @@ from typing import Any
 
 import numpy as np
 
-from engine import dtypes
+from engine import backend, dtypes
 from engine import functions as _fn
 from engine import ops as O
 from engine.dtypes import DType
-from engine.factories import rand_like
 from engine.functions import linear, sigmoid, tanh
+from engine.random import default_generator
 from engine.tensor import Tensor, apply
 
 __all__ = [
@@ -288,18 +288,23 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     return Tensor._wrap((t[..., None] == xp.arange(n)).astype(np.int64))
 
 
-def dropout(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability p and scale the rest by 1/(1-p) (identity when not
-    training). NOTE: the mask comes from the engine's generator; PyTorch draws it from MKL's
-    stream on most CPUs, so seeded masks differ from PyTorch's."""
+    training), as ATen does on the CPU: a mask ``bernoulli_(1 - p)`` from the default
+    generator, divided by ``1 - p`` in the input's dtype, times the input."""
     if p < 0 or p > 1:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
         return input
     if p == 1:
         return input * 0.0
-    keep = (rand_like(input) >= p).to(input.dtype)
-    return input * keep * (1.0 / (1.0 - p))
+    dtype = input._data.dtype
+    keep = default_generator.bernoulli_scalar(input._data.size, 1.0 - p)
+    noise = keep.reshape(input._data.shape).astype(dtype) / dtype.type(1.0 - p)
+    mask = Tensor._wrap(backend.move(noise, input.device))
+    if inplace:
+        return input.mul_(mask)
+    return input * mask
 
 
 # ---- normalization, embedding, robust losses --------------------------------------------------

@@ -1,14 +1,26 @@
 """The budgets one program runs under (a picklable copy of the settings' budget fields).
 
-The kernel enforces time, CPU and memory (:mod:`server.sandbox.jail`, the parent's SIGKILL);
-these are what the worker checks itself: the source and its syntax tree, what the program
-prints, and the engine's own budgets (tensor sizes, FLOPs, recorded graph nodes).
+They bound what a run *costs* and what the page *draws*, never what a program may compute:
+
+- the run: the wall clock (a TimeoutError in the program, then SIGKILL), CPU seconds and the
+  address space, enforced by the kernel (:mod:`server.sandbox.jail`, the parent's SIGKILL);
+- parsing: the source's size and its syntax tree's (:mod:`server.program.source`);
+- output: what the program prints is cut at ``max_output_chars`` (the program runs on);
+- drawing: the nodes of one drawn pass (a bigger graph is drawn around its root, and the
+  answer says what was left out), the passes kept, and the numbers a drawn graph of the
+  program's own ``Value`` objects may hold.
+
+No program that PyTorch runs within the wall clock and the memory limit is refused.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 from typing import Any
+
+
+class BudgetExceeded(RuntimeError):
+    """A program went over one of its budgets; the message names the budget and its setting."""
 
 
 @dataclass(frozen=True)
@@ -18,11 +30,9 @@ class Budgets:
     max_source_bytes: int = 64 * 1024
     max_ast_nodes: int = 20_000
     max_ast_depth: int = 100
-    max_tensor_elements: int = 1_000_000
-    max_total_elements: int = 20_000_000
-    max_flops: int = 500_000_000
     max_graph_nodes: int = 5_000
     max_recorded_passes: int = 20
+    max_drawn_numbers: int = 2_000_000
     max_output_chars: int = 100_000
     wall_clock_s: float = 5.0
 

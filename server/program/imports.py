@@ -1,38 +1,43 @@
-"""What a program can import, loaded once in the zygote before any worker is forked.
+"""What a program can import: what Python has, loaded once in the zygote before any worker is
+forked (a jailed worker cannot open a file, so nothing can be loaded after the jail).
 
 ``import torch`` (and ``torch.nn``, ``torch.nn.functional``, ``torch.optim``,
-``torch.autograd``...) gives the engine itself, presented under PyTorch's names so that
-``type(x)`` prints ``<class 'torch.Tensor'>``; NumPy and a list of standard modules import as
-themselves; ``sys`` is a small stand-in (``exit``, ``argv``, ``version``...) that shows no host
-path. Anything else is a ``ModuleNotFoundError`` naming what can be imported.
-
-This is a convenience, not a security layer: a worker cannot open files anyway (the jail), so
-a module that was not loaded before the jail could not be loaded after it. The import hook
-gives the learner a clear message instead of a PermissionError from deep inside importlib.
+``torch.utils.data``, ``torch.autograd``...) gives the engine itself, presented under PyTorch's
+names so that ``type(x)`` prints ``<class 'torch.Tensor'>``; NumPy and the whole standard
+library import as themselves (``os``, ``pathlib``, ``traceback``, ``csv``...), and ``sys`` is
+the real one's attributes without the host's paths. What a module then asks of the kernel is
+the jail's to allow or refuse (``os.listdir('/')`` is a PermissionError): there is no import
+allow-list. A module Python does not have here is Python's own ``ModuleNotFoundError``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import io
 import pkgutil
 import sys
 import types
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-#: Standard modules a program may import, as themselves.
-STDLIB: tuple[str, ...] = (
-    "math", "cmath", "random", "collections", "collections.abc", "itertools", "functools",
-    "dataclasses", "typing", "statistics", "operator", "string", "time", "copy", "enum", "abc",
-    "heapq", "bisect", "re", "json", "fractions", "decimal", "numbers", "warnings",
-    "contextlib", "textwrap", "pprint", "io", "__future__", "types", "weakref", "array",
-    "datetime",
+#: Standard modules that are not preloaded: side effects on import (``antigravity`` opens a
+#: browser, ``this`` prints), terminals and windows, the test suite and packaging tools.
+STDLIB_SKIPPED = frozenset(
+    {
+        "antigravity", "this", "idlelib", "tkinter", "turtle", "turtledemo", "test",
+        "lib2to3", "ensurepip", "venv", "pydoc_data", "readline", "__main__", "__phello__",
+    }
 )  # fmt: skip
 
-#: NumPy and the submodules that lessons use (loaded eagerly: nothing loads after the jail).
-NUMPY: tuple[str, ...] = ("numpy", "numpy.random", "numpy.linalg", "numpy.fft", "numpy.testing")
+#: NumPy's public submodules (its tests, f2py and build tools are not preloaded).
+NUMPY: tuple[str, ...] = (
+    "numpy", "numpy.random", "numpy.linalg", "numpy.fft", "numpy.testing", "numpy.polynomial",
+    "numpy.ma", "numpy.lib", "numpy.lib.recfunctions", "numpy.lib.stride_tricks", "numpy.char",
+    "numpy.ctypeslib", "numpy.emath", "numpy.exceptions", "numpy.dtypes", "numpy.rec",
+    "numpy.matlib", "numpy.strings", "numpy.typing",
+)  # fmt: skip
 
 #: torch.* -> the engine's module.
 TORCH: dict[str, str] = {
@@ -40,11 +45,26 @@ TORCH: dict[str, str] = {
     "torch.nn": "engine.nn",
     "torch.nn.functional": "engine.nn.functional",
     "torch.nn.init": "engine.nn.init",
+    "torch.nn.utils": "engine.nn.utils",
     "torch.optim": "engine.optim",
+    "torch.optim.lr_scheduler": "engine.optim.lr_scheduler",
     "torch.autograd": "engine.autograd",
     "torch.autograd.function": "engine.function",
     "torch.cuda": "engine.cuda",
+    "torch.utils": "engine.utils",
+    "torch.utils.data": "engine.utils.data",
+    "torch.random": "engine.random",
+    "torch.backends": "engine.backends",
+    "torch.backends.cudnn": "engine.backends.cudnn",
+    "torch.backends.mps": "engine.backends.mps",
+    "torch.backends.mkl": "engine.backends.mkl",
+    "torch.backends.openmp": "engine.backends.openmp",
+    "torch.accelerator": "engine.accelerator",
 }
+
+#: Packages of the playground itself: not what Python has, so not importable by a program.
+_OURS = ("engine", "server", "tests")
+
 
 #: Where PyTorch 2.13 defines the classes the engine offers (``type(x)`` and reprs show it).
 _TORCH_CLASS_MODULES: dict[str, str] = {
@@ -79,25 +99,67 @@ _ACTIVATIONS = frozenset(
 )
 
 
-def importable() -> list[str]:
-    """Every name ``import`` accepts, sorted (shown in the error for anything else)."""
-    return sorted({*TORCH, *NUMPY, *STDLIB, "sys"})
+def stdlib_names() -> list[str]:
+    """Every public standard module and submodule that imports on this interpreter."""
+    names = []
+    for top in sorted(sys.stdlib_module_names):
+        if top.startswith("_") or top in STDLIB_SKIPPED:
+            continue
+        names.append(top)
+    return names
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """An import that prints or warns (a deprecated module) says nothing at preload."""
+    with (
+        warnings.catch_warnings(),
+        contextlib.redirect_stdout(io.StringIO()),
+        contextlib.redirect_stderr(io.StringIO()),
+    ):
+        warnings.simplefilter("ignore")
+        yield
+
+
+def _import_quietly(name: str) -> types.ModuleType | None:
+    try:
+        with _quiet():
+            return importlib.import_module(name)
+    except BaseException:  # a module this interpreter lacks (dbm.gnu), or one for Windows
+        return None
+
+
+def _submodules(package: types.ModuleType) -> Iterator[str]:
+    path = getattr(package, "__path__", None)
+    if not path:
+        return
+    for info in pkgutil.walk_packages(path, package.__name__ + ".", onerror=lambda _: None):
+        parts = info.name.split(".")
+        if any(p in STDLIB_SKIPPED or p.startswith(("test", "_")) for p in parts[1:]):
+            continue
+        yield info.name
 
 
 def preload(extra: Sequence[str] = ()) -> dict[str, types.ModuleType]:
-    """Import everything a program may import (in the zygote, before any jail)."""
+    """Import everything a program may import (in the zygote, before any jail): the standard
+    library, NumPy, the engine as torch; returns the modules a program's import resolves to
+    before sys.modules is asked (torch's names, ``sys``'s stand-in)."""
+    for top in stdlib_names():
+        module = _import_quietly(top)
+        if module is not None:
+            for sub in _submodules(module):
+                _import_quietly(sub)
+    for name in (*NUMPY, *extra):
+        _import_quietly(name)
     loaded: dict[str, types.ModuleType] = {}
-    for name in (*STDLIB, *NUMPY, *extra):
-        loaded[name] = importlib.import_module(name)
     for public, ours in TORCH.items():
         loaded[public] = importlib.import_module(ours)
     engine = loaded["torch"]
     for info in pkgutil.walk_packages(engine.__path__, engine.__name__ + "."):
         importlib.import_module(info.name)  # the engine imports some of its parts lazily
     # modules that the loaded ones import lazily on first use
-    for lazy in ("numpy.core._dtype", "numpy.lib.recfunctions", "encodings.idna", "unicodedata"):
-        with contextlib.suppress(ImportError):
-            importlib.import_module(lazy)
+    for lazy in ("numpy.core._dtype", "encodings.idna", "unicodedata"):
+        _import_quietly(lazy)
     loaded["sys"] = _sys_stand_in()
     return loaded
 
@@ -199,37 +261,66 @@ def scrub_paths() -> None:
             path.clear()
 
 
+#: attributes of ``sys`` a program does not get from the stand-in: the host's paths, the
+#: import machinery (nothing can be loaded in a worker) and the interpreter's frames
+_SYS_HIDDEN = frozenset(
+    {
+        "executable", "_base_executable", "prefix", "exec_prefix", "base_prefix",
+        "base_exec_prefix", "platlibdir", "pycache_prefix", "orig_argv", "path", "path_hooks",
+        "path_importer_cache", "meta_path", "modules", "argv", "_getframe", "_current_frames",
+        "_current_exceptions", "_xoptions", "warnoptions", "_git", "_framework", "_home",
+        "_stdlib_dir", "dont_write_bytecode",
+    }
+)  # fmt: skip
+
+
 def _sys_stand_in() -> types.ModuleType:
-    """``import sys`` in a program: what lessons use, without the interpreter's paths."""
-    real = sys
-    stand_in = types.ModuleType("sys", "The playground's sys: exit, argv, version and friends.")
-    stand_in.exit = real.exit  # type: ignore[attr-defined]
+    """``import sys`` in a program: the real one's attributes (``version``, ``maxsize``,
+    ``float_info``, ``exit``, ``getsizeof``, ``stdout``...) without the host's paths."""
+    stand_in = types.ModuleType("sys", sys.__doc__)
+    for name, value in vars(sys).items():
+        if name not in _SYS_HIDDEN and not (name.startswith("__") and name != "__stdout__"):
+            setattr(stand_in, name, value)
     stand_in.argv = ["<program>"]  # type: ignore[attr-defined]
-    for name in (
-        "version", "version_info", "hexversion", "platform", "byteorder", "maxsize",
-        "float_info", "int_info", "hash_info", "float_repr_style", "getsizeof",
-        "getrecursionlimit", "setrecursionlimit", "getdefaultencoding", "implementation",
-        "exc_info", "exception", "get_int_max_str_digits", "set_int_max_str_digits",
-        "intern", "is_finalizing",
-    ):  # fmt: skip
-        if hasattr(real, name):
-            setattr(stand_in, name, getattr(real, name))
+    stand_in.path = []  # type: ignore[attr-defined]
+    stand_in.executable = ""  # type: ignore[attr-defined]
+    stand_in.modules = {}  # type: ignore[attr-defined]
     return stand_in
 
 
 class Importer:
-    """The ``__import__`` a program's builtins hold: the loaded modules, and nothing else."""
+    """The ``__import__`` a program's builtins hold: torch's names and ``sys``'s stand-in, then
+    every module the zygote loaded (Python's own import would look for files, which a jailed
+    worker cannot open), and for anything else Python's own error."""
 
     def __init__(self, modules: Mapping[str, types.ModuleType]) -> None:
         self.modules = dict(modules)
-        self.names = importable()
 
     def bind_sys_streams(self, stdout: Any, stderr: Any) -> None:
-        """The stand-in ``sys`` shows the program's own output streams."""
+        """The stand-in ``sys`` shows the program's own output streams, and the modules a
+        program can import as ``sys.modules``."""
         stand_in = self.modules["sys"]
-        stand_in.stdout = stdout  # type: ignore[attr-defined]
-        stand_in.stderr = stderr  # type: ignore[attr-defined]
-        stand_in.modules = {}  # type: ignore[attr-defined]
+        for name in ("stdout", "__stdout__"):
+            setattr(stand_in, name, stdout)
+        for name in ("stderr", "__stderr__"):
+            setattr(stand_in, name, stderr)
+        visible = {
+            name: module
+            for name, module in sys.modules.items()
+            if name.partition(".")[0] not in _OURS and isinstance(module, types.ModuleType)
+        }
+        visible.update(self.modules)
+        stand_in.modules = visible  # type: ignore[attr-defined]
+
+    def find(self, name: str) -> types.ModuleType | None:
+        """The module ``import name`` gives, or None."""
+        module = self.modules.get(name)
+        if module is not None:
+            return module
+        if name.partition(".")[0] in _OURS:
+            return None
+        found = sys.modules.get(name)
+        return found if isinstance(found, types.ModuleType) else None
 
     def __call__(
         self,
@@ -240,27 +331,44 @@ class Importer:
         level: int = 0,
     ) -> types.ModuleType:
         if level:
-            raise ImportError("relative imports are not available in the playground (no package)")
+            raise ImportError(
+                "attempted relative import with no known parent package", name=name
+            )
         if isinstance(fromlist, list):
             # C code importing what it needs (PyImport_Import passes a list; an import
-            # statement passes None or a tuple): NumPy's ndarray.__str__, for one. Only what
-            # is already loaded: nothing can be loaded inside the jail.
+            # statement passes None or a tuple): NumPy's ndarray.__str__, for one.
             loaded = sys.modules.get(name)
             if loaded is None:
                 raise ModuleNotFoundError(f"No module named '{name}'", name=name)
             return loaded
-        module = self.modules.get(name)
+        module = self.find(name)
         if module is None:
-            raise ModuleNotFoundError(
-                f"No module named '{name}' (the playground can import: {', '.join(self.names)})",
-                name=name,
-            )
+            raise _not_found(name)
         if fromlist:
             for item in fromlist:
                 if item != "*" and not hasattr(module, item):
-                    sub = self.modules.get(f"{name}.{item}")
+                    sub = self.find(f"{name}.{item}")
                     if sub is not None:
                         setattr(module, item, sub)
             return module
-        top = name.partition(".")[0]
-        return self.modules[top]
+        top = self.find(name.partition(".")[0])
+        if top is None:
+            raise _not_found(name)
+        return top
+
+
+def _not_found(name: str) -> ModuleNotFoundError:
+    """Python's error, naming the first missing part (``No module named 'sklearn'``)."""
+    parts = name.split(".")
+    missing = name
+    for i in range(1, len(parts) + 1):
+        prefix = ".".join(parts[:i])
+        if prefix not in sys.modules and prefix not in TORCH:
+            missing = prefix
+            break
+    exc = ModuleNotFoundError(f"No module named '{missing}'", name=missing)
+    exc.add_note(
+        "(The playground has Python's standard library, NumPy, and PyTorch's API as torch; "
+        "other packages are not installed.)"
+    )
+    return exc

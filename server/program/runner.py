@@ -14,6 +14,7 @@ import bisect
 import builtins
 import contextlib
 import linecache
+import random
 import signal
 import sys
 import time
@@ -24,8 +25,10 @@ import weakref
 from collections.abc import Iterator, Mapping
 from typing import Any, Protocol
 
+import numpy
+
 from server.program import source as src
-from server.program.budgets import Budgets
+from server.program.budgets import BudgetExceeded, Budgets
 from server.program.imports import Importer
 from server.program.values import graph as values_graph
 from server.program.values.compare import compare_pass
@@ -114,8 +117,6 @@ class StringSink:
 
 
 def _budget_error(message: str) -> Exception:
-    from engine.limits import BudgetExceeded
-
     return BudgetExceeded(message)
 
 
@@ -345,19 +346,17 @@ def _binding_tensor(engine: Any, name: str, spec: Any) -> Any:
     return t
 
 
-def _limits(engine: Any, budgets: Budgets) -> Any:
-    return engine.limits.limited(
-        engine.limits.Limits(
-            max_tensor_elements=budgets.max_tensor_elements,
-            max_total_elements=budgets.max_total_elements,
-            max_flops=budgets.max_flops,
-            max_graph_nodes=budgets.max_graph_nodes,
-        )
-    )
-
-
 def _ms(since: float) -> float:
     return round((time.perf_counter() - since) * 1000, 3)
+
+
+def _seed_everything(engine: Any, seed: int) -> None:
+    """One seed for every generator a program may draw from without seeding it: torch's,
+    NumPy's global one and Python's ``random`` (a forked worker would otherwise repeat the
+    zygote's state in every run; with the request's seed, a run is reproducible)."""
+    engine.manual_seed(seed)
+    numpy.random.seed(seed % 2**32)
+    random.seed(seed)
 
 
 def _implicit_root(engine: Any, last: Any) -> Any:
@@ -430,7 +429,7 @@ def run_program(
     linecache.cache[src.FILENAME] = (len(source), None, source.splitlines(True), src.FILENAME)
 
     values = ValueObserver(
-        budgets.max_graph_nodes, budgets.max_total_elements, budgets.max_recorded_passes
+        budgets.max_graph_nodes, budgets.max_drawn_numbers, budgets.max_recorded_passes
     )
     namer = Namer(engine, values)
     last: list[Any] = []
@@ -463,11 +462,12 @@ def run_program(
         stack.enter_context(warnings.catch_warnings())
         warnings.simplefilter("default")
         warnings.showwarning = warning_log.show
-        log = stack.enter_context(engine.autograd.record_passes(budgets.max_recorded_passes))
+        log = stack.enter_context(
+            engine.autograd.record_passes(budgets.max_recorded_passes, budgets.max_graph_nodes)
+        )
         values.tensor_log = log
-        stack.enter_context(_limits(engine, budgets))
         try:
-            engine.manual_seed(int(job.get("seed", 0)))
+            _seed_everything(engine, int(job.get("seed", 0)))
             engine.set_default_device(device)
             for name, spec in (job.get("bindings") or {}).items():
                 namespace[name] = _binding_tensor(engine, name, spec)
@@ -493,9 +493,9 @@ def run_program(
             if isinstance(exc, KeyboardInterrupt | GeneratorExit):
                 exc = RuntimeError(type(exc).__name__)
             result["error"] = error_info(exc, src.last_position(tree))
-            _add_focus(engine, result, exc)
+            _add_focus(engine, result, exc, budgets.max_graph_nodes)
             if result["graph"] is None:
-                _add_failed_op(engine, result, exc, namespace)
+                _add_failed_op(engine, result, exc, namespace, budgets.max_graph_nodes)
         finally:
             with contextlib.suppress(Exception):
                 stream.flush()
@@ -516,14 +516,17 @@ def run_program(
         tensor = root if root is not None else value
         with contextlib.suppress(Exception):
             if isinstance(tensor, engine.Tensor):
-                graphs = [engine.graph.export(tensor)]
+                graphs = [engine.graph.export(tensor, max_nodes=budgets.max_graph_nodes)]
             elif not values.called and (fallback := _value_fallback(values, value)):
                 graphs = fallback  # the program's own Value objects, without a walk
             else:  # no backward: what the program recorded, so the page still shows a graph
                 recorded = [t for t in _live_tensors(engine, namespace) if t.grad_fn is not None]
                 if recorded:
-                    graphs = [engine.graph.export_tensors(recorded)]
+                    graphs = [engine.graph.export_tensors(recorded, budgets.max_graph_nodes)]
     notices.extend(values.notices)
+    truncated = [g for g in graphs if g.get("truncated")]
+    if truncated:
+        notices.append(_truncated_notice(truncated, len(graphs)))
     result["passes"] = graphs
     if result["graph"] is None:
         result["graph"] = graphs[-1] if graphs else None
@@ -535,6 +538,17 @@ def run_program(
 
 
 # ---- the program's own autograd -----------------------------------------------------------------
+
+
+def _truncated_notice(truncated: list[dict[str, Any]], kept: int) -> str:
+    """What the drawing budget left out, said once for the passes it cut."""
+    cut = truncated[-1]["truncated"]
+    total = f"more than {cut['total_nodes']:,}" if cut["more_than"] else f"{cut['total_nodes']:,}"
+    also = f" ({len(truncated)} of the {kept} graphs kept are cut so)" if kept > 1 else ""
+    return (
+        f"The program ran to its end, but its graph has {total} nodes: the page draws the "
+        f"{cut['drawn_nodes']:,} nearest its output{also} (budget: max_graph_nodes)."
+    )
 
 
 def _value_graphs(
@@ -598,12 +612,12 @@ def _no_input(prompt: Any = "") -> str:
     raise EOFError("input(): the playground has no keyboard input; assign the value instead")
 
 
-def _add_focus(engine: Any, result: dict[str, Any], exc: BaseException) -> None:
+def _add_focus(engine: Any, result: dict[str, Any], exc: BaseException, max_nodes: int) -> None:
     """An autograd error: send the graph it happened in, and which node it concerns."""
     if getattr(exc, "autograd_focus", None) is None:
         return
     with contextlib.suppress(Exception):  # best effort: the error itself is already reported
-        exported = engine.graph.export_focus(exc)
+        exported = engine.graph.export_focus(exc, max_nodes)
         if exported is not None:
             graph, node_id = exported
             result["graph"] = graph
@@ -622,7 +636,11 @@ def _live_tensors(engine: Any, *namespaces: Mapping[str, Any]) -> list[Any]:
 
 
 def _add_failed_op(
-    engine: Any, result: dict[str, Any], exc: BaseException, namespace: Mapping[str, Any]
+    engine: Any,
+    result: dict[str, Any],
+    exc: BaseException,
+    namespace: Mapping[str, Any],
+    max_nodes: int,
 ) -> None:
     """A forward error inside a recorded op: the graph recorded up to it, the op marked."""
     failed = getattr(exc, "failed_op", None)
@@ -635,7 +653,7 @@ def _add_failed_op(
     ]
     with contextlib.suppress(Exception):  # best effort: the error itself is already reported
         graph, node_id = engine.graph.export_error(
-            _live_tensors(engine, namespace, *frames), failed
+            _live_tensors(engine, namespace, *frames), failed, max_nodes
         )
         result["graph"] = graph
         result["error"]["node"] = node_id

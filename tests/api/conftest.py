@@ -17,10 +17,8 @@ TEST_SETTINGS = dict(
     wall_clock_s=1.5,
     hard_kill_grace_s=0.5,
     max_output_chars=20_000,
-    max_tensor_elements=200_000,
-    max_total_elements=2_000_000,
-    max_flops=50_000_000,
     max_graph_nodes=2_000,
+    max_drawn_numbers=2_000_000,
     sandbox_queue_timeout_s=10.0,
 )
 

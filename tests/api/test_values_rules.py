@@ -394,7 +394,7 @@ def test_compare_finds_a_missing_seed(client: TestClient) -> None:
 
 
 def test_a_graph_over_the_elements_budget_is_refused_with_a_notice(client: TestClient) -> None:
-    limit = int(TEST_SETTINGS["max_total_elements"])  # type: ignore[call-overload]
+    limit = int(TEST_SETTINGS["max_drawn_numbers"])  # type: ignore[call-overload]
     half = limit // 2 + 1
     source = "import numpy as np\n" + value_program().replace(
         "a, b = Value(2.0), Value(3.0)", f"a, b = Value(np.ones({half})), Value(np.ones({half}))"
@@ -402,7 +402,7 @@ def test_a_graph_over_the_elements_budget_is_refused_with_a_notice(client: TestC
         "print(a.grad, b.grad)", "print(a.grad.sum(), b.grad.sum())"
     )
     body = refused(client, source, plain_stdout(source))
-    assert "max_total_elements" in body["notice"]
+    assert "max_drawn_numbers" in body["notice"]
 
 
 def test_kept_passes_stay_within_twice_the_node_budget(client: TestClient) -> None:

@@ -11,7 +11,7 @@ register_class`), which wraps the class's own ``backward`` method. When the prog
    a NumPy number or a numeric array), a ``grad`` (the same kinds, or None) and its parents
    under ``_prev``, ``prev``, ``parents``, ``_parents``, ``_children`` or ``children`` (a
    tuple, list, set or frozenset of such nodes); ``_op`` or ``op`` is its op label (optional).
-   No cycle, at most ``max_graph_nodes`` nodes, at most ``max_total_elements`` numbers. Only
+   No cycle, at most ``max_graph_nodes`` nodes, at most ``max_drawn_numbers`` numbers. Only
    the instance dicts are read: no property, ``__getattr__`` or other code of the program runs.
    Anything else is refused quietly: the program runs as if nothing watched it.
 2. **Observation.** Each result's per-node backward function (``_backward``, ``backward_fn``,
@@ -354,7 +354,7 @@ class ValueObserver:
         if elements + len(dicts) > self.max_elements:
             raise Refused(
                 f"budget: your {kind.__name__} graph holds more than {self.max_elements:,} "
-                "numbers (budget: max_total_elements), so it is not drawn"
+                "numbers (budget: max_drawn_numbers), so it is not drawn"
             )
         return arrays
 

@@ -1,0 +1,5 @@
+"""``torch.utils``: ``torch.utils.data`` (datasets, samplers, the DataLoader)."""
+
+from engine.utils import data
+
+__all__ = ["data"]
