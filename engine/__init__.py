@@ -40,6 +40,8 @@ from engine.dtypes import (
     uint8,
 )
 from engine.factories import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
+from engine.functions import OUT_FUNCTIONS as _OUT_FUNCTIONS
+from engine.functions import accepts_out as _accepts_out
 from engine.functions import dim_aliases as _dim_aliases
 from engine._format import get_printoptions, set_printoptions
 from engine.random import (
@@ -55,7 +57,18 @@ from engine.registry import AXIS_ALIASED as _AXIS_ALIASED
 from engine.registry import FUNCTIONS as _FUNCTIONS
 from engine.tensor import Size, Tensor
 
-from engine import accelerator, backends, cuda, nn, optim, random, utils
+from engine import (
+    accelerator,
+    backends,
+    cuda,
+    distributions,
+    linalg,
+    nn,
+    optim,
+    random,
+    testing,
+    utils,
+)
 from engine.autograd import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from engine.optim import lr_scheduler as _lr_scheduler  # torch.optim.lr_scheduler
 
@@ -70,6 +83,14 @@ globals().update(
     {
         _name: _dim_aliases(_fn) if _name in _AXIS_ALIASED else _fn
         for _name, _fn in _FUNCTIONS.items()
+    }
+)
+# ... with out= where PyTorch's have it
+globals().update(
+    {
+        _name: _accepts_out(globals()[_name], _name)
+        for _name in _OUT_FUNCTIONS
+        if _name in _FUNCTIONS
     }
 )
 
@@ -138,6 +159,9 @@ __all__ = sorted(
             "is_anomaly_check_nan_enabled",
             "accelerator",
             "backends",
+            "distributions",
+            "linalg",
+            "testing",
             "random",
             "utils",
             "get_default_dtype",

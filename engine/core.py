@@ -214,6 +214,13 @@ def node_type(name: str) -> type[Node]:
     return found
 
 
+def rename(node: Node, name: str) -> None:
+    """Give a recorded node PyTorch's name for it where a composite ends in another row (an
+    LSTM's output is a stack here, ``MkldnnRnnLayerBackward0`` in PyTorch)."""
+    node._name = name
+    node.__class__ = node_type(name)
+
+
 class ModuleCall:
     """One call of an nn.Module (``model[0](X)``): the module, the call it ran inside (the
     stack of calls, innermost last) and its arguments. Module.__call__ makes one per call

@@ -147,7 +147,7 @@ def _check_nested_lengths(data: Any) -> None:
 def _to_nested(data: Any) -> Any:
     if isinstance(data, Tensor):
         return to_numpy(data._data)
-    if isinstance(data, list | tuple):
+    if isinstance(data, list | tuple | range):
         return [_to_nested(x) for x in data]
     return data
 

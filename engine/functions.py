@@ -22,7 +22,7 @@ from engine import core, dtypes
 from engine import ops as O
 from engine.backend import Device, array_module, move, parse_device, to_numpy
 from engine.dtypes import DType
-from engine.factories import _shape_arg, _to_nested, full_like, tensor
+from engine.factories import _shape_arg, _to_nested, full, full_like, tensor
 from engine.registry import FUNCTIONS, method, public
 from engine.tensor import (
     Tensor,
@@ -621,8 +621,8 @@ def _index(key: Any, ndim: int) -> tuple[Any, bool]:
                 continue
             out.append(arr)
             advanced = True
-        elif isinstance(k, list):
-            arr = np.asarray(_to_nested(k))
+        elif isinstance(k, list | range | np.ndarray):
+            arr = np.asarray(_to_nested(list(k)) if isinstance(k, list) else k)
             if arr.dtype.kind == "f":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             out.append(arr)
@@ -1432,22 +1432,33 @@ def _copy_(self: Tensor, src: Any) -> Tensor:
 
 @method("__setitem__")
 def _setitem(self: Tensor, key: Any, value: Any) -> None:
-    if self._check_inplace():
-        raise RuntimeError(
-            "indexed assignment to a tensor that is part of a graph is not supported in the "
-            "playground; build the new tensor with torch.where or torch.cat instead"
-        )
     index, advanced = _index(key, self._data.ndim)
     if advanced:
         _check_masks(index if isinstance(index, tuple) else (index,), self._data.shape)
+    tracked = isinstance(value, Tensor) and core.is_grad_enabled() and value.requires_grad
+    if self._check_inplace() or tracked:  # recorded: y[index] = value in the graph
+        val = value if isinstance(value, Tensor) else tensor(value, dtype=self.dtype)
+        _check_put(self._data, index, val._data)
+        name = "IndexPutBackward0" if advanced else "torch::autograd::CopySlices"
+        attrs = {"index": index, "advanced": advanced}
+        self._inplace(apply(O.INDEX_PUT, (self._shadow(), val), attrs, name=name))
+        return
     val = value._data if isinstance(value, Tensor) else value
+    _check_put(self._data, index, val)
+    self._data[index] = val
+    self._bump()
+
+
+def _check_put(target: Any, index: Any, value: Any) -> None:
+    """PyTorch's errors for a bad index or a value that does not fit the indexed places."""
     try:
-        self._data[index] = val
+        region = target[index]
     except IndexError as exc:
         raise IndexError(str(exc).replace("axis", "dimension")) from None
+    try:
+        np.broadcast_shapes(np.shape(value), region.shape)
     except ValueError:
-        raise _expand_error(self._data[index].shape, np.shape(val)) from None
-    self._bump()
+        raise _expand_error(region.shape, np.shape(value)) from None
 
 
 # ---- ops added as one row and its test case (see engine.ops) -----------------------------------
@@ -1549,6 +1560,195 @@ def einsum(equation: str, *operands: Any) -> Tensor:
         "output": output,
     }
     return apply(O.EINSUM, tuple(operands), attrs, name=name)
+
+
+# ---- scatter, repeat, broadcasting helpers ------------------------------------------------------
+
+
+def _scatter(a: Tensor, dim: int, index: Tensor, src: Any, reduce: str) -> Tensor:
+    idx = index._data
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError("scatter(): Expected dtype int64 for index")
+    if idx.ndim != a._data.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if not isinstance(src, Tensor):
+        src = full(tuple(idx.shape), src, dtype=a.dtype, device=a.device)
+    d = _norm_dim(dim, a._data.ndim)
+    name = (
+        "ScatterAddBackward0"
+        if reduce == "add"
+        else ("ScatterBackward0" if src.requires_grad else "ScatterBackward1")
+    )
+    attrs = {"dim": d, "index": idx, "reduce": reduce}
+    return apply(O.SCATTER_PUT, (a, src), attrs, name=name)
+
+
+@public("scatter_add", method=True)
+def scatter_add(a: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    return _scatter(a, dim, index, src, "add")
+
+
+@public("scatter", method=True)
+def scatter(a: Tensor, dim: int, index: Tensor, src: Any = None, value: Any = None) -> Tensor:
+    return _scatter(a, dim, index, src if src is not None else value, "set")
+
+
+@method("scatter_add_")
+def _scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    return self._inplace_binary(lambda a, s: _scatter(a, dim, index, s, "add"), src)
+
+
+@method("scatter_")
+def _scatter_(self: Tensor, dim: int, index: Tensor, src: Any = None, value: Any = None) -> Tensor:
+    source = src if src is not None else value
+    return self._inplace_binary(lambda a, s: _scatter(a, dim, index, s, "set"), source)
+
+
+@public("broadcast_tensors")
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
+    """The tensors expanded to their common broadcast shape (views, as expand)."""
+    if len(tensors) == 1 and isinstance(tensors[0], list | tuple):
+        tensors = tuple(tensors[0])
+    shape = np.broadcast_shapes(*(t._data.shape for t in tensors))
+    return tuple(t if t._data.shape == shape else expand(t, shape) for t in tensors)
+
+
+@method("repeat")
+def _repeat(self: Tensor, *sizes: Any) -> Tensor:
+    """Tile along each dim (new leading dims as needed): an expand and a reshape, named as
+    PyTorch's node (RepeatBackward0)."""
+    reps = _shape_arg(sizes)
+    if len(reps) < self._data.ndim:
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions "
+            "of tensor"
+        )
+    shape = (1,) * (len(reps) - self._data.ndim) + tuple(self._data.shape)
+    inter = [n for s in shape for n in (1, s)]
+    tiled = [n for r, s in zip(reps, shape, strict=True) for n in (r, s)]
+    out = (
+        self.reshape(inter).expand(tiled).reshape([r * s for r, s in zip(reps, shape, strict=True)])
+    )
+    if out.grad_fn is not None:
+        core.rename(out.grad_fn, "RepeatBackward0")
+    return out
+
+
+@method("dist")
+def _dist(self: Tensor, other: Tensor, p: float = 2) -> Tensor:
+    out = norm(self - other, p)
+    if out.grad_fn is not None:
+        core.rename(out.grad_fn, "DistBackward0")
+    return out
+
+
+# ---- out= ---------------------------------------------------------------------------------------
+
+#: torch functions that take ``out=`` here (PyTorch's out= overloads of the common ops)
+OUT_FUNCTIONS = frozenset(
+    [
+        "add",
+        "sub",
+        "subtract",
+        "mul",
+        "multiply",
+        "div",
+        "divide",
+        "true_divide",
+        "matmul",
+        "mm",
+        "bmm",
+        "mv",
+        "dot",
+        "pow",
+        "exp",
+        "log",
+        "log2",
+        "log10",
+        "log1p",
+        "expm1",
+        "sqrt",
+        "rsqrt",
+        "abs",
+        "neg",
+        "negative",
+        "sin",
+        "cos",
+        "tan",
+        "tanh",
+        "sigmoid",
+        "sinh",
+        "cosh",
+        "asin",
+        "acos",
+        "atan",
+        "floor",
+        "ceil",
+        "round",
+        "trunc",
+        "frac",
+        "reciprocal",
+        "clamp",
+        "clip",
+        "maximum",
+        "minimum",
+        "where",
+        "cat",
+        "concat",
+        "concatenate",
+        "stack",
+        "sum",
+        "mean",
+        "prod",
+        "cumsum",
+        "cumprod",
+        "square",
+        "erf",
+        "sign",
+    ]
+)
+
+
+def accepts_out(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """``fn`` with PyTorch's ``out=``: the result written into ``out`` (resized when its shape
+    differs), refused where autograd would need to record it, as PyTorch refuses it."""
+
+    @functools.wraps(fn)
+    def with_out(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Any:
+        if out is None:
+            return fn(*args, **kwargs)
+        if core.is_grad_enabled() and (
+            out.requires_grad
+            or builtins.any(isinstance(a, Tensor) and a.requires_grad for a in args)
+            or builtins.any(
+                isinstance(a, Tensor) and a.requires_grad
+                for v in args
+                if isinstance(v, list | tuple)
+                for a in v
+            )
+        ):
+            raise RuntimeError(
+                f"{name}(): functions with out=... arguments don't support automatic "
+                "differentiation, but one of the arguments requires grad."
+            )
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        with core.no_grad():
+            result = fn(*args, **kwargs)
+        new = result._data
+        if dtypes.category(new.dtype) > dtypes.category(out._data.dtype):
+            raise RuntimeError(
+                f"result type {dtypes.type_word(new.dtype)} can't be cast to the desired output "
+                f"type {dtypes.type_word(out._data.dtype)}"
+            )
+        if out._data.shape == new.shape:
+            out._data[...] = new
+        else:
+            out._data = new.astype(out._data.dtype, copy=True)
+        out._bump()
+        return out
+
+    return with_out
 
 
 # ---- the simple functions, made from the table's rows -------------------------------------------

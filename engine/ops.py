@@ -1225,6 +1225,315 @@ LINEAR = _row(
 )
 
 
+# --- convolution and pooling (1-D and 2-D; one rule for any number of spatial dims) ---------------
+
+
+def _windows(
+    xp: ModuleType,
+    a: Array,
+    kernel: tuple[int, ...],
+    stride: tuple[int, ...],
+    dilation: tuple[int, ...],
+    out: tuple[int, ...],
+) -> Array:
+    """A view of shape ``(*a.shape[:-d], *out, *kernel)``: the window each output position
+    reads (the last d axes of ``a`` are the spatial ones, already padded)."""
+    d = len(kernel)
+    lead = a.shape[:-d]
+    strides = a.strides[:-d]
+    spatial = a.strides[-d:]
+    shape = (*lead, *out, *kernel)
+    new = (
+        *strides,
+        *(s * st for s, st in zip(spatial, stride, strict=True)),
+        *(s * dl for s, dl in zip(spatial, dilation, strict=True)),
+    )
+    return xp.lib.stride_tricks.as_strided(a, shape=shape, strides=new)  # fmt: skip
+
+
+def _pad_spatial(xp: ModuleType, a: Array, padding: tuple[int, ...], value: float = 0.0) -> Array:
+    if not any(padding):
+        return a
+    widths = [(0, 0)] * (a.ndim - len(padding)) + [(p, p) for p in padding]
+    return xp.pad(a, widths, mode="constant", constant_values=value)
+
+
+def conv_out_size(size: int, k: int, stride: int, pad: int, dil: int, ceil: bool = False) -> int:
+    """Output length along one spatial dim (PyTorch's formula; ``ceil`` for pooling's
+    ceil_mode, whose last window must start inside the input or its left padding)."""
+    span = size + 2 * pad - dil * (k - 1) - 1
+    out = (-(-span // stride) if ceil else span // stride) + 1
+    if ceil and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out
+
+
+def _conv_cols(xp: ModuleType, x: Array, w: Array, at: Any) -> tuple[Array, tuple[int, ...]]:
+    """im2col: ``(N, G, P, Cg·K)`` (P output positions, K kernel positions) and the output's
+    spatial shape."""
+    d = w.ndim - 2
+    stride, padding, dilation, groups = at["stride"], at["padding"], at["dilation"], at["groups"]
+    kernel = tuple(w.shape[2:])
+    xpad = _pad_spatial(xp, x, padding)
+    out = tuple(
+        conv_out_size(x.shape[2 + i], kernel[i], stride[i], padding[i], dilation[i])
+        for i in range(d)
+    )
+    win = _windows(xp, xpad, kernel, stride, dilation, out)  # (N, C, *out, *kernel)
+    n, c = x.shape[0], x.shape[1]
+    win = win.reshape(n, groups, c // groups, *out, *kernel)
+    order = (0, 1, *range(3, 3 + d), 2, *range(3 + d, 3 + 2 * d))  # (N, G, *out, Cg, *kernel)
+    cols = xp.ascontiguousarray(win.transpose(order))
+    positions = int(np.prod(out)) if out else 1
+    return cols.reshape(n, groups, positions, -1), out
+
+
+def _conv_fwd(xp: ModuleType, x: Array, w: Array, b: Array | None = None, **at: Any) -> Array:
+    groups = at["groups"]
+    cols, out = _conv_cols(xp, x, w, at)
+    cout = w.shape[0]
+    wg = w.reshape(groups, cout // groups, -1)  # (G, Og, Cg·K)
+    y = xp.matmul(cols, wg.transpose(0, 2, 1)[None])  # (N, G, P, Og)
+    y = y.transpose(0, 1, 3, 2).reshape(x.shape[0], cout, *out)
+    if b is not None:
+        y += b.reshape((1, cout) + (1,) * len(out))
+    return y
+
+
+def _conv_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    x, w = xs[0], xs[1]
+    d = w.ndim - 2
+    groups, cout = at["groups"], w.shape[0]
+    batch = x.shape[0]
+    gg = g.reshape(batch, groups, cout // groups, -1)  # (N, G, Og, P)
+    gx = gw = gb = None
+    if n[1] or n[0]:
+        cols, outsize = _conv_cols(xp, x, w, at)
+    if n[1]:
+        gw = xp.matmul(gg, cols).sum(axis=0).reshape(w.shape)  # (G, Og, Cg·K)
+    if n[0]:
+        wg = w.reshape(groups, cout // groups, -1)
+        gcols = xp.matmul(gg.transpose(0, 1, 3, 2), wg[None])  # (N, G, P, Cg·K)
+        kernel = tuple(w.shape[2:])
+        cg = x.shape[1] // groups
+        gcols = gcols.reshape(batch, groups, *outsize, cg, *kernel)
+        padding, stride, dilation = at["padding"], at["stride"], at["dilation"]
+        padded = tuple(x.shape[2 + i] + 2 * padding[i] for i in range(d))
+        gpad = xp.zeros((batch, groups, cg, *padded), dtype=g.dtype)
+        for offset in np.ndindex(*kernel):  # col2im: each kernel position adds its slice
+            where = tuple(
+                slice(
+                    offset[i] * dilation[i],
+                    offset[i] * dilation[i] + stride[i] * (outsize[i] - 1) + 1,
+                    stride[i],
+                )
+                for i in range(d)
+            )
+            part = gcols[(slice(None), slice(None), *[slice(None)] * d, slice(None), *offset)]
+            # part: (N, G, *out, Cg) -> (N, G, Cg, *out)
+            part = xp.moveaxis(part, -1, 2)
+            gpad[(slice(None), slice(None), slice(None), *where)] += part
+        crop = tuple(slice(padding[i], padding[i] + x.shape[2 + i]) for i in range(d))
+        gx = gpad.reshape(batch, x.shape[1], *padded)[(slice(None), slice(None), *crop)]
+    if len(xs) > 2 and n[2]:
+        gb = g.sum(axis=(0, *range(2, 2 + d)))
+    return (gx, gw, gb) if len(xs) > 2 else (gx, gw)
+
+
+# torch.nn.functional.conv1d / conv2d (nn.Conv1d / Conv2d): one row for any number of spatial
+# dims, im2col and a matrix product forward, col2im backward (a fused rule: as a composite of
+# indexing rows it would be far slower and its graph unreadable).
+CONV = _row(
+    Op(
+        "conv",
+        "ConvolutionBackward0",
+        _conv_fwd,
+        _conv_vjp,
+        ("{b} (each window)", "{a} (each window)", "1"),
+        "conv({a}, {b})",
+        chain=(
+            "{g} ⋆ {b} (transposed convolution)",
+            "{g} ⋆ {a} (correlation)",
+            "Σ {g} per channel",
+        ),
+        functional=("conv1d", "conv2d"),
+    )
+)
+
+
+def _pool_windows(xp: ModuleType, a: Array, at: Any, fill: float) -> tuple[Array, tuple[int, ...]]:
+    kernel, stride, padding = at["kernel"], at["stride"], at["padding"]
+    dilation = at.get("dilation", (1,) * len(kernel))
+    d = len(kernel)
+    out = tuple(
+        conv_out_size(a.shape[-d + i], kernel[i], stride[i], padding[i], dilation[i], at["ceil"])
+        for i in range(d)
+    )
+    # room for ceil_mode's last window beyond the right padding
+    extra = [
+        max(
+            0,
+            (out[i] - 1) * stride[i]
+            + dilation[i] * (kernel[i] - 1)
+            + 1
+            - (a.shape[-d + i] + 2 * padding[i]),
+        )
+        for i in range(d)
+    ]
+    widths = [(0, 0)] * (a.ndim - d) + [(padding[i], padding[i] + extra[i]) for i in range(d)]
+    padded = (
+        xp.pad(a, widths, mode="constant", constant_values=fill)
+        if any(padding) or any(extra)
+        else a
+    )
+    return _windows(xp, padded, kernel, stride, dilation, out), out
+
+
+def _max_pool_fwd(xp: ModuleType, a: Array, **at: Any) -> Array:
+    win, _ = _pool_windows(xp, a, at, -np.inf)
+    d = len(at["kernel"])
+    return win.max(axis=tuple(range(-d, 0)))
+
+
+def _max_pool_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    a = xs[0]
+    kernel, stride, padding = at["kernel"], at["stride"], at["padding"]
+    dilation = at.get("dilation", (1,) * len(kernel))
+    d = len(kernel)
+    win, outsize = _pool_windows(xp, a, at, -np.inf)
+    flat = win.reshape(*win.shape[: win.ndim - d], -1)
+    arg = flat.argmax(axis=-1)  # the first maximum of each window, as ATen picks it
+    offs = np.unravel_index(arg, kernel) if xp is np else xp.unravel_index(arg, kernel)
+    lead = a.shape[:-d]
+    grid = xp.indices(outsize)
+    index = [ix.reshape(ix.shape + (1,) * d) for ix in xp.indices(lead, sparse=True)]
+    for i in range(d):
+        index.append(grid[i] * stride[i] + offs[i] * dilation[i] - padding[i])
+    grad = xp.zeros(a.shape, dtype=g.dtype)
+    index_add(xp, grad, tuple(xp.broadcast_arrays(*index)), g)
+    return (grad,)
+
+
+# F.max_pool1d / max_pool2d (nn.MaxPool1d / MaxPool2d): each window's maximum; its gradient
+# goes to the window's first maximum, as in PyTorch.
+MAX_POOL = _row(
+    Op(
+        "max_pool",
+        "MaxPool2DWithIndicesBackward0",
+        _max_pool_fwd,
+        _max_pool_vjp,
+        ("1 at each window's maximum",),
+        "maxpool({a})",
+        chain=("{g} to each window's maximum",),
+        functional=("max_pool1d", "max_pool2d"),
+    )
+)
+
+
+def _avg_divisor(xp: ModuleType, shape: tuple[int, ...], at: Any, out: tuple[int, ...]) -> Array:
+    """Each output position's divisor: the window clipped to the padded input (or, without
+    ``count_include_pad``, to the input), or ``divisor_override``."""
+    if at.get("divisor") is not None:
+        return np.asarray(float(at["divisor"]))
+    kernel, stride, padding = at["kernel"], at["stride"], at["padding"]
+    d = len(kernel)
+    total = np.ones(out, dtype=np.float64)
+    for i in range(d):
+        size = shape[-d + i]
+        start = np.arange(out[i]) * stride[i] - padding[i]
+        end = np.minimum(start + kernel[i], size + padding[i])
+        if not at["count_include_pad"]:
+            start, end = np.maximum(start, 0), np.minimum(end, size)
+        count = (end - start).astype(np.float64)
+        total = total * count.reshape((-1,) + (1,) * (d - 1 - i))
+    return total
+
+
+def _avg_pool_fwd(xp: ModuleType, a: Array, **at: Any) -> Array:
+    win, out = _pool_windows(xp, a, at, 0.0)
+    d = len(at["kernel"])
+    summed = win.sum(axis=tuple(range(-d, 0)))
+    return (summed / xp.asarray(_avg_divisor(xp, a.shape, at, out))).astype(a.dtype)
+
+
+def _avg_pool_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    a = xs[0]
+    kernel, stride, padding = at["kernel"], at["stride"], at["padding"]
+    d = len(kernel)
+    outsize = g.shape[-d:]
+    share = (g / xp.asarray(_avg_divisor(xp, a.shape, at, outsize))).astype(g.dtype)
+    padded = tuple(
+        max(a.shape[-d + i] + 2 * padding[i], (outsize[i] - 1) * stride[i] + kernel[i])
+        for i in range(d)
+    )
+    gpad = xp.zeros((*a.shape[:-d], *padded), dtype=g.dtype)
+    lead = (slice(None),) * (a.ndim - d)
+    for offset in np.ndindex(*kernel):
+        where = tuple(
+            slice(offset[i], offset[i] + stride[i] * (outsize[i] - 1) + 1, stride[i])
+            for i in range(d)
+        )
+        gpad[(*lead, *where)] += share
+    crop = tuple(slice(padding[i], padding[i] + a.shape[-d + i]) for i in range(d))
+    return (gpad[(*lead, *crop)],)
+
+
+# F.avg_pool1d / avg_pool2d (nn.AvgPool1d / AvgPool2d): each window's mean.
+AVG_POOL = _row(
+    Op(
+        "avg_pool",
+        "AvgPool2DBackward0",
+        _avg_pool_fwd,
+        _avg_pool_vjp,
+        ("1/(window size) in each window",),
+        "avgpool({a})",
+        saves="",
+        chain=("{g} shared out over each window",),
+        functional=("avg_pool1d", "avg_pool2d"),
+    )
+)
+
+
+def _inv_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    t = xp.swapaxes(out, -1, -2)
+    return (-(t @ g @ t),)
+
+
+# torch.linalg.inv: d(A⁻¹) = −A⁻¹ dA A⁻¹, so the gradient is −A⁻ᵀ g A⁻ᵀ.
+INV = _row(
+    Op(
+        "inv",
+        "LinalgInvExBackward0",
+        lambda xp, a: xp.linalg.inv(a),
+        _inv_vjp,
+        ("−{out}ᵀ (·) {out}ᵀ",),
+        "{a}⁻¹",
+        saves="out",
+        chain=("−{out}ᵀ {g} {out}ᵀ",),
+    )
+)
+
+
+def _det_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    inv_t = xp.swapaxes(xp.linalg.inv(xs[0]), -1, -2)
+    return ((g * out)[..., None, None] * inv_t,)
+
+
+# torch.linalg.det: d det(A) = det(A) tr(A⁻¹ dA), so the gradient is g·det(A)·A⁻ᵀ.
+DET = _row(
+    Op(
+        "det",
+        "LinalgDetBackward0",
+        lambda xp, a: xp.asarray(xp.linalg.det(a), dtype=a.dtype),
+        _det_vjp,
+        ("det({a}) {a}⁻ᵀ",),
+        "det({a})",
+        saves="both",
+        chain=("{g} · det({a}) · {a}⁻ᵀ",),
+    )
+)
+
+
 def _diag_index(xp: ModuleType, rows: int, cols: int, k: int) -> tuple[Array, Array]:
     """The (row, column) indices of diagonal k of a rows x cols matrix."""
     n = max(0, min(rows - max(-k, 0), cols - max(k, 0)))
@@ -1415,6 +1724,38 @@ GETITEM = _row(
 )
 
 
+def _index_put_fwd(xp: ModuleType, a: Array, value: Array, index: Any, advanced: bool) -> Array:
+    out = a.copy()
+    out[index] = value
+    return out
+
+
+def _index_put_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    ga = gv = None
+    if n[0]:  # what was overwritten receives nothing
+        ga = g.copy()
+        ga[at["index"]] = 0
+    if n[1]:  # the value receives what reached the places it was written to
+        gv = g[at["index"]]
+    return (ga, gv)
+
+
+# ``y[index] = value`` on a tensor in a graph (``dlogits[range(n), Yb] -= 1``): PyTorch's
+# IndexPutBackward0 (advanced index) or CopySlices (basic index); functions.py names it.
+INDEX_PUT = _row(
+    Op(
+        "index_put",
+        "IndexPutBackward0",
+        _index_put_fwd,
+        _index_put_vjp,
+        ("1 where not overwritten", "1 at the written places"),
+        "{a}[…] = {b}",
+        saves="",
+        chain=("{g}, 0 at the written places", "{g} at the written places"),
+    )
+)
+
+
 def _gather_index(xp: ModuleType, index: Array, dim: int) -> tuple[Array, ...]:
     idx = list(xp.indices(index.shape, sparse=True))
     idx[dim] = index
@@ -1439,6 +1780,47 @@ GATHER = _row(
         chain=("{g} scattered back into {a}",),
         function=("gather", "sort", "topk"),
         method=("gather", "sort", "topk"),
+    )
+)
+
+
+def _scatter_put_fwd(
+    xp: ModuleType, a: Array, src: Array, dim: int, index: Array, reduce: str
+) -> Array:
+    out = a.copy()
+    where = _gather_index(xp, index, dim)
+    if reduce == "add":
+        index_add(xp, out, where, src[tuple(slice(0, s) for s in index.shape)])
+    else:
+        out[where] = src[tuple(slice(0, s) for s in index.shape)]
+    return out
+
+
+def _scatter_put_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+    where = _gather_index(xp, at["index"], at["dim"])
+    ga = gs = None
+    if n[0]:
+        ga = g.copy()
+        if at["reduce"] != "add":
+            ga[where] = 0  # overwritten
+    if n[1]:
+        gs = xp.zeros(xs[1].shape, dtype=g.dtype)
+        gs[tuple(slice(0, s) for s in at["index"].shape)] = g[where]
+    return (ga, gs)
+
+
+# Tensor.scatter / scatter_add (and their in-place forms): src's values written, or added, into
+# a copy of the input at index along dim (ScatterBackward0 / ScatterAddBackward0).
+SCATTER_PUT = _row(
+    Op(
+        "scatter_put",
+        "ScatterAddBackward0",
+        _scatter_put_fwd,
+        _scatter_put_vjp,
+        ("1 (0 where overwritten)", "1 at the scattered places"),
+        "scatter({a}, {b})",
+        saves="",
+        chain=("{g} (0 where overwritten)", "{g} gathered at the index"),
     )
 )
 

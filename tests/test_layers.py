@@ -38,7 +38,20 @@ ENGINE_LAYERS: list[set[str]] = [
         "engine.backends.openmp",
     },
     {"engine.nn.init", "engine.nn.functional", "engine.nn.modules", "engine.nn.utils", "engine.nn"},
-    {"engine.utils.data", "engine.utils"},
+    {
+        "engine.utils.data",
+        "engine.utils",
+        "engine.linalg",
+        "engine.testing",
+        "engine.distributions.distribution",
+    },
+    {
+        "engine.distributions.normal",
+        "engine.distributions.uniform",
+        "engine.distributions.bernoulli",
+        "engine.distributions.categorical",
+    },
+    {"engine.distributions.multinomial", "engine.distributions"},
     {"engine"},
 ]
 

@@ -1,6 +1,15 @@
 """``torch.nn``."""
 
 from engine.nn import functional, init, utils
+from engine.nn.conv import (
+    AdaptiveAvgPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    Conv1d,
+    Conv2d,
+    MaxPool1d,
+    MaxPool2d,
+)
 from engine.nn.modules import (
     ELU,
     GELU,
@@ -32,6 +41,7 @@ from engine.nn.modules import (
     Softplus,
     Tanh,
 )
+from engine.nn.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell
 
 __all__ = [
     "BatchNorm1d",
@@ -60,4 +70,19 @@ __all__ = [
     "Tanh",
     "functional",
     "init",
+    "utils",
+    "AdaptiveAvgPool2d",
+    "AvgPool1d",
+    "AvgPool2d",
+    "Conv1d",
+    "Conv2d",
+    "MaxPool1d",
+    "MaxPool2d",
+    "GRU",
+    "LSTM",
+    "RNN",
+    "RNNBase",
+    "GRUCell",
+    "LSTMCell",
+    "RNNCell",
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -10,6 +12,7 @@ from engine import backend, dtypes
 from engine import functions as _fn
 from engine import ops as O
 from engine.dtypes import DType
+from engine.factories import full
 from engine.functions import linear, sigmoid, tanh
 from engine.random import default_generator
 from engine.tensor import Tensor, apply
@@ -38,9 +41,37 @@ __all__ = [
     "embedding",
     "huber_loss",
     "smooth_l1_loss",
+    "one_hot",
+    "dropout",
+    "conv1d",
+    "conv2d",
+    "max_pool1d",
+    "max_pool2d",
+    "avg_pool1d",
+    "avg_pool2d",
+    "adaptive_avg_pool2d",
+    "pad",
 ]
 
 _REDUCTIONS = ("mean", "sum", "none")
+
+
+def legacy_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
+    """The reduction the deprecated ``size_average`` / ``reduce`` arguments ask for, with
+    PyTorch's warning (PyTorch's ``_Reduction.legacy_get_string``)."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(
+        "size_average and reduce args will be deprecated, please use reduction='"
+        + ret
+        + "' instead.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return ret
 
 
 def _reduction(reduction: str) -> str:
@@ -97,7 +128,17 @@ def _promote_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
     return input, target
 
 
-def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+def mse_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: Any = None,
+    reduce: Any = None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    if weight is not None:
+        return _weighted(mse_loss(input, target, reduction="none"), weight, reduction)
     _same_shape_or_broadcast(input, target)
     if input._data.dtype.kind != "f" and target._data.dtype.kind != "f":
         word = dtypes.type_word(np.promote_types(input._data.dtype, target._data.dtype))
@@ -111,15 +152,28 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     return apply(O.MSE, (input, target), {"reduction": _reduction(reduction)})
 
 
-def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+def l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: Any = None,
+    reduce: Any = None,
+    reduction: str = "mean",
+) -> Tensor:
+    reduction = legacy_reduction(size_average, reduce, reduction)
     loss = (input - target).abs()
     r = _reduction(reduction)
     return loss.mean() if r == "mean" else loss.sum() if r == "sum" else loss
 
 
 def binary_cross_entropy(
-    input: Tensor, target: Tensor, weight: Tensor | None = None, reduction: str = "mean"
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: Any = None,
+    reduce: Any = None,
+    reduction: str = "mean",
 ) -> Tensor:
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if input._data.shape != target._data.shape:
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size "
@@ -142,9 +196,12 @@ def binary_cross_entropy_with_logits(
     input: Tensor,
     target: Tensor,
     weight: Tensor | None = None,
+    size_average: Any = None,
+    reduce: Any = None,
     reduction: str = "mean",
     pos_weight: Tensor | None = None,
 ) -> Tensor:
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if input._data.shape != target._data.shape:
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
@@ -182,11 +239,12 @@ def nll_loss(
     input: Tensor,
     target: Tensor,
     weight: Tensor | None = None,
+    size_average: Any = None,
     ignore_index: int = -100,
+    reduce: Any = None,
     reduction: str = "mean",
 ) -> Tensor:
-    if weight is not None:
-        raise RuntimeError("class weights are not supported in the playground")
+    reduction = legacy_reduction(size_average, reduce, reduction)
     t = target._data
     if t.dtype.kind not in "iu":
         raise RuntimeError(f"expected scalar type Long but found {dtypes.type_word(t.dtype)}")
@@ -209,22 +267,52 @@ def nll_loss(
     bad = t[(t != ignore_index) & ((t < 0) | (t >= n_classes))]
     if bad.size:
         raise IndexError(f"Target {int(bad.reshape(-1)[0])} is out of bounds.")
+    if weight is not None:
+        return _class_weighted_nll(input, target, weight, ignore_index, _reduction(reduction))
     return apply(
         O.NLL, (input, target), {"reduction": _reduction(reduction), "ignore_index": ignore_index}
     )
+
+
+def _class_weighted_nll(
+    logp: Tensor, target: Tensor, weight: Tensor, ignore_index: int, reduction: str
+) -> Tensor:
+    """NLL with class weights: -w[y]·logp[y] per sample, the mean divided by Σ w[y] (as
+    PyTorch's); a composite of indexing rows."""
+    if weight.dim() != 1 or weight.shape[0] != logp.shape[-1]:
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {logp.shape[-1]} classes or no "
+            "classes but got weight tensor of shape: " + str(list(weight.shape))
+        )
+    t = target._data
+    keep = t != ignore_index
+    safe = np.where(keep, t, 0)
+    rows = np.arange(t.shape[0]) if t.ndim else ()
+    picked = logp[rows, safe] if t.ndim else logp[int(safe)]
+    w = weight[safe] * Tensor._wrap(keep.astype(weight._data.dtype))
+    loss = -(picked * w)
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    return loss.sum() / w.sum()
 
 
 def cross_entropy(
     input: Tensor,
     target: Tensor,
     weight: Tensor | None = None,
+    size_average: Any = None,
     ignore_index: int = -100,
+    reduce: Any = None,
     reduction: str = "mean",
     label_smoothing: float = 0.0,
 ) -> Tensor:
-    """log_softmax then nll_loss, as PyTorch records it (class indices), or soft targets."""
-    if label_smoothing:
-        raise RuntimeError("label_smoothing is not supported in the playground")
+    """log_softmax then nll_loss, as PyTorch records it (class indices), or soft targets;
+    ``label_smoothing`` mixes in the mean log-probability over the classes, as PyTorch does."""
+    reduction = _reduction(legacy_reduction(size_average, reduce, reduction))
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     dim = 1 if input._data.ndim >= 2 else 0
     logp = log_softmax(input, dim)
     if target._data.dtype.kind not in "f" and target._data.dtype not in (np.int64, np.uint8):
@@ -237,10 +325,25 @@ def cross_entropy(
             raise RuntimeError(
                 f"expected target dtype to be Long or Byte, but got {dtypes.type_word(target._data.dtype)}"
             )
+        if label_smoothing:
+            target = target * (1 - label_smoothing) + label_smoothing / input.shape[dim]
         loss = -(logp * target).sum(dim)
-        r = _reduction(reduction)
-        return loss.mean() if r == "mean" else loss.sum() if r == "sum" else loss
-    return nll_loss(logp, target, weight, ignore_index, reduction)
+        if weight is not None:
+            raise RuntimeError("class weights with probability targets are not in the playground")
+        return loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss
+    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    if not label_smoothing:
+        return nll
+    if weight is not None:
+        raise RuntimeError("class weights with label_smoothing are not in the playground")
+    ignored = Tensor._wrap(target._data == ignore_index)
+    smooth = (-logp.sum(dim)).masked_fill(ignored, 0.0)
+    if reduction == "mean":
+        kept = int((~ignored._data).sum())
+        smooth = smooth.sum() / kept
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return (1 - label_smoothing) * nll + smooth * (label_smoothing / input.shape[dim])
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -409,14 +512,320 @@ def _robust(
 
 
 def huber_loss(
-    input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0
+    input: Tensor,
+    target: Tensor,
+    reduction: str = "mean",
+    delta: float = 1.0,
+    weight: Tensor | None = None,
 ) -> Tensor:
+    if weight is not None:
+        return _weighted(huber_loss(input, target, "none", delta), weight, reduction)
     return _robust(O.HUBER, input, target, reduction, delta, "huber")
 
 
 def smooth_l1_loss(
-    input: Tensor, target: Tensor, reduction: str = "mean", beta: float = 1.0
+    input: Tensor,
+    target: Tensor,
+    size_average: Any = None,
+    reduce: Any = None,
+    reduction: str = "mean",
+    beta: float = 1.0,
 ) -> Tensor:
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if beta == 0:
         return l1_loss(input, target, reduction)
     return _robust(O.SMOOTH_L1, input, target, reduction, beta, "smooth_l1")
+
+
+# ---- convolution and pooling ------------------------------------------------------------------
+
+
+def _tuple(value: Any, d: int, name: str) -> tuple[int, ...]:
+    if isinstance(value, int | np.integer):
+        return (int(value),) * d
+    items = tuple(int(v) for v in value)
+    if len(items) == 1:
+        return items * d
+    if len(items) != d:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {d} values")
+    return items
+
+
+def _batched(input: Tensor, d: int, fname: str) -> tuple[Tensor, bool]:
+    """The input with a batch dimension (unbatched input is allowed, as in PyTorch)."""
+    if input.dim() == d + 1:
+        return input.unsqueeze(0), True
+    if input.dim() != d + 2:
+        shape = list(input._data.shape)
+        raise RuntimeError(
+            f"Expected {d + 1}D (unbatched) or {d + 2}D (batched) input to {fname}, but got "
+            f"input of size: {shape}"
+        )
+    return input, False
+
+
+def _conv(
+    d: int,
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    stride: Any,
+    padding: Any,
+    dilation: Any,
+    groups: int,
+) -> Tensor:
+    fname = f"conv{d}d"
+    x, unbatched = _batched(input, d, fname)
+    kernel = tuple(weight._data.shape[2:])
+    dil = _tuple(dilation, d, "dilation")
+    st = _tuple(stride, d, "stride")
+    if isinstance(padding, str):
+        if padding == "valid":
+            pad: tuple[int, ...] = (0,) * d
+        elif padding == "same":
+            if any(s != 1 for s in st):
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
+            totals = [dl * (k - 1) for dl, k in zip(dil, kernel, strict=True)]
+            if any(t % 2 for t in totals):
+                raise NotImplementedError(
+                    "padding='same' with an even kernel size (asymmetric padding) is not "
+                    "supported in the playground"
+                )
+            pad = tuple(t // 2 for t in totals)
+        else:
+            raise ValueError(
+                f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}"
+            )
+    else:
+        pad = _tuple(padding, d, "padding")
+    c_in = x._data.shape[1]
+    if weight.dim() != d + 2 or c_in != weight._data.shape[1] * groups:
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {list(weight._data.shape)}, expected "
+            f"input{list(x._data.shape)} to have {weight._data.shape[1] * groups} channels, but "
+            f"got {c_in} channels instead"
+        )
+    if weight._data.shape[0] % groups:
+        raise RuntimeError("out_channels must be divisible by groups")
+    for i in range(d):
+        if x._data.shape[2 + i] + 2 * pad[i] < dil[i] * (kernel[i] - 1) + 1:
+            raise RuntimeError(
+                f"Calculated padded input size per channel: "
+                f"({' x '.join(str(x._data.shape[2 + j] + 2 * pad[j]) for j in range(d))}). "
+                f"Kernel size: ({' x '.join(str(k) for k in kernel)}). Kernel size can't be "
+                "greater than actual input size"
+            )
+    attrs = {"stride": st, "padding": pad, "dilation": dil, "groups": int(groups)}
+    inputs = (x, weight) if bias is None else (x, weight, bias)
+    out = apply(O.CONV, inputs, attrs)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv1d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+) -> Tensor:
+    """1-D cross-correlation over (N, C_in, L) input."""
+    return _conv(1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+) -> Tensor:
+    """2-D cross-correlation over (N, C_in, H, W) input."""
+    return _conv(2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def _pool_attrs(
+    d: int, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool
+) -> dict[str, Any]:
+    kernel = _tuple(kernel_size, d, "kernel_size")
+    st = (
+        kernel
+        if stride is None or (not isinstance(stride, int) and len(stride) == 0)
+        else _tuple(stride, d, "stride")
+    )
+    pad = _tuple(padding, d, "padding")
+    for k, p in zip(kernel, pad, strict=True):
+        if p > k // 2:
+            raise RuntimeError(
+                f"pad should be at most half of effective kernel size, but got pad={p}, "
+                f"kernel_size={k} and dilation=1"
+            )
+    return {
+        "kernel": kernel,
+        "stride": st,
+        "padding": pad,
+        "dilation": _tuple(dilation, d, "dilation"),
+        "ceil": bool(ceil_mode),
+    }
+
+
+def _max_pool(
+    d: int,
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any,
+    padding: Any,
+    dilation: Any,
+    ceil_mode: bool,
+    return_indices: bool,
+) -> Tensor:
+    if return_indices:
+        raise NotImplementedError("max_pool with return_indices=True is not in the playground")
+    x, unbatched = _batched(input, d, f"max_pool{d}d")
+    attrs = _pool_attrs(d, kernel_size, stride, padding, dilation, ceil_mode)
+    # PyTorch pools 1-D input as 2-D and squeezes: its node is a squeeze
+    name = "MaxPool2DWithIndicesBackward0" if d == 2 else "SqueezeBackward1"
+    out = apply(O.MAX_POOL, (x,), attrs, name=name)
+    return out.squeeze(0) if unbatched else out
+
+
+def max_pool1d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Tensor:
+    return _max_pool(1, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool2d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Tensor:
+    return _max_pool(2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def _avg_pool(
+    d: int,
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any,
+    padding: Any,
+    ceil_mode: bool,
+    count_include_pad: bool,
+    divisor_override: int | None,
+) -> Tensor:
+    x, unbatched = _batched(input, d, f"avg_pool{d}d")
+    attrs = _pool_attrs(d, kernel_size, stride, padding, 1, ceil_mode)
+    attrs["count_include_pad"] = bool(count_include_pad)
+    attrs["divisor"] = divisor_override
+    name = "AvgPool2DBackward0" if d == 2 else "SqueezeBackward1"
+    out = apply(O.AVG_POOL, (x,), attrs, name=name)
+    return out.squeeze(0) if unbatched else out
+
+
+def avg_pool1d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+) -> Tensor:
+    return _avg_pool(1, input, kernel_size, stride, padding, ceil_mode, count_include_pad, None)
+
+
+def avg_pool2d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
+    return _avg_pool(
+        2, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+    )
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """Mean over each of an output_size grid of (nearly) equal regions; one pooling node when
+    the input divides evenly, else the regions' means stacked (a composite)."""
+    x, unbatched = _batched(input, 2, "adaptive_avg_pool2d")
+    size = x._data.shape[2:]
+    out = tuple(
+        s if o is None else int(o) for s, o in zip(size, _tuple_or_none(output_size), strict=True)
+    )
+    if all(s % o == 0 for s, o in zip(size, out, strict=True)):
+        k = tuple(s // o for s, o in zip(size, out, strict=True))
+        attrs = {"kernel": k, "stride": k, "padding": (0, 0), "dilation": (1, 1), "ceil": False,
+                 "count_include_pad": True, "divisor": None}  # fmt: skip
+        # PyTorch takes a (1, 1) output as a mean over the last two dims
+        name = "MeanBackward1" if out == (1, 1) else "AdaptiveAvgPool2DBackward0"
+        result = apply(O.AVG_POOL, (x,), attrs, name=name)
+    else:
+        rows = []
+        for i in range(out[0]):
+            h0, h1 = (i * size[0]) // out[0], -(-((i + 1) * size[0]) // out[0])
+            cols = []
+            for j in range(out[1]):
+                w0, w1 = (j * size[1]) // out[1], -(-((j + 1) * size[1]) // out[1])
+                cols.append(x[:, :, h0:h1, w0:w1].mean(dim=(2, 3)))
+            rows.append(_fn.stack(cols, -1))
+        result = _fn.stack(rows, -2)
+    return result.squeeze(0) if unbatched else result
+
+
+def _tuple_or_none(value: Any) -> tuple[Any, Any]:
+    if value is None or isinstance(value, int | np.integer):
+        return (value, value)
+    items = tuple(value)
+    return (items[0], items[0]) if len(items) == 1 else (items[0], items[1])
+
+
+def pad(
+    input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None
+) -> Tensor:
+    """F.pad, constant mode: zeros (or ``value``) around the last dims, (left, right) pairs from
+    the last dim backwards; a composite of ``cat`` with constant tensors."""
+    if mode != "constant":
+        raise NotImplementedError(
+            f"F.pad(mode={mode!r}) is not in the playground (only 'constant')"
+        )
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():
+        raise RuntimeError(
+            "Padding length should be less than or equal to two times the input dimension"
+        )
+    out = input
+    fill = 0.0 if value is None else float(value)
+    for i in range(len(pad) // 2):
+        dim = input.dim() - 1 - i
+        left, right = int(pad[2 * i]), int(pad[2 * i + 1])
+        if left < 0:
+            out = out.narrow(dim, -left, out.shape[dim] + left)
+            left = 0
+        if right < 0:
+            out = out.narrow(dim, 0, out.shape[dim] + right)
+            right = 0
+        parts = []
+        for width in (left, right):
+            shape = list(out._data.shape)
+            shape[dim] = width
+            parts.append(full(shape, fill, dtype=out.dtype, device=out.device) if width else None)
+        pieces = [p for p in (parts[0], out, parts[1]) if p is not None]
+        out = _fn.cat(pieces, dim) if len(pieces) > 1 else out
+    return out

@@ -35,6 +35,25 @@ class Parameter(metaclass=_ParameterMeta):
 _new = object.__new__
 
 
+class _IncompatibleKeys:
+    """What load_state_dict returns; prints as PyTorch's."""
+
+    def __init__(self, missing_keys: list[str], unexpected_keys: list[str]) -> None:
+        self.missing_keys = missing_keys
+        self.unexpected_keys = unexpected_keys
+
+    def __iter__(self) -> Iterator[list[str]]:
+        return iter((self.missing_keys, self.unexpected_keys))
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return (
+            f"_IncompatibleKeys(missing_keys={self.missing_keys}, "
+            f"unexpected_keys={self.unexpected_keys})"
+        )
+
+
 class Module:
     """Base class: registers parameters and sub-modules assigned as attributes."""
 
@@ -61,8 +80,13 @@ class Module:
 
     def __setattr__(self, name: str, value: Any) -> None:
         params = self.__dict__.get("_parameters")
-        if params is None:
-            raise AttributeError("cannot assign module attributes before Module.__init__() call")
+        if params is None:  # before Module.__init__: plain attributes only, as in PyTorch
+            if isinstance(value, Tensor) and value._param:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            if isinstance(value, Module):
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            object.__setattr__(self, name, value)
+            return
         # Parameters and sub-modules are registered *and* mirrored in the instance dict, so
         # reading self.weight in forward() is a plain attribute lookup, not __getattr__.
         if isinstance(value, Tensor) and value._param:
@@ -203,13 +227,88 @@ class Module:
                     out[dot + name] = b.detach()
         return out
 
-    def load_state_dict(self, state: dict[str, Tensor]) -> None:
+    def load_state_dict(
+        self, state_dict: dict[str, Tensor], strict: bool = True, assign: bool = False
+    ) -> _IncompatibleKeys:
+        """Copy the values in; PyTorch's errors for missing and unexpected keys (``strict``)."""
         own = {**dict(self.named_parameters()), **dict(self.named_buffers())}
-        for k, v in state.items():
-            if k not in own:
-                raise RuntimeError(f'Unexpected key(s) in state_dict: "{k}".')
-            own[k]._data[...] = v._data
-            own[k]._version += 1
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        if strict and (missing or unexpected):
+            parts = []
+            if unexpected:
+                parts.append(
+                    "Unexpected key(s) in state_dict: "
+                    + ", ".join(f'"{k}"' for k in unexpected)
+                    + ". "
+                )
+            if missing:
+                parts.append(
+                    "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". "
+                )
+            raise RuntimeError(
+                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                + "\n\t".join(parts)
+            )
+        for k, v in state_dict.items():
+            if k in own:
+                value = v._data if isinstance(v, Tensor) else v
+                if own[k]._data.shape != getattr(value, "shape", ()):
+                    raise RuntimeError(
+                        f"Error(s) in loading state_dict for {type(self).__name__}:\n\tsize "
+                        f"mismatch for {k}: copying a param with shape {list(value.shape)} from "
+                        f"checkpoint, the shape in current model is {list(own[k]._data.shape)}."
+                    )
+                own[k]._data[...] = value
+                own[k]._version += 1
+        return _IncompatibleKeys(missing, unexpected)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Register a sub-module under ``name`` (any string, as ``'block 0'``)."""
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {type(name).__name__}")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        self._modules[name] = module
+        object.__setattr__(self, name, module)
+
+    register_module = add_module
+
+    def register_parameter(self, name: str, param: Tensor | None) -> None:
+        if param is not None and not (isinstance(param, Tensor) and param._param):
+            raise TypeError(
+                f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
+                "(torch.nn.Parameter or None required)"
+            )
+        self._parameters[name] = param
+        object.__setattr__(self, name, param)
+
+    def get_submodule(self, target: str) -> Module:
+        mod = self
+        for item in target.split(".") if target else []:
+            if item not in mod._modules:
+                raise AttributeError(f"{type(mod).__name__} has no attribute `{item}`")
+            mod = mod._modules[item]
+        return mod
+
+    def get_parameter(self, target: str) -> Tensor:
+        path, _, name = target.rpartition(".")
+        mod = self.get_submodule(path)
+        if name not in mod._parameters:
+            raise AttributeError(f"{type(mod).__name__} has no parameter `{name}`")
+        return mod._parameters[name]
+
+    def __delattr__(self, name: str) -> None:
+        for registry in ("_parameters", "_buffers", "_modules"):
+            store = self.__dict__.get(registry)
+            if store is not None and name in store:
+                del store[name]
+        if name in self.__dict__:
+            object.__delattr__(self, name)
 
     def apply(self, fn: Any) -> Module:
         for m in self.children():
@@ -451,9 +550,26 @@ class Flatten(Module):
 
 
 class _Loss(Module):
-    def __init__(self, reduction: str = "mean") -> None:
+    """A loss module: its reduction, from ``reduction`` or the deprecated ``size_average`` /
+    ``reduce`` (with PyTorch's warning)."""
+
+    def __init__(
+        self, size_average: Any = None, reduce: Any = None, reduction: str = "mean"
+    ) -> None:
         super().__init__()
-        self.reduction = reduction
+        self.reduction = F.legacy_reduction(size_average, reduce, reduction)
+
+
+class _WeightedLoss(_Loss):
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average: Any = None,
+        reduce: Any = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
 
 
 class MSELoss(_Loss):
@@ -466,11 +582,7 @@ class L1Loss(_Loss):
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
-class BCELoss(_Loss):
-    def __init__(self, weight: Tensor | None = None, reduction: str = "mean") -> None:
-        super().__init__(reduction)
-        self.weight = weight
-
+class BCELoss(_WeightedLoss):
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
 
@@ -479,11 +591,14 @@ class BCEWithLogitsLoss(_Loss):
     def __init__(
         self,
         weight: Tensor | None = None,
+        size_average: Any = None,
+        reduce: Any = None,
         reduction: str = "mean",
         pos_weight: Tensor | None = None,
     ) -> None:
-        super().__init__(reduction)
-        self.weight, self.pos_weight = weight, pos_weight
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.binary_cross_entropy_with_logits(
@@ -491,32 +606,46 @@ class BCEWithLogitsLoss(_Loss):
         )
 
 
-class CrossEntropyLoss(_Loss):
+class CrossEntropyLoss(_WeightedLoss):
     def __init__(
         self,
         weight: Tensor | None = None,
+        size_average: Any = None,
         ignore_index: int = -100,
+        reduce: Any = None,
         reduction: str = "mean",
         label_smoothing: float = 0.0,
     ) -> None:
-        super().__init__(reduction)
-        self.weight, self.ignore_index, self.label_smoothing = weight, ignore_index, label_smoothing
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.cross_entropy(
-            input, target, self.weight, self.ignore_index, self.reduction, self.label_smoothing
+            input,
+            target,
+            self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+            label_smoothing=self.label_smoothing,
         )
 
 
-class NLLLoss(_Loss):
+class NLLLoss(_WeightedLoss):
     def __init__(
-        self, weight: Tensor | None = None, ignore_index: int = -100, reduction: str = "mean"
+        self,
+        weight: Tensor | None = None,
+        size_average: Any = None,
+        ignore_index: int = -100,
+        reduce: Any = None,
+        reduction: str = "mean",
     ) -> None:
-        super().__init__(reduction)
-        self.weight, self.ignore_index = weight, ignore_index
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
+        return F.nll_loss(
+            input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction
+        )
 
 
 class LayerNorm(Module):
@@ -625,7 +754,7 @@ class Embedding(Module):
 
 class HuberLoss(_Loss):
     def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.delta = delta
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
@@ -633,9 +762,15 @@ class HuberLoss(_Loss):
 
 
 class SmoothL1Loss(_Loss):
-    def __init__(self, reduction: str = "mean", beta: float = 1.0) -> None:
-        super().__init__(reduction)
+    def __init__(
+        self,
+        size_average: Any = None,
+        reduce: Any = None,
+        reduction: str = "mean",
+        beta: float = 1.0,
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
         self.beta = beta
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.smooth_l1_loss(input, target, self.reduction, self.beta)
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)

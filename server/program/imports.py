@@ -60,6 +60,14 @@ TORCH: dict[str, str] = {
     "torch.backends.mkl": "engine.backends.mkl",
     "torch.backends.openmp": "engine.backends.openmp",
     "torch.accelerator": "engine.accelerator",
+    "torch.linalg": "engine.linalg",
+    "torch.testing": "engine.testing",
+    "torch.distributions": "engine.distributions",
+    "torch.distributions.normal": "engine.distributions.normal",
+    "torch.distributions.uniform": "engine.distributions.uniform",
+    "torch.distributions.bernoulli": "engine.distributions.bernoulli",
+    "torch.distributions.categorical": "engine.distributions.categorical",
+    "torch.distributions.multinomial": "engine.distributions.multinomial",
 }
 
 #: Packages of the playground itself: not what Python has, so not importable by a program.
@@ -331,9 +339,7 @@ class Importer:
         level: int = 0,
     ) -> types.ModuleType:
         if level:
-            raise ImportError(
-                "attempted relative import with no known parent package", name=name
-            )
+            raise ImportError("attempted relative import with no known parent package", name=name)
         if isinstance(fromlist, list):
             # C code importing what it needs (PyImport_Import passes a list; an import
             # statement passes None or a tuple): NumPy's ndarray.__str__, for one.
