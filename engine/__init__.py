@@ -43,7 +43,7 @@ from engine.factories import BoolTensor, DoubleTensor, FloatTensor, IntTensor, L
 from engine.functions import OUT_FUNCTIONS as _OUT_FUNCTIONS
 from engine.functions import accepts_out as _accepts_out
 from engine.functions import dim_aliases as _dim_aliases
-from engine._format import get_printoptions, set_printoptions
+from engine._format import set_printoptions
 from engine.random import (
     Generator,
     default_generator,
@@ -154,7 +154,6 @@ __all__ = sorted(
             "get_rng_state",
             "set_rng_state",
             "set_printoptions",
-            "get_printoptions",
             "is_anomaly_enabled",
             "is_anomaly_check_nan_enabled",
             "accelerator",

@@ -618,7 +618,7 @@ class _Exporter:
 
 
 def _topo_ascending(
-    roots: Iterable[Node | None], max_nodes: int | None = None
+    roots: Iterable[Node | None], max_nodes: int | None = None, ordered: bool = True
 ) -> tuple[list[Node], bool]:
     """The nodes that produced ``roots``, in recording order, and whether some were left out.
 
@@ -669,7 +669,8 @@ def _topo_ascending(
                 others.add(id(x))
             elif id(fn) not in seen:
                 queue.append(fn)
-    found.sort(key=lambda n: n.seq)
+    if ordered:
+        found.sort(key=lambda n: n.seq)
     return found, cut
 
 
@@ -731,7 +732,7 @@ def freeze_leaves(root: Any, max_nodes: int | None = None) -> dict[int, Any]:
         frozen[id(root)] = (root._data.copy(), grad)
         return frozen
     if max_nodes is not None:
-        nodes, _ = _topo_ascending([fn], max_nodes)
+        nodes, _ = _topo_ascending([fn], max_nodes, ordered=False)
     else:  # a plain walk, no ordering
         nodes = []
         seen = {id(fn)}
