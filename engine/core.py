@@ -390,13 +390,18 @@ class PassLog:
         self._pending: tuple[int, Any, list[WalkStep], dict[int, Any], dict[int, Any]] | None = None
         self.count = 0
         self.root_tensors: list[Any] = []
+        self.failures: list[str] = []
 
     def record(self, root: Any, steps: list[WalkStep], node_grads: dict[int, Any]) -> None:
-        """One backward pass has run (called by the backward loop)."""
-        if self.freeze is None or len(self._graphs) < self.max_passes - 1:
-            self.add(self.export(root, steps, node_grads))
-            return
-        self._pending = (self.count, root, steps, node_grads, self.freeze(root))
+        """One backward pass has run (called by the backward loop). Drawing it is a bonus: a
+        failure to export is kept in ``failures``, never raised into the program."""
+        try:
+            if self.freeze is None or len(self._graphs) < self.max_passes - 1:
+                self.add(self.export(root, steps, node_grads))
+                return
+            self._pending = (self.count, root, steps, node_grads, self.freeze(root))
+        except Exception as exc:
+            self.failures.append(f"pass {self.count + 1}: {type(exc).__name__}: {exc}")
         self.count += 1
 
     def add(self, graph: dict[str, Any]) -> None:
@@ -414,7 +419,11 @@ class PassLog:
             return
         index, root, steps, node_grads, frozen = self._pending
         self._pending = None
-        graph = self.export(root, steps, node_grads, frozen)
+        try:
+            graph = self.export(root, steps, node_grads, frozen)
+        except Exception as exc:
+            self.failures.append(f"pass {index + 1}: {type(exc).__name__}: {exc}")
+            return
         graph["pass_index"] = index
         self._graphs[self.max_passes - 1 :] = [graph]
 

@@ -771,7 +771,8 @@ def _export(
     if node["grad"] is None and steps:
         node["grad"] = summarise(steps[0].grad_output)
     root_label = ex.labels[root_id] if root._name else "L"
-    walk = [_step(ex, s, root_label, root_id) for s in steps or [] if id(s.node) in ex.ids]
+    drawn = ex.input_ids  # the op nodes drawn (an omitted node's step is not)
+    walk = [_step(ex, s, root_label, root_id) for s in steps or [] if id(s.node) in drawn]
     return ex.graph(root_id, walk, root_label), ex
 
 

@@ -524,6 +524,8 @@ def run_program(
                 if recorded:
                     graphs = [engine.graph.export_tensors(recorded, budgets.max_graph_nodes)]
     notices.extend(values.notices)
+    if log is not None and log.failures:  # the program ran; only its drawing failed
+        notices.append(f"The playground could not draw {log.failures[0]}")
     truncated = [g for g in graphs if g.get("truncated")]
     if truncated:
         notices.append(_truncated_notice(truncated, len(graphs)))

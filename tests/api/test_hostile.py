@@ -163,12 +163,12 @@ def corpus(port: int) -> list[tuple[str, str, set[str] | None]]:
         ("one-huge-print", "print('x' * 40000)", {"BudgetExceeded"}),
         ("stderr-flood", "import sys\nwhile True:\n    print('x' * 1000, file=sys.stderr)",
          {"BudgetExceeded"}),
-        # -- the engine's own budgets ---------------------------------------------------------------
-        ("huge-tensor", "import torch\nx = torch.zeros(10**9)", {"BudgetExceeded"}),
-        ("flop-bomb", "import torch\nx = torch.ones(400, 400)\nfor i in range(100):\n    y = x @ x",
-         {"BudgetExceeded"}),
+        # -- what only the kernel bounds (issue 18: no engine budgets) ------------------------------
+        ("huge-tensor", "import torch\nx = torch.zeros(10**9)", {"MemoryError"}),
+        ("flop-bomb", "import torch\nx = torch.ones(400, 400)\nwhile True:\n    y = x @ x",
+         {"TimeoutError"}),
         ("graph-bomb", "import torch\nx = torch.tensor(1.0, requires_grad=True)\n"
-         "for i in range(50000):\n    x = x * 1.0", {"BudgetExceeded"}),
+         "while True:\n    x = x * 1.0", {"TimeoutError", "MemoryError"}),
         # -- the source -----------------------------------------------------------------------------
         ("deep-parens", "x = " + "(" * 300 + "1" + ")" * 300, {"SyntaxError", "BudgetExceeded"}),
         ("many-nodes", "x=1\n" * 12000, {"BudgetExceeded"}),
@@ -178,10 +178,11 @@ def corpus(port: int) -> list[tuple[str, str, set[str] | None]]:
         ("wrap-close-globals", "for c in ().__class__.__base__.__subclasses__():\n"
          "    if c.__name__ == '_wrap_close':\n"
          f"        print(c.__init__.__globals__['system']('touch {SENTINEL}'))", None),
-        ("builtins-import", "__builtins__['__import__']('os')", {"ModuleNotFoundError"}),
-        ("real-import", "import builtins\nprint(builtins)", {"ModuleNotFoundError"}),
+        # (since issue 18 every module Python has imports: what it then does is the jail's)
+        ("builtins-import", "__builtins__['__import__']('os')", None),
+        ("real-import", "import builtins\nprint(builtins)", None),
         ("eval-exec", "eval('1 + 1')\nexec('x = 1')\nprint(x)", None),
-        ("compile-code", "c = compile('import os', 'f', 'exec')\nexec(c)", {"ModuleNotFoundError"}),
+        ("compile-code", "c = compile('import os', 'f', 'exec')\nexec(c)", None),
         ("frame-walk", "import sys\nf = sys._getframe()", {"AttributeError"}),
         ("generator-frame", "g = (i for i in range(3))\nf = g.gi_frame\n"
          "print(f.f_back is None or f.f_back.f_globals.get('__name__'))", None),
