@@ -1634,6 +1634,29 @@ def _repeat(self: Tensor, *sizes: Any) -> Tensor:
     return out
 
 
+@public("flip", method=True)
+def flip(a: Tensor, dims: Any, *more: Any) -> Tensor:
+    """Reverse the order along ``dims``: an indexing node, named as PyTorch's (FlipBackward0)."""
+    dims = (dims, *more) if more else (dims if isinstance(dims, list | tuple) else (dims,))
+    shape = a._data.shape
+    flipped = {_norm_dim(int(d), len(shape)) for d in dims}
+    ranges = [np.arange(n)[::-1] if k in flipped else np.arange(n) for k, n in enumerate(shape)]
+    out = getitem(a, np.ix_(*ranges)) if shape else a.clone()
+    if out.grad_fn is not None:
+        core.rename(out.grad_fn, "FlipBackward0")
+    return out
+
+
+@public("fliplr", method=True)
+def fliplr(a: Tensor) -> Tensor:
+    return flip(a, 1)
+
+
+@public("flipud", method=True)
+def flipud(a: Tensor) -> Tensor:
+    return flip(a, 0)
+
+
 @method("dist")
 def _dist(self: Tensor, other: Tensor, p: float = 2) -> Tensor:
     out = norm(self - other, p)

@@ -415,8 +415,63 @@ def _diag_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
     return (_scatter(g, tuple(x.shape), index, "DiagonalBackwardBackward0"),)
 
 
+def _index_put_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
+    """y[index] = value: zeros written into g where the value went; g read there for it."""
+    at = node.attrs or {}
+    ga = gv = None
+    if node.needs[0]:
+        zero = Tensor._wrap(np.zeros((), dtype=g.dtype))
+        ga = _Arr(apply(ops.INDEX_PUT, (g.t, zero), at, name=node.name()))
+    if node.needs[1]:
+        gv = _Arr(g.t[at["index"]])
+    return (ga, gv)
+
+
+def _scatter_put_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
+    """scatter / scatter_add: g itself (zeros where scatter overwrote), and g gathered at the
+    index for the source (placed in a source-shaped tensor when the index is smaller)."""
+    at = node.attrs or {}
+    index, dim = np.asarray(at["index"]), at["dim"]
+    ga = gs = None
+    if node.needs[0]:
+        if at["reduce"] == "add":
+            ga = g
+        else:
+            zeros = Tensor._wrap(np.zeros(index.shape, dtype=g.dtype))
+            ga = _Arr(apply(ops.SCATTER_PUT, (g.t, zeros), {**at, "reduce": "set"}))
+    if node.needs[1]:
+        gathered = g.t.gather(dim, Tensor._wrap(index))
+        src_shape = tuple(xs[1].shape)
+        if tuple(index.shape) == src_shape:
+            gs = _Arr(gathered)
+        else:
+            where = tuple(slice(0, s) for s in index.shape)
+            attrs = {"shape": src_shape, "index": where, "advanced": False}
+            gs = _Arr(apply(ops.SCATTER, (gathered,), attrs))
+    return (ga, gs)
+
+
+def _det_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
+    """det: g · det(A) · A⁻ᵀ, with the inverse recorded (its own row)."""
+    a = xs[0].t
+    inv_t = apply(ops.INV, (a,)).transpose(-1, -2)
+    out = apply(ops.DET, (a,))
+    return (_Arr((g.t * out).unsqueeze(-1).unsqueeze(-1) * inv_t),)
+
+
+def _not_recorded(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
+    """Convolution and pooling: their backward (col2im, indexed additions) is not recorded."""
+    raise Unsupported(f"{node.op.name}'s backward is not recorded yet")
+
+
 #: Rules that differ on tensors from ops.py's array rules.
 _OVERRIDES: dict[str, Any] = {
+    "conv": _not_recorded,
+    "max_pool": _not_recorded,
+    "avg_pool": _not_recorded,
+    "index_put": _index_put_vjp,
+    "scatter_put": _scatter_put_vjp,
+    "det": _det_vjp,
     "diag": _diag_vjp,
     "function": _function_vjp,
     "function_output": _function_output_vjp,

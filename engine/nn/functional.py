@@ -684,12 +684,11 @@ def _max_pool(
 ) -> Tensor:
     if return_indices:
         raise NotImplementedError("max_pool with return_indices=True is not in the playground")
-    x, unbatched = _batched(input, d, f"max_pool{d}d")
+    _batched(input, d, f"max_pool{d}d")  # (the pooling rows take unbatched input as it is)
     attrs = _pool_attrs(d, kernel_size, stride, padding, dilation, ceil_mode)
     # PyTorch pools 1-D input as 2-D and squeezes: its node is a squeeze
     name = "MaxPool2DWithIndicesBackward0" if d == 2 else "SqueezeBackward1"
-    out = apply(O.MAX_POOL, (x,), attrs, name=name)
-    return out.squeeze(0) if unbatched else out
+    return apply(O.MAX_POOL, (input,), attrs, name=name)
 
 
 def max_pool1d(
@@ -726,13 +725,12 @@ def _avg_pool(
     count_include_pad: bool,
     divisor_override: int | None,
 ) -> Tensor:
-    x, unbatched = _batched(input, d, f"avg_pool{d}d")
+    _batched(input, d, f"avg_pool{d}d")
     attrs = _pool_attrs(d, kernel_size, stride, padding, 1, ceil_mode)
     attrs["count_include_pad"] = bool(count_include_pad)
     attrs["divisor"] = divisor_override
     name = "AvgPool2DBackward0" if d == 2 else "SqueezeBackward1"
-    out = apply(O.AVG_POOL, (x,), attrs, name=name)
-    return out.squeeze(0) if unbatched else out
+    return apply(O.AVG_POOL, (input,), attrs, name=name)
 
 
 def avg_pool1d(

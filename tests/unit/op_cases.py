@@ -231,4 +231,74 @@ CASES: dict[str, list[Case]] = {
         (lambda T, a: T.nn.functional.nll_loss(a, _idx(T, [1, 0]), reduction="sum"), [((2, 3), R)]),
         (lambda T, a: T.nn.functional.cross_entropy(a, _idx(T, 1)), [((3,), R)]),
     ],
+    "conv": [
+        (
+            lambda T, x, w, b: T.nn.functional.conv2d(x, w, b, stride=(2, 1), padding=1, groups=2),
+            [((2, 4, 5, 4), R), ((6, 2, 3, 2), R), ((6,), R)],
+        ),
+        (
+            lambda T, x, w: T.nn.functional.conv1d(x, w, stride=2, padding=1, dilation=2),
+            [((2, 3, 9), R), ((4, 3, 3), R)],
+        ),
+        (
+            lambda T, x, w: T.nn.functional.conv2d(x, w, padding="same"),
+            [((3, 5, 5), R), ((2, 3, 3, 3), R)],
+        ),
+    ],
+    "max_pool": [
+        # "away" inputs keep every window's maximum unique (no ties, no kinks)
+        (
+            lambda T, x: T.nn.functional.max_pool2d(
+                x * T.arange(1.0, 1 + x.numel()).reshape(x.shape), 2
+            ),
+            [((1, 2, 4, 6), P)],
+        ),
+        (
+            lambda T, x: T.nn.functional.max_pool2d(
+                x * T.arange(1.0, 1 + x.numel()).reshape(x.shape).flip(-1)
+                if hasattr(x, "flip")
+                else x,
+                3,
+                2,
+                1,
+                ceil_mode=True,
+            ),
+            [((2, 5, 5), P)],
+        ),
+        (
+            lambda T, x: T.nn.functional.max_pool1d(
+                x * T.arange(1.0, 1 + x.numel()).reshape(x.shape), 3, 2
+            ),
+            [((2, 3, 8), P)],
+        ),
+    ],
+    "avg_pool": [
+        (lambda T, x: T.nn.functional.avg_pool2d(x, 3, 2, 1, ceil_mode=True), [((1, 2, 5, 6), R)]),
+        (
+            lambda T, x: T.nn.functional.avg_pool2d(x, 2, count_include_pad=False, padding=1),
+            [((2, 4, 4), R)],
+        ),
+        (lambda T, x: T.nn.functional.avg_pool1d(x, 2), [((2, 3, 7), R)]),
+        (lambda T, x: T.nn.functional.adaptive_avg_pool2d(x, (2, 3)), [((1, 2, 4, 6), R)]),
+    ],
+    "index_put": [
+        (lambda T, a, v: _put(T, a * 1.0, [0, 2], v), [((3, 4), R), ((4,), R)]),
+        (lambda T, a: _put(T, a * 2.0, (slice(None), 1), 5.0), [((3, 4), R)]),
+        (lambda T, a, v: _put(T, a.sin(), (range(3), [1, 0, 3]), v), [((3, 4), R), ((3,), R)]),
+    ],
+    "scatter_put": [
+        (
+            lambda T, a, s: a.scatter_add(1, _idx(T, [[0, 1, 1], [2, 0, 2]]), s),
+            [((2, 4), R), ((2, 3), R)],
+        ),
+        (lambda T, a, s: a.scatter(0, _idx(T, [[1, 0, 2, 0]]), s), [((3, 4), R), ((1, 4), R)]),
+    ],
+    "inv": [(lambda T, a: T.linalg.inv(a + 3 * T.eye(3, dtype=a.dtype)), [((3, 3), R)])],
+    "det": [(lambda T, a: T.linalg.det(a + 2 * T.eye(3, dtype=a.dtype)), [((3, 3), R)])],
 }
+
+
+def _put(T: Any, target: Any, index: Any, value: Any) -> Any:
+    """``target[index] = value`` on a tensor in the graph; the result is the tensor itself."""
+    target[index] = value
+    return target

@@ -189,6 +189,14 @@ class _Runtime:
 cuda = types.SimpleNamespace(runtime=_Runtime(), Device=_DeviceHandle)
 
 
+def _as_strided(x: Any, shape: Any = None, strides: Any = None) -> Any:
+    """cupy.lib.stride_tricks.as_strided: a view of a device array is a device array."""
+    return _wrap(_np.lib.stride_tricks.as_strided(x, shape=shape, strides=strides, subok=True))
+
+
+lib = types.SimpleNamespace(stride_tricks=types.SimpleNamespace(as_strided=_as_strided))
+
+
 def _forward(fn: Any) -> Any:
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         return _wrap(fn(*args, **kwargs))
