@@ -43,6 +43,7 @@ from engine.factories import BoolTensor, DoubleTensor, FloatTensor, IntTensor, L
 from engine.functions import OUT_FUNCTIONS as _OUT_FUNCTIONS
 from engine.functions import accepts_out as _accepts_out
 from engine.functions import dim_aliases as _dim_aliases
+from engine.library import finfo, iinfo
 from engine._format import set_printoptions
 from engine.random import (
     Generator,
@@ -161,6 +162,8 @@ __all__ = sorted(
             "distributions",
             "linalg",
             "testing",
+            "finfo",
+            "iinfo",
             "random",
             "utils",
             "get_default_dtype",

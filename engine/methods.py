@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import autograd as _autograd  # noqa: F401 - registers Tensor.backward
+from engine import library as _library  # noqa: F401 - registers its functions and methods
 from engine import ops as O
 from engine.functions import dim_aliases, from_row
 from engine.registry import AXIS_ALIASED, FUNCTIONS, METHODS

@@ -22,7 +22,7 @@ ENGINE_LAYERS: list[set[str]] = [
     {"engine.tensor"},
     {"engine.factories"},
     {"engine.functions"},
-    {"engine.function", "engine.higher", "engine.graph"},
+    {"engine.function", "engine.higher", "engine.graph", "engine.library"},
     {"engine.autograd"},
     {"engine.methods"},
     {
@@ -37,7 +37,15 @@ ENGINE_LAYERS: list[set[str]] = [
         "engine.backends.mps",
         "engine.backends.openmp",
     },
-    {"engine.nn.init", "engine.nn.functional", "engine.nn.modules", "engine.nn.utils", "engine.nn"},
+    {
+        "engine.nn.init",
+        "engine.nn.functional",
+        "engine.nn.modules",
+        "engine.nn.utils",
+        "engine.nn.conv",
+        "engine.nn.rnn",
+        "engine.nn",
+    },
     {
         "engine.utils.data",
         "engine.utils",
