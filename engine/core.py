@@ -9,7 +9,8 @@ plain backward, or, given the tensor rules of :mod:`engine.higher`, on recorded 
 
 This layer does not import Tensor (backend/dtypes -> ops -> core -> tensor -> ...): it reaches
 tensors through their attributes (``_data``, ``grad_fn``, ``requires_grad``, ``grad``,
-``_version``, ``_hooks``) and wraps arrays with their class (``t.__class__._wrap``).
+``_version``, ``_hooks``) and wraps arrays as tensors through ``_TensorType`` (set by
+engine.tensor: a Parameter's gradient is a plain tensor).
 """
 
 from __future__ import annotations
@@ -155,14 +156,9 @@ class Node:
 
     @property
     def next_functions(self) -> tuple[tuple[Any, int], ...]:
-        out = []
-        for x in self.inputs:
-            if getattr(x, "requires_grad", False):
-                fn = x.grad_fn if x.grad_fn is not None else AccumulateGrad(x)
-                out.append((fn, 0))
-            else:
-                out.append((None, 0))
-        return tuple(out)
+        if self.op.name == "linear":
+            return _linear_next_functions(self)
+        return tuple((_next(x), 0) for x in self.inputs)
 
     def type_name(self) -> str:
         """The name PyTorch's reprs show: its node's Python type (``CopyBackwards`` for
@@ -219,6 +215,47 @@ def rename(node: Node, name: str) -> None:
     LSTM's output is a stack here, ``MkldnnRnnLayerBackward0`` in PyTorch)."""
     node._name = name
     node.__class__ = node_type(name)
+
+
+def _next(x: Any) -> Any:
+    """The node a gradient goes on to from input x: its grad_fn, a leaf's AccumulateGrad, or
+    None for what does not require grad."""
+    if getattr(x, "requires_grad", False):
+        return x.grad_fn if x.grad_fn is not None else AccumulateGrad(x)
+    return None
+
+
+class _Shown:
+    """A node PyTorch's graph has where the engine records one node for several (linear is
+    addmm on the input, the bias and the weight's transpose): for ``next_functions``."""
+
+    __slots__ = ("_name", "next_functions")
+
+    def __init__(self, name: str, next_functions: tuple[tuple[Any, int], ...]) -> None:
+        self._name = name
+        self.next_functions = next_functions
+
+    def name(self) -> str:
+        return self._name
+
+    def __repr__(self) -> str:
+        return f"<{self._name} object at {id(self):#x}>"
+
+
+def _linear_next_functions(node: Node) -> tuple[tuple[Any, int], ...]:
+    """PyTorch's graph of F.linear: addmm(bias, input, weight.t()) (mm without a bias), behind
+    a view for input of another rank."""
+    x, w = node.inputs[0], node.inputs[1]
+    transposed = _Shown("TBackward0", ((_next(w), 0),)) if w.requires_grad else None
+    if len(node.inputs) > 2:
+        core = ((_next(node.inputs[2]), 0), (_next(x), 0), (transposed, 0))
+        inner = "AddmmBackward0"
+    else:
+        core = ((_next(x), 0), (transposed, 0))
+        inner = "MmBackward0"
+    if node.name() in ("AddmmBackward0", "MmBackward0"):
+        return core
+    return ((_Shown(inner, core), 0),)
 
 
 class ModuleCall:
@@ -303,14 +340,14 @@ def _run_hooks(t: Any, g: Any, hooks: GradHooks, retain: bool) -> Any:
     """g after t's hooks (each may return a replacement), kept in ``t.grad`` when t retains
     its gradient. g is an array (plain backward) or a tensor (``create_graph``)."""
     if hooks.fns:
-        graphed = g.__class__ is t.__class__
-        value = g if graphed else t.__class__._wrap(g)
+        graphed = hasattr(g, "_data")  # a tensor (create_graph), not an array
+        value = g if graphed else _TensorType._wrap(g)
         for fn in list(hooks.fns.values()):
             new = fn(value)
             if new is None:
                 continue
             name = getattr(fn, "__name__", type(fn).__name__)
-            if not isinstance(new, t.__class__):
+            if not isinstance(new, _TensorType):
                 raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
             if new._data.shape != value._data.shape:
                 raise RuntimeError(f"hook '{name}' has changed the size of value")
@@ -322,7 +359,7 @@ def _run_hooks(t: Any, g: Any, hooks: GradHooks, retain: bool) -> Any:
             value = new
         g = value if graphed else value._data
     if hooks.retain and retain:
-        if g.__class__ is t.__class__:  # create_graph: out of place, recorded
+        if hasattr(g, "_data"):  # create_graph: out of place, recorded
             t.grad = g if t.grad is None else t.grad + g
         else:
             t.grad = _wrap_grad(g.copy() if t.grad is None else t.grad._data + g, t)
@@ -714,7 +751,7 @@ def run_backward(
         elif leaf.grad is None:
             # Keep the array when this pass made it; copy one that is shared or a view.
             keep = owned[leaf] and getattr(g.flags, "writeable", True)
-            leaf.grad = leaf.__class__._wrap(g if keep else g.copy())
+            leaf.grad = _TensorType._wrap(g if keep else g.copy())
         else:
             try:
                 leaf.grad._data += g  # in place, as PyTorch's AccumulateGrad
@@ -726,8 +763,13 @@ def run_backward(
     return result
 
 
+#: the Tensor class (engine.tensor sets it: this layer knows no Tensor); gradients are plain
+#: tensors even for a Parameter
+_TensorType: Any = None
+
+
 def _wrap_grad(g: Any, like: Tensor) -> Tensor:
-    return like.__class__._wrap(g)
+    return _TensorType._wrap(g)
 
 
 def seed_grads(roots: Sequence[Tensor], grad_tensors: Sequence[Any]) -> list[Any]:
@@ -757,7 +799,7 @@ def seed_grads(roots: Sequence[Tensor], grad_tensors: Sequence[Any]) -> list[Any
         else:
             g_arr = (
                 g._data
-                if isinstance(g, t.__class__)
+                if isinstance(g, _TensorType)
                 else array_module(t._data).asarray(g, dtype=t._data.dtype)
             )
             if g_arr.shape != t._data.shape:

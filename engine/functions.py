@@ -1825,7 +1825,7 @@ def from_row(op: O.Op, name: str, *, as_method: bool = False) -> Callable[..., T
     else:
 
         def unary_fn(a: Tensor) -> Tensor:
-            if a.__class__ is not Tensor:
+            if not isinstance(a, Tensor):
                 raise TypeError(
                     f"{name}(): argument 'input' (position 1) must be Tensor, not "
                     f"{type(a).__name__}"

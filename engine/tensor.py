@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine import _format, dtypes, random
+from engine import _format, core, dtypes, random
 from engine import ops as O
 from engine.backend import Device, array_module, device_of, to_numpy
 from engine.core import _NODE_TYPES as _node_types
@@ -410,7 +410,7 @@ class Tensor:
         sd = self._data
         if sd.__class__ is not _ndarray:
             return False
-        if other.__class__ is Tensor:
+        if (oc := other.__class__) is Tensor or oc is Parameter:
             if _mode.enabled and other.requires_grad:
                 return False
             od = other._data
@@ -454,7 +454,10 @@ class Tensor:
         return flags is None or builtins.bool(flags.c_contiguous)
 
     def __deepcopy__(self, memo: Any) -> Tensor:
-        t = Tensor._wrap(self._data.copy(), self.requires_grad)
+        t = type(self)._wrap(self._data.copy(), self.requires_grad)
+        if self.grad is not None:
+            t.grad = Tensor._wrap(self.grad._data.copy())
+        memo[id(self)] = t
         return t
 
     # --- shapes ---------------------------------------------------------------------------------
@@ -598,6 +601,33 @@ class _no_record:
 
 _ndarray = np.ndarray
 _generic = np.generic
+
+
+class Parameter(Tensor):
+    """``nn.Parameter(t)``: a leaf that requires grad and that modules register; shares t's
+    data. Operations on it give plain tensors, as in PyTorch."""
+
+    __slots__ = ()
+    _param = True
+
+    def __new__(cls, data: Tensor | None = None, requires_grad: builtins.bool = True) -> Parameter:
+        if data is None:
+            base = np.empty((0,), dtype=np.float32)
+        elif isinstance(data, Tensor):
+            base = data._data
+        else:
+            raise TypeError(
+                f"Parameter.__new__(): argument 'data' (position 1) must be Tensor, not "
+                f"{type(data).__name__}"
+            )
+        p = cls._wrap(base)
+        p.requires_grad = builtins.bool(requires_grad)
+        return p  # type: ignore[return-value]
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (Parameter, (Tensor._wrap(self._data), self.requires_grad))
+
+
 _new = object.__new__
 _weakref = weakref.ref
 _next_seq = next_seq
@@ -615,7 +645,7 @@ def apply(
     This is the engine's hot path: it is written flat on purpose (no helper calls on the
     common route), because a small op's cost is mostly this function's Python overhead.
     """
-    arrays = [x._data if x.__class__ is Tensor else x for x in inputs]
+    arrays = [x._data if (c := x.__class__) is Tensor or c is Parameter else x for x in inputs]
     a0 = arrays[0]
     xp = np if a0.__class__ is _ndarray else array_module(a0)
     try:
@@ -637,7 +667,7 @@ def apply(
     base = getattr(data, "base", None)
     if base is not None and (base is a0 or base is getattr(a0, "base", None)):
         _share_version(inputs[0], out)  # a view (reshape, slice, transpose ...) of its input
-    needs = [x.__class__ is Tensor and x.requires_grad for x in inputs]
+    needs = [((c := x.__class__) is Tensor or c is Parameter) and x.requires_grad for x in inputs]
     if True in needs:
         if _mode.enabled:
             node = _new(_node_types.get(name or op.grad_fn) or node_type(name or op.grad_fn))
@@ -719,7 +749,7 @@ _NEEDS_FT = [False, True]
 def _apply2(op: O.Op, a: Tensor, b: Any) -> Tensor:
     """apply() for a tensor and a tensor-or-scalar of matching dtype: the binary fast path."""
     ad = a._data
-    bt = b.__class__ is Tensor
+    bt = (bc := b.__class__) is Tensor or bc is Parameter
     bd = b._data if bt else b
     if ad.__class__ is not _ndarray:
         return apply(op, (a, b))
@@ -805,7 +835,7 @@ def _result_dtype(a: Any, b: Any) -> Any:
     """PyTorch's promoted dtype for a binary op between tensors and/or Python scalars."""
     ops_, scalars = [], []
     for x in (a, b):
-        if x.__class__ is Tensor:
+        if (c := x.__class__) is Tensor or c is Parameter:
             ops_.append((x._data.dtype, x._data.ndim))
         else:
             scalars.append(x)
@@ -818,7 +848,7 @@ def binary(op: O.Op, a: Tensor, b: Any) -> Tensor:
         return _apply2(op, a, b)
     if isinstance(b, _generic):  # a NumPy scalar counts as a Python number (PyTorch's rule)
         b = b.item()
-    if b.__class__ is Tensor:
+    if (bc := b.__class__) is Tensor or bc is Parameter:
         if a._data.__class__ is not b._data.__class__:  # cpu and cuda (cheap check first)
             a, b = _same_device(a, b)
         ad, bd = a._data.dtype, b._data.dtype
@@ -952,3 +982,4 @@ def _norm_dim(dim: int, ndim: int) -> int:
 
 
 random.wrap_state = Tensor._wrap  # generator states are uint8 tensors
+core._TensorType = Tensor  # the class of gradients, for the backward loop

@@ -13,24 +13,8 @@ from engine.factories import empty, ones, tensor, zeros
 from engine.functions import to_copy
 from engine.nn import functional as F
 from engine.nn import init
+from engine.tensor import Parameter as Parameter
 from engine.tensor import Tensor
-
-
-class _ParameterMeta(type):
-    def __instancecheck__(cls, obj: Any) -> bool:
-        return isinstance(obj, Tensor) and obj._param
-
-
-class Parameter(metaclass=_ParameterMeta):
-    """``nn.Parameter(t)``: a leaf tensor that requires grad and that modules register."""
-
-    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Tensor:  # type: ignore[misc]
-        base = data if data is not None else empty(0)
-        p = Tensor._wrap(base._data)
-        p.requires_grad = bool(requires_grad)
-        p._param = True
-        return p
-
 
 _new = object.__new__
 
