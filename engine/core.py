@@ -247,6 +247,7 @@ def _linear_next_functions(node: Node) -> tuple[tuple[Any, int], ...]:
     a view for input of another rank."""
     x, w = node.inputs[0], node.inputs[1]
     transposed = _Shown("TBackward0", ((_next(w), 0),)) if w.requires_grad else None
+    core: tuple[tuple[Any, int], ...]
     if len(node.inputs) > 2:
         core = ((_next(node.inputs[2]), 0), (_next(x), 0), (transposed, 0))
         inner = "AddmmBackward0"
