@@ -94,21 +94,17 @@ class _Formatter:
         lo, hi = float(absf.min()), float(absf.max())
         precision = PRINT_OPTS.precision
         self.int_mode = bool(np.all(finite == np.ceil(finite)))
+        forced = PRINT_OPTS.sci_mode
+        self.sci_mode = (
+            (hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4) if forced is None else forced
+        )
         vals = finite.tolist()
-        if self.int_mode:
-            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8
-            if self.sci_mode:
-                self.max_width = max(len(f"{v:.{precision}e}") for v in vals)
-            else:
-                self.max_width = max(len(f"{v:.0f}") + 1 for v in vals)
+        if self.sci_mode:
+            self.max_width = max(len(f"{v:.{precision}e}") for v in vals)
+        elif self.int_mode:
+            self.max_width = max(len(f"{v:.0f}") + 1 for v in vals)
         else:
-            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
-            if self.sci_mode:
-                self.max_width = max(len(f"{v:.{precision}e}") for v in vals)
-            else:
-                self.max_width = max(len(f"{v:.{precision}f}") for v in vals)
-        if PRINT_OPTS.sci_mode is not None:  # forced after the widths, as PyTorch does
-            self.sci_mode = PRINT_OPTS.sci_mode
+            self.max_width = max(len(f"{v:.{precision}f}") for v in vals)
 
     def format(self, value: Any) -> str:
         if self.floating:

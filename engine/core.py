@@ -158,7 +158,7 @@ class Node:
     def next_functions(self) -> tuple[tuple[Any, int], ...]:
         if self.op.name == "linear":
             return _linear_next_functions(self)
-        return tuple((_next(x), 0) for x in self.inputs)
+        return tuple((_next(x, self.seq), 0) for x in self.inputs)
 
     def type_name(self) -> str:
         """The name PyTorch's reprs show: its node's Python type (``CopyBackwards`` for
@@ -217,23 +217,45 @@ def rename(node: Node, name: str) -> None:
     node.__class__ = node_type(name)
 
 
-def _next(x: Any) -> Any:
+def edge(x: Any, seq: int) -> Any:
+    """The grad_fn that input x had when the node numbered ``seq`` recorded it: x.grad_fn,
+    unless an in-place op has since given x a new history (``y[i] -= 1`` after ``y[i]`` was
+    read), whose earlier consumers still lead to the old node, as PyTorch's edges do."""
+    history = getattr(x, "_fn_history", None)
+    if history is None:
+        return getattr(x, "grad_fn", None)
+    for boundary, old in history:
+        if seq < boundary:
+            return old
+    return x.grad_fn
+
+
+def _next(x: Any, seq: int) -> Any:
     """The node a gradient goes on to from input x: its grad_fn, a leaf's AccumulateGrad, or
     None for what does not require grad."""
     if getattr(x, "requires_grad", False):
-        return x.grad_fn if x.grad_fn is not None else AccumulateGrad(x)
+        fn = edge(x, seq)
+        return fn if fn is not None else AccumulateGrad(x)
     return None
 
 
 class _Shown:
     """A node PyTorch's graph has where the engine records one node for several (linear is
-    addmm on the input, the bias and the weight's transpose): for ``next_functions``."""
+    addmm on the input, the bias and the weight's transpose): for ``next_functions``. Made
+    through :func:`shown`, whose class is named as PyTorch's node."""
 
     __slots__ = ("_name", "next_functions")
 
     def __init__(self, name: str, next_functions: tuple[tuple[Any, int], ...]) -> None:
         self._name = name
         self.next_functions = next_functions
+
+    def __new__(cls, name: str, next_functions: tuple[tuple[Any, int], ...]) -> _Shown:
+        if cls is _Shown:
+            cls = _SHOWN_TYPES.get(name) or _SHOWN_TYPES.setdefault(
+                name, type(name, (_Shown,), {"__slots__": (), "__module__": "builtins"})
+            )
+        return object.__new__(cls)
 
     def name(self) -> str:
         return self._name
@@ -242,17 +264,20 @@ class _Shown:
         return f"<{self._name} object at {id(self):#x}>"
 
 
+_SHOWN_TYPES: dict[str, type[_Shown]] = {}
+
+
 def _linear_next_functions(node: Node) -> tuple[tuple[Any, int], ...]:
     """PyTorch's graph of F.linear: addmm(bias, input, weight.t()) (mm without a bias), behind
     a view for input of another rank."""
     x, w = node.inputs[0], node.inputs[1]
-    transposed = _Shown("TBackward0", ((_next(w), 0),)) if w.requires_grad else None
+    transposed = _Shown("TBackward0", ((_next(w, node.seq), 0),)) if w.requires_grad else None
     core: tuple[tuple[Any, int], ...]
     if len(node.inputs) > 2:
-        core = ((_next(node.inputs[2]), 0), (_next(x), 0), (transposed, 0))
+        core = ((_next(node.inputs[2], node.seq), 0), (_next(x, node.seq), 0), (transposed, 0))
         inner = "AddmmBackward0"
     else:
-        core = ((_next(x), 0), (transposed, 0))
+        core = ((_next(x, node.seq), 0), (transposed, 0))
         inner = "MmBackward0"
     if node.name() in ("AddmmBackward0", "MmBackward0"):
         return core
@@ -712,7 +737,7 @@ def run_backward(
                     gi = sum_to(gi, xd.shape, xp)
                 if gi.dtype != xd.dtype:
                     gi = gi.astype(xd.dtype)
-            fn = x.grad_fn
+            fn = x.grad_fn if x._fn_history is None else edge(x, node.seq)
             if fn is None:
                 if x in leaf_grads:
                     acc = leaf_grads[x] + gi

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -1767,6 +1768,17 @@ def accepts_out(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
         if out._data.shape == new.shape:
             out._data[...] = new
         else:
+            if out._data.size:
+                warnings.warn(
+                    "An output with one or more elements was resized since it had shape "
+                    f"{list(out._data.shape)}, which does not match the required output shape "
+                    f"{list(new.shape)}. This behavior is deprecated, and in a future PyTorch "
+                    "release outputs will not be resized unless they have zero elements. You "
+                    "can explicitly reuse an out tensor t by resizing it, inplace, to zero "
+                    "elements with t.resize_(0).",
+                    UserWarning,
+                    stacklevel=2,
+                )
             out._data = new.astype(out._data.dtype, copy=True)
         out._bump()
         return out

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from engine.backend import to_numpy
-from engine.core import ModuleCall, Node, WalkStep
+from engine.core import ModuleCall, Node, WalkStep, edge
 from engine.ops import OPS
 from engine.tensor import Tensor
 
@@ -276,7 +276,7 @@ class _Exporter:
         for n in nodes:
             leaves.setdefault(id(n), 0)
             for x in n.inputs:
-                fn = getattr(x, "grad_fn", None)
+                fn = edge(x, n.seq)
                 if fn is None or id(fn) not in paths:
                     continue
                 inner, outer = paths[id(fn)], paths[id(n)]
@@ -441,7 +441,7 @@ class _Exporter:
     def op_node(self, node: Node) -> str:
         scope = getattr(node, "module", None)
         call = self.call(scope) if scope is not None else None
-        gid_inputs = [self.ref(x, call) for x in node.inputs]
+        gid_inputs = [self.ref(x, call, node.seq) for x in node.inputs]
         self.input_ids[id(node)] = gid_inputs
         attrs = node.attrs or {}
         # a scalar operand kept as an attribute (x ** 2, 2 ** x) is drawn as a constant too
@@ -520,8 +520,9 @@ class _Exporter:
         EXPRESSION_MAX characters)."""
         return [self.render(g, limit=EXPRESSION_MAX) for g in gids]
 
-    def ref(self, x: Any, call: _Call | None = None) -> str:
-        fn = getattr(x, "grad_fn", None)
+    def ref(self, x: Any, call: _Call | None = None, seq: int | None = None) -> str:
+        """The graph id of input x (as the node numbered ``seq`` recorded it)."""
+        fn = edge(x, seq) if seq is not None else getattr(x, "grad_fn", None)
         if fn is not None:
             gid = self.ids.get(id(fn))
             if gid is not None:
@@ -637,7 +638,7 @@ def _topo_ascending(
             seen.add(id(node))
             found.append(node)
             for x in node.inputs:
-                fn = getattr(x, "grad_fn", None)
+                fn = edge(x, node.seq)
                 if fn is not None:
                     stack.append(fn)
         found.sort(key=lambda n: n.seq)
@@ -655,7 +656,7 @@ def _topo_ascending(
         for x in inputs:
             if not isinstance(x, Tensor):
                 new_others += 1  # each Python number is a node of its own
-            elif x.grad_fn is None and id(x) not in others:
+            elif edge(x, node.seq) is None and id(x) not in others:
                 new_others += 1
         if drawn + 1 + new_others > max_nodes and found:  # the root is always drawn
             cut = True
@@ -664,7 +665,7 @@ def _topo_ascending(
         found.append(node)
         drawn += 1 + new_others
         for x in inputs:
-            fn = getattr(x, "grad_fn", None)
+            fn = edge(x, node.seq)
             if fn is None:
                 others.add(id(x))
             elif id(fn) not in seen:
@@ -687,7 +688,7 @@ def count_nodes(roots: Iterable[Node | None], limit: int) -> int:
         seen.add(id(node))
         count += 1
         for x in node.inputs:
-            fn = getattr(x, "grad_fn", None)
+            fn = edge(x, node.seq)
             if fn is not None:
                 stack.append(fn)
             elif id(x) not in seen:
@@ -741,17 +742,13 @@ def freeze_leaves(root: Any, max_nodes: int | None = None) -> dict[int, Any]:
             node = stack.pop()
             nodes.append(node)
             for x in node.inputs:
-                up = getattr(x, "grad_fn", None)
+                up = edge(x, node.seq)
                 if up is not None and id(up) not in seen:
                     seen.add(id(up))
                     stack.append(up)
     for node in nodes:
         for x in node.inputs:
-            if (
-                getattr(x, "grad_fn", None) is None
-                and isinstance(x, Tensor)
-                and id(x) not in frozen
-            ):
+            if edge(x, node.seq) is None and isinstance(x, Tensor) and id(x) not in frozen:
                 grad = x.grad._data.copy() if x.grad is not None else None
                 frozen[id(x)] = (x._data.copy(), grad)
     return frozen

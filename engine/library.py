@@ -129,7 +129,7 @@ def repeat_interleave(
     counts: Any = to_numpy(repeats._data) if isinstance(repeats, Tensor) else int(repeats)
     index = np.repeat(np.arange(source._data.shape[d]), counts)
     picked = getitem(source, (slice(None),) * d + (index,))
-    return _named(picked, "IndexSelectBackward0")
+    return _named(picked, "ViewBackward0")  # PyTorch: index_select, then a view
 
 
 @public("tile", method=True)
@@ -539,7 +539,8 @@ def kron(a: Tensor, b: Tensor) -> Tensor:
         raise RuntimeError("kron: the playground takes tensors of equal rank")
     left = a.reshape(*[s for d in a.shape for s in (d, 1)])
     right = b.reshape(*[s for d in b.shape for s in (1, d)])
-    return (left * right).reshape(*[x * y for x, y in zip(a.shape, b.shape, strict=True)])  # type: ignore[no-any-return]
+    out = (left * right).reshape(*[x * y for x, y in zip(a.shape, b.shape, strict=True)])
+    return _named(out, "UnsafeViewBackward0")
 
 
 @public("cross")

@@ -6,9 +6,17 @@ from __future__ import annotations
 from typing import Any
 
 from engine import ops as O
+from engine.core import rename
 from engine.functions import matmul
 from engine.functions import norm as _norm_of
 from engine.tensor import Tensor, apply
+
+
+def _vector(out: Tensor) -> Tensor:
+    if out.grad_fn is not None:
+        rename(out.grad_fn, "LinalgVectorNormBackward0")
+    return out
+
 
 __all__ = ["det", "inv", "matrix_norm", "norm", "solve", "vector_norm"]
 
@@ -18,7 +26,7 @@ def vector_norm(
 ) -> Tensor:
     """The vector norm of all elements (or along ``dim``)."""
     x = x if dtype is None else x.to(dtype)
-    return _norm_of(x, ord, dim, keepdim)
+    return _vector(_norm_of(x, ord, dim, keepdim))
 
 
 def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False) -> Tensor:
@@ -30,10 +38,10 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
 def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False) -> Tensor:
     """torch.linalg.norm: the 2-norm of a vector, Frobenius of a matrix (the defaults)."""
     if ord in (None, "fro"):
-        return _norm_of(A, 2, dim, keepdim)
+        return _vector(_norm_of(A, 2, dim, keepdim))
     if isinstance(ord, str):
         raise NotImplementedError(f"linalg.norm(ord={ord!r}) is not in the playground")
-    return _norm_of(A, ord, dim, keepdim)
+    return _vector(_norm_of(A, ord, dim, keepdim))
 
 
 def _square(A: Tensor, fname: str) -> None:

@@ -91,7 +91,9 @@ class Generator:
         self._bits = bits
         has_normal = data[624 * 4 + 12]
         self._next_normal = (
-            float(np.frombuffer(data[624 * 4 + 13 :], dtype=np.float64)[0]) if has_normal else None
+            float(np.frombuffer(data[624 * 4 + 13 : 624 * 4 + 21], dtype=np.float64)[0])
+            if has_normal
+            else None
         )
         return self
 

@@ -99,6 +99,9 @@ class Tensor:
     _untracked: str | None = None
     _param: bool = False
     _hooks: GradHooks | None = None  # register_hook / retain_grad
+    # (sequence number, grad_fn) pairs: the histories an in-place op replaced, for the nodes
+    # recorded before it (engine.core.edge); None for a tensor never changed in place
+    _fn_history: list[tuple[builtins.int, Any]] | None = None
     # tensors sharing one version counter (detach()), as weak references; None when alone
     _vgroup: list[Any] | None = None
     __array_priority__ = 1000  # so numpy scalars defer to our reflected operators
@@ -379,6 +382,10 @@ class Tensor:
         self._data[...] = new
         self._bump()
         if result.grad_fn is not None:
+            if self.grad_fn is not result.grad_fn:  # earlier consumers keep the old history
+                history = self._fn_history or []
+                history.append((result.grad_fn.seq, self.grad_fn))
+                self._fn_history = history
             self.grad_fn = result.grad_fn
             self.requires_grad = True
             result.grad_fn.out = weakref.ref(self)

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from engine.distributions.distribution import Distribution, as_tensor, check
 from engine.factories import multinomial
-from engine.functions import softmax
+from engine.functions import broadcast_tensors, softmax
 from engine.tensor import Tensor
 
 
@@ -53,12 +53,9 @@ class Categorical(Distribution):
 
     def log_prob(self, value: Tensor) -> Tensor:
         value = value.long().unsqueeze(-1)
-        logits = self.logits
-        if logits.dim() > 1 or value.dim() > 1:
-            shape = [max(a, b) for a, b in zip(value.shape[:-1], logits.shape[:-1], strict=False)]
-            value = value.expand(*shape, 1) if shape else value
-            logits = logits.expand(*shape, self._num_events) if shape else logits
-        return logits.gather(-1, value).squeeze(-1)
+        value, log_pmf = broadcast_tensors(value, self.logits)
+        value = value[..., :1]
+        return log_pmf.gather(-1, value).squeeze(-1)
 
     def entropy(self) -> Tensor:
         return -(self.logits * self.probs).sum(-1)

@@ -89,7 +89,7 @@ class _ConvNd(Module):
             f"stride={self.stride}"
         )
         if self.padding != (0,) * self._d:
-            s += f", padding={self.padding!r}"
+            s += f", padding={self.padding}"
         if self.dilation != (1,) * self._d:
             s += f", dilation={self.dilation}"
         if self.groups != 1:

@@ -586,12 +586,19 @@ def _conv(
             if any(s != 1 for s in st):
                 raise RuntimeError("padding='same' is not supported for strided convolutions")
             totals = [dl * (k - 1) for dl, k in zip(dil, kernel, strict=True)]
-            if any(t % 2 for t in totals):
-                raise NotImplementedError(
-                    "padding='same' with an even kernel size (asymmetric padding) is not "
-                    "supported in the playground"
-                )
             pad = tuple(t // 2 for t in totals)
+            extra = [t % 2 for t in totals]  # odd totals: one more on the right, as PyTorch
+            if any(extra):
+                warnings.warn(
+                    "Using padding='same' with even kernel lengths and odd dilation may require "
+                    "a zero-padded copy of the input be created",
+                    UserWarning,
+                    stacklevel=3,
+                )
+                widths: list[int] = []
+                for e in reversed(extra):
+                    widths += [0, e]
+                x = pad_fn(x, widths)
         else:
             raise ValueError(
                 f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}"
@@ -827,3 +834,6 @@ def pad(
         pieces = [p for p in (parts[0], out, parts[1]) if p is not None]
         out = _fn.cat(pieces, dim) if len(pieces) > 1 else out
     return out
+
+
+pad_fn = pad  # (conv's 'same' padding reaches F.pad under this name: conv's own arg is pad)
