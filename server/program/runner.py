@@ -48,8 +48,9 @@ class Output(Protocol):
 
 
 class ProgramStream:
-    """``sys.stdout`` / ``sys.stderr`` of a program: counts characters against the output
-    budget and hands text to ``sink`` (the pipe, or a buffer in tests)."""
+    """``sys.stdout`` / ``sys.stderr`` of a program: hands text to ``sink`` (the pipe, or a
+    buffer in tests) up to the output budget, then stops forwarding and only counts, as a
+    notebook cuts a cell's output: the program runs on to its end (graph included)."""
 
     encoding = "utf-8"
     errors = "strict"
@@ -58,22 +59,22 @@ class ProgramStream:
     def __init__(self, sink: Output, limit: int) -> None:
         self._sink = sink
         self._limit = limit
-        self.written = 0
+        self.written = 0  # characters the program printed, forwarded or not
+
+    @property
+    def truncated(self) -> bool:
+        """The program printed more than the budget: only its first ``limit`` were forwarded."""
+        return self.written > self._limit
 
     def write(self, text: str) -> int:
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
         room = self._limit - self.written
-        if len(text) > room:
-            if room > 0:
-                self._sink.write(text[:room])
-                self.written = self._limit
-            raise _budget_error(
-                f"output budget exceeded: the program printed more than {self._limit:,} "
-                "characters (budget: max_output_chars)"
-            )
         self.written += len(text)
-        self._sink.write(text)
+        if room >= len(text):
+            self._sink.write(text)
+        elif room > 0:
+            self._sink.write(text[:room])
         return len(text)
 
     def writelines(self, lines: Any) -> None:
@@ -96,6 +97,14 @@ class ProgramStream:
         raise OSError("the playground's output is not a file")
 
 
+def truncation_notice(printed: int, shown: int) -> str:
+    """What the page and a REST client read when the output was cut."""
+    return (
+        f"The program printed {printed:,} characters; the first {shown:,} are shown "
+        "(budget: max_output_chars)."
+    )
+
+
 class StringSink:
     """An :class:`Output` that keeps the text (for running in-process, e.g. in tests)."""
 
@@ -111,12 +120,6 @@ class StringSink:
 
     def getvalue(self) -> str:
         return "".join(self.parts)
-
-
-def _budget_error(message: str) -> Exception:
-    from engine.limits import BudgetExceeded
-
-    return BudgetExceeded(message)
 
 
 # ---- names ------------------------------------------------------------------------------------
@@ -524,6 +527,10 @@ def run_program(
                 if recorded:
                     graphs = [engine.graph.export_tensors(recorded)]
     notices.extend(values.notices)
+    if stream.truncated:
+        result["output_truncated"] = True
+        result["output_chars"] = stream.written
+        notices.append(truncation_notice(stream.written, budgets.max_output_chars))
     result["passes"] = graphs
     if result["graph"] is None:
         result["graph"] = graphs[-1] if graphs else None
