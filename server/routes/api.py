@@ -209,8 +209,11 @@ async def run_stream(request: RunRequest, http: Request) -> Response:
         admission.leave(seconds)
         if stats is not None and outcome is not None:
             stats.run_seconds.observe(seconds)
-            ok = outcome.result is not None and bool(outcome.result.get("ok"))
-            stats.runs.labels("ok" if ok else "error").inc()
+            if outcome.result is not None:
+                stats.runs.labels("ok" if outcome.result.get("ok") else "error").inc()
+            else:  # stopped (the connection closed) or a failed worker
+                stopped = (outcome.error or {}).get("type") == "KeyboardInterrupt"
+                stats.runs.labels("stopped" if stopped else "error").inc()
 
     stream = RunStream(
         sandbox, service.job_for(request, settings), request.device,

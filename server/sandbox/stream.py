@@ -15,6 +15,7 @@ next one. The run itself is :meth:`Sandbox.run` in a thread; this module only re
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -98,7 +99,8 @@ class RunStream:
                 if waiting:
                     return
                 waiting = True
-            loop.call_soon_threadsafe(wake.set)
+            with contextlib.suppress(RuntimeError):  # the loop is closing: nobody is listening
+                loop.call_soon_threadsafe(wake.set)
 
         def take() -> str:
             nonlocal waiting

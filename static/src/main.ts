@@ -44,8 +44,9 @@ const DEFAULTS: AppState = {
   compare: false,
 };
 
-/** Below this window height the legend starts folded. */
+/** Below this window height, or this width (a phone), the legend starts folded. */
 const LEGEND_MIN_HEIGHT = 780;
+const LEGEND_MIN_WIDTH = 600;
 
 function debounce<A extends unknown[]>(fn: (...args: A) => void, ms: number): (...args: A) => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -135,7 +136,7 @@ class Playground {
       },
     });
     bindWrapToggle(byId("editor-wrap", HTMLButtonElement), this.editor, wrapLines);
-    new Splitter(byId("splitter", HTMLElement), document.querySelector<HTMLElement>(".playground")!);
+    new Splitter(byId("splitter", HTMLElement), document.querySelector<HTMLElement>(".playground")!, () => this.rearrangeSoon());
     this.refreshBindings();
     this.bindingsPanel.onChange = (bindings) => {
       this.store.set({ bindings }, "none");
@@ -208,8 +209,11 @@ class Playground {
       if (size === lastSize) return;
       lastSize = size;
       this.graphView.paneResized(this.focusNode());
-      this.rearrangeSoon();
     }).observe(this.svg);
+    // A window resized (a tablet turned, a window dragged to the projector): perhaps another
+    // arrangement now shows the graph bigger. (Not the caption's growth, which would re-lay the
+    // graph out under a walk in progress.)
+    window.addEventListener("resize", () => this.rearrangeSoon());
     this.devices.onChange = (device) => {
       this.store.set({ device }, "replace");
       this.run(true);
@@ -217,7 +221,7 @@ class Playground {
     this.walkBar.update(null, null, false);
     this.walkBar.setStepOver(false, null);
     // In a short window the graph needs the rows: the legend starts folded (its button opens it).
-    if (window.innerHeight < LEGEND_MIN_HEIGHT) this.setLegend(false);
+    if (window.innerHeight < LEGEND_MIN_HEIGHT || window.innerWidth < LEGEND_MIN_WIDTH) this.setLegend(false);
     // A link asking for another device waits for the device list (it may fall back to cpu).
     const wanted = state.device;
     const ready = this.devices.load(wanted).then((device) => {
@@ -433,9 +437,14 @@ class Playground {
     if (!graph || this.loading || this.graphView.userView) return;
     this.stopForward();
     const position = this.player.current;
-    const drawn = await this.draw(graph, this.expansionAt(graph, position), true, position);
-    if (!drawn || this.graph !== graph || !this.frame) return;
-    this.graphView.showFrame(this.frame, this.walkMoved || position < this.frame.total);
+    this.svg.dataset.state = "loading";
+    try {
+      const drawn = await this.draw(graph, this.expansionAt(graph, position), true, position);
+      if (!drawn || this.graph !== graph || !this.frame) return;
+      this.graphView.showFrame(this.frame, this.walkMoved || position < this.frame.total);
+    } finally {
+      if (this.graph === graph && !this.runs.running) this.svg.dataset.state = "ready";
+    }
   }
 
   /** The node of `graph` the response's error names (only in the graph the error happened in). */
@@ -587,8 +596,12 @@ class Playground {
     this.setLegend(!on);
     this.graphView.presenting = on;
     this.hoverCard.show(null, null, { x: 0, y: 0 }, null);
-    // The pane's shape changed a lot: lay the graph out again (a wide room may take it sideways).
-    requestAnimationFrame(() => void this.relayout());
+    // Legible at once for the new mode; then, the pane's shape having changed, laid out again (a
+    // wide room may take the graph sideways).
+    requestAnimationFrame(() => {
+      this.graphView.autoView(this.focusNode());
+      void this.relayout();
+    });
     if (on) this.svg.focus();
   }
 

@@ -147,15 +147,19 @@ export class PanZoom {
     this.apply();
   }
 
-  /** No empty band where content could be: content larger than the pane covers it, smaller is centred. */
+  /**
+   * No empty band where content could be: content larger than the pane covers it, content that
+   * fits is centred (even when it fits only without the padding: on a phone the padding must not
+   * push a node off the pane).
+   */
   private clampTo(content: Rect): void {
     const pane = this.pane();
     const pad = ZOOM.fitPadding;
     const w = content.width * this.k;
     const h = content.height * this.k;
-    if (w + 2 * pad <= pane.width) this.x = pane.x + (pane.width - w) / 2 - content.x * this.k;
+    if (w <= pane.width) this.x = pane.x + (pane.width - w) / 2 - content.x * this.k;
     else this.x = Math.min(pane.x + pad - content.x * this.k, Math.max(pane.x + pane.width - pad - (content.x + content.width) * this.k, this.x));
-    if (h + 2 * pad <= pane.height) this.y = pane.y + (pane.height - h) / 2 - content.y * this.k;
+    if (h <= pane.height) this.y = pane.y + (pane.height - h) / 2 - content.y * this.k;
     else this.y = Math.min(pane.y + pad - content.y * this.k, Math.max(pane.y + pane.height - pad - (content.y + content.height) * this.k, this.y));
   }
 

@@ -5,6 +5,7 @@ inside native code (the line it was stuck on)."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -162,7 +163,9 @@ def test_closing_the_stream_kills_the_program_and_frees_its_slot(
         started = time.monotonic()
         body = http.post("/api/v1/run", json={"source": "print(2)"}).json()
         answered_after = time.monotonic() - started
+        metrics = http.get("/metrics").text
     assert body["stdout"] == "2\n"
+    assert re.search(r'agp_runs_total\{outcome="stopped"\} [1-9]', metrics), metrics
     assert gone_after < 1.5 and answered_after < 3.0  # the issue's bounds, measured
 
 
