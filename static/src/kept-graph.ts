@@ -65,3 +65,16 @@ export class GraphKeeper {
     return null;
   }
 }
+
+/** Show `note` in `element` (the strip above the graph) and mark the graph `svg` with its kind. */
+export function showNote(note: GraphNote | null, element: HTMLElement, svg: SVGSVGElement): void {
+  element.hidden = note === null;
+  element.textContent = note?.text ?? "";
+  if (note) {
+    element.dataset.kind = note.kind;
+    svg.dataset.note = note.kind;
+  } else {
+    delete element.dataset.kind;
+    delete svg.dataset.note;
+  }
+}

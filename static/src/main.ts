@@ -14,7 +14,7 @@ import { ExamplesGallery } from "./examples";
 import { exportJson, exportPng, exportSvg } from "./export";
 import { freeVariables, isExpression } from "./freevars";
 import { accumulationMarks, forwardFrame, forwardOrder, nodeExpression, walkFrame, type WalkFrame } from "./graphmodel";
-import { GraphKeeper } from "./kept-graph";
+import { GraphKeeper, showNote } from "./kept-graph";
 import { layoutGraph } from "./layout";
 import { collapsibleModules, displayGraph, stepModule, stepOverTarget } from "./modules";
 import { Player } from "./player";
@@ -280,14 +280,7 @@ class Playground {
 
   /** Say over the graph whether it is an earlier run's (kept) or its program has changed. */
   private showGraphNote(): void {
-    const note = this.keeper.note(this.store.state.source);
-    const element = byId("graph-note", HTMLElement);
-    element.hidden = note === null;
-    element.textContent = note?.text ?? "";
-    if (note) element.dataset.kind = note.kind;
-    else delete element.dataset.kind;
-    if (note) this.svg.dataset.note = note.kind;
-    else delete this.svg.dataset.note;
+    showNote(this.keeper.note(this.store.state.source), byId("graph-note", HTMLElement), this.svg);
   }
 
   private async showResponse(response: RunResponse, request: RunRequest): Promise<void> {
