@@ -55,7 +55,10 @@ class Metrics:
     def __init__(self, app: FastAPI) -> None:
         self.registry = CollectorRegistry()
         self.runs = Counter(
-            "agp_runs", "Programs run, by outcome (ok, error).", ["outcome"], registry=self.registry
+            "agp_runs",
+            "Programs run, by outcome (ok, error, stopped).",
+            ["outcome"],
+            registry=self.registry,
         )
         self.refusals = Counter(
             "agp_refusals",

@@ -400,7 +400,19 @@ class RunResponse(BaseModel):
     )
 
     ok: bool
-    stdout: str = Field(description="Exactly what the program printed (up to the error, if any).")
+    stdout: str = Field(
+        description="Exactly what the program printed (up to the error, if any), or its first "
+        "`max_output_chars` characters when it printed more (see `output_truncated`)."
+    )
+    output_truncated: bool = Field(
+        default=False,
+        description="The program printed more than `max_output_chars`: `stdout` holds the "
+        "first part, and the program ran on (it is not stopped for printing).",
+    )
+    output_chars: int | None = Field(
+        default=None,
+        description="When `output_truncated`: how many characters the program printed in all.",
+    )
     error: UserErrorInfo | None = None
     graph: Graph | None = Field(default=None, description="The last backward pass's graph.")
     passes: list[Graph] = Field(
@@ -453,3 +465,35 @@ class ErrorBody(BaseModel):
     )
 
     detail: Any
+
+
+class RunStreamEvent(BaseModel):
+    """One line of ``POST /api/v1/run/stream``'s answer (newline-delimited JSON)."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"event": "start", "elapsed_ms": 0.0},
+                {"event": "stdout", "elapsed_ms": 12.4, "text": "step 0 loss 36.0\n"},
+                {"event": "progress", "elapsed_ms": 512.0},
+                {
+                    "event": "result",
+                    "elapsed_ms": 640.2,
+                    "response": RunResponse.model_config["json_schema_extra"]["examples"][0],  # type: ignore[index]
+                },
+            ]
+        },
+    )
+
+    event: Literal["start", "stdout", "progress", "busy", "result"] = Field(
+        description="`start`: the run has a worker slot; `stdout`: the program printed `text`; "
+        "`progress`: still running, nothing printed lately; `busy`: no worker became ready in "
+        "time (try again after `retry_after_s`); `result`: the last line, with `response`."
+    )
+    elapsed_ms: float = Field(description="Milliseconds since the run started.")
+    text: str | None = Field(default=None, description="`stdout`: what the program printed.")
+    retry_after_s: int | None = Field(default=None, description="`busy`: seconds to wait.")
+    response: RunResponse | None = Field(
+        default=None, description="`result`: what `POST /api/v1/run` would have answered."
+    )

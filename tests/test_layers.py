@@ -80,6 +80,7 @@ SERVER_LAYERS: list[set[str]] = [
     {"server.sandbox.worker"},
     {"server.sandbox.pool"},
     {"server.sandbox", "server.sandbox.zygote", "server.sandbox.service"},
+    {"server.sandbox.stream"},
     # training (runs in the server process: its programs are the server's own)
     {"server.training", "server.training.errors", "server.training.datasets",
      "server.training.model", "server.training.program", "server.training.schemas"},

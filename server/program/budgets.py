@@ -19,10 +19,6 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 
-class BudgetExceeded(RuntimeError):
-    """A program went over one of its budgets; the message names the budget and its setting."""
-
-
 @dataclass(frozen=True)
 class Budgets:
     """Every limit a program runs under; defaults mirror server.settings.Settings."""

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 import numpy
 
 from server.program import source as src
-from server.program.budgets import BudgetExceeded, Budgets
+from server.program.budgets import Budgets
 from server.program.imports import Importer
 from server.program.values import graph as values_graph
 from server.program.values.compare import compare_pass
@@ -51,8 +51,9 @@ class Output(Protocol):
 
 
 class ProgramStream:
-    """``sys.stdout`` / ``sys.stderr`` of a program: counts characters against the output
-    budget and hands text to ``sink`` (the pipe, or a buffer in tests)."""
+    """``sys.stdout`` / ``sys.stderr`` of a program: hands text to ``sink`` (the pipe, or a
+    buffer in tests) up to the output budget, then stops forwarding and only counts, as a
+    notebook cuts a cell's output: the program runs on to its end (graph included)."""
 
     encoding = "utf-8"
     errors = "strict"
@@ -61,22 +62,22 @@ class ProgramStream:
     def __init__(self, sink: Output, limit: int) -> None:
         self._sink = sink
         self._limit = limit
-        self.written = 0
+        self.written = 0  # characters the program printed, forwarded or not
+
+    @property
+    def truncated(self) -> bool:
+        """The program printed more than the budget: only its first ``limit`` were forwarded."""
+        return self.written > self._limit
 
     def write(self, text: str) -> int:
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
         room = self._limit - self.written
-        if len(text) > room:
-            if room > 0:
-                self._sink.write(text[:room])
-                self.written = self._limit
-            raise _budget_error(
-                f"output budget exceeded: the program printed more than {self._limit:,} "
-                "characters (budget: max_output_chars)"
-            )
         self.written += len(text)
-        self._sink.write(text)
+        if room >= len(text):
+            self._sink.write(text)
+        elif room > 0:
+            self._sink.write(text[:room])
         return len(text)
 
     def writelines(self, lines: Any) -> None:
@@ -114,10 +115,6 @@ class StringSink:
 
     def getvalue(self) -> str:
         return "".join(self.parts)
-
-
-def _budget_error(message: str) -> Exception:
-    return BudgetExceeded(message)
 
 
 # ---- names ------------------------------------------------------------------------------------
@@ -529,6 +526,9 @@ def run_program(
     truncated = [g for g in graphs if g.get("truncated")]
     if truncated:
         notices.append(_truncated_notice(truncated, len(graphs)))
+    if stream.truncated:  # the page says so next to the output (a REST client reads these)
+        result["output_truncated"] = True
+        result["output_chars"] = stream.written
     result["passes"] = graphs
     if result["graph"] is None:
         result["graph"] = graphs[-1] if graphs else None

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from fastapi import APIRouter, Request
+from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
@@ -17,8 +18,18 @@ from server.examples import gallery
 from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from server.metrics import metrics_of
 from server.sandbox import service
-from server.sandbox.pool import PoolBusy, Sandbox
-from server.schemas import DeviceInfo, ErrorBody, Example, Health, Ready, RunRequest, RunResponse
+from server.sandbox.pool import Outcome, PoolBusy, Sandbox
+from server.sandbox.stream import NdjsonResponse, RunStream, single_result
+from server.schemas import (
+    DeviceInfo,
+    ErrorBody,
+    Example,
+    Health,
+    Ready,
+    RunRequest,
+    RunResponse,
+    RunStreamEvent,
+)
 from server.serialize import OrjsonResponse, dumps, json_bytes_response
 from server.settings import app_settings
 
@@ -152,6 +163,63 @@ async def run(request: RunRequest, http: Request) -> Response:
             "ok" if outcome.result is not None and outcome.result.get("ok") else "error"
         ).inc()
     return json_bytes_response(body_bytes)
+
+
+@router.post(
+    "/run/stream",
+    response_class=NdjsonResponse,
+    responses={
+        200: {
+            "model": RunStreamEvent,
+            "description": "Newline-delimited JSON, one RunStreamEvent a line: `start`, then "
+            "`stdout` as the program prints and `progress` while it is quiet, and last `result` "
+            "with the whole RunResponse (or `busy`).",
+        },
+        **REQUEST_ERRORS,
+    },
+    tags=["playground"],
+    summary="Run a program, streaming what it prints while it runs; closing the connection "
+    "stops it",
+)
+async def run_stream(request: RunRequest, http: Request) -> Response:
+    """The same run as ``POST /api/v1/run``, through the same admission control (503 with
+    ``Retry-After`` when saturated), answered as it happens: what the program prints arrives
+    while it runs, with the elapsed time, and its ``RunResponse`` comes last. Past
+    ``max_output_chars`` the output stops arriving and the program runs on (the response says
+    ``output_truncated``). Closing the connection kills the program's worker at once: a page's
+    Stop, or a newer run replacing this one, frees the slot for the next."""
+    reason = _unavailable_device(request.device)
+    if reason is not None:
+        body = service.error_response(
+            request.device, "RuntimeError", f"device '{request.device}' is not available: {reason}"
+        )
+        return NdjsonResponse(single_result(dumps(body)))
+    settings = app_settings(http)
+    sandbox: Sandbox = http.app.state.sandbox
+    admission: Admission = http.app.state.admission
+    stats = metrics_of(http.app)
+    try:
+        await admission.enter(client_of(http))
+    except Busy as exc:
+        if stats is not None:
+            stats.refusals.labels("queue_full" if "full" in exc.reason else "wait").inc()
+        return busy_response(exc.retry_after, exc.reason)
+
+    def release(outcome: Outcome | None, seconds: float) -> None:
+        admission.leave(seconds)
+        if stats is not None and outcome is not None:
+            stats.run_seconds.observe(seconds)
+            if outcome.result is not None:
+                stats.runs.labels("ok" if outcome.result.get("ok") else "error").inc()
+            else:  # stopped (the connection closed) or a failed worker
+                stopped = (outcome.error or {}).get("type") == "KeyboardInterrupt"
+                stats.runs.labels("stopped" if stopped else "error").inc()
+
+    stream = RunStream(
+        sandbox, service.job_for(request, settings), request.device,
+        settings.sandbox_queue_timeout_s, release,
+    )  # fmt: skip
+    return NdjsonResponse(stream.events(), background=BackgroundTask(stream.close))
 
 
 @router.get("/examples", response_model=list[Example], tags=["playground"])

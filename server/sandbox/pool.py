@@ -15,6 +15,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import select
 import signal
 import socket
@@ -22,12 +23,14 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from server.program.source import FILENAME as PROGRAM_FILENAME
 from server.sandbox import protocol
 from server.sandbox.protocol import CONTROL_FD_ENV, PID, PID_STATUS
 from server.sandbox.worker import EXIT_NO_REPORT
@@ -64,6 +67,40 @@ class PoolBusy(Exception):
 
 class SandboxUnavailable(RuntimeError):
     """The zygote could not be started, or the jail is required and missing."""
+
+
+class Cancel:
+    """Ends one run from any thread (Stop, a newer run, a closed connection): its worker is
+    SIGKILLed at once through the zygote, or, cancelled before it starts, the run never starts.
+    ``Sandbox.run`` then answers with a ``KeyboardInterrupt`` error, as a notebook's Stop does."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._requested = False
+        self._stop: Callable[[], None] | None = None
+
+    @property
+    def requested(self) -> bool:
+        return self._requested
+
+    def set(self) -> None:
+        """Stop the run (idempotent; a run that has already ended is left alone)."""
+        with self._lock:
+            self._requested = True
+            stop = self._stop
+        if stop is not None:
+            stop()
+
+    def _bind(self, stop: Callable[[], None] | None) -> None:
+        """While a worker runs, ``set`` kills it; bound after a request, it kills at once."""
+        with self._lock:
+            self._stop = stop
+            now = self._requested and stop is not None
+        if now and stop is not None:
+            stop()
+
+
+STOPPED_MESSAGE = "the run was stopped before it finished (Stop, or a newer run)"
 
 
 @dataclass
@@ -354,17 +391,28 @@ class Sandbox:
                 w.early = header
         return next((w for w in queue if w.warm), None)
 
-    def run(self, job: dict[str, Any], queue_timeout_s: float = 10.0) -> Outcome:
-        """Run one job on a fresh worker; hard-kill it after wall clock + grace."""
+    def run(
+        self,
+        job: dict[str, Any],
+        queue_timeout_s: float = 10.0,
+        *,
+        cancel: Cancel | None = None,
+        on_stdout: Callable[[str], None] | None = None,
+    ) -> Outcome:
+        """Run one job on a fresh worker; hard-kill it after wall clock + grace, or as soon as
+        ``cancel`` is set. ``on_stdout`` gets the program's output as it arrives (from this
+        thread), each piece as it was printed."""
         kind = "cuda" if str(job.get("device", "cpu")).startswith("cuda") else "cpu"
         started = time.monotonic()
         if not self._running.acquire(timeout=queue_timeout_s):
             raise PoolBusy
         try:
+            if cancel is not None and cancel.requested:
+                return Outcome("", None, _error("KeyboardInterrupt", STOPPED_MESSAGE), {})
             w = self._take(kind, max(0.1, queue_timeout_s - (time.monotonic() - started)))
             waited = time.monotonic() - started
             try:
-                outcome = self._drive(w, job)
+                outcome = self._drive(w, job, cancel, on_stdout)
             finally:
                 self._discard(w)
             outcome.timing_ms["queue"] = round(waited * 1000, 3)
@@ -373,13 +421,21 @@ class Sandbox:
         finally:
             self._running.release()
 
-    def _drive(self, w: _Worker, job: dict[str, Any]) -> Outcome:
+    def _drive(
+        self,
+        w: _Worker,
+        job: dict[str, Any],
+        cancel: Cancel | None = None,
+        on_stdout: Callable[[str], None] | None = None,
+    ) -> Outcome:
         cfg = self.config
         payload = protocol.frame(protocol.JOB, orjson.dumps(job))
         stdout_cap = 4 * cfg.max_output_chars + 4096
         reader = protocol.FrameReader(
-            {protocol.STDOUT: stdout_cap, protocol.RESULT: cfg.max_result_bytes, protocol.READY: 0}
+            {protocol.STDOUT: stdout_cap, protocol.RESULT: cfg.max_result_bytes, protocol.READY: 0},
+            stacks=True,
         )
+        stack = bytearray()  # the program's stack, asked for before a hard kill
         if w.early:  # a frame's first bytes, read while looking for READY: the rest follows
             with contextlib.suppress(protocol.ProtocolError):
                 reader.feed(w.early)
@@ -390,7 +446,10 @@ class Sandbox:
         out = bytearray()
         result_bytes: bytes | None = None
         killed = False
+        asked_stack = False
         broken: str | None = None
+        if cancel is not None:
+            cancel._bind(lambda: self._kill(w))
         try:
             _write_all(w.job_fd, payload)
         except OSError:
@@ -404,6 +463,14 @@ class Sandbox:
         while broken is None:
             left = (deadline if result_bytes is None else eof) - time.monotonic()
             if left <= 0:
+                if result_bytes is None and not asked_stack:
+                    # Past the soft wall clock and the grace: the program is stuck where its
+                    # TimeoutError cannot be raised (inside one native call). Ask for its stack
+                    # first, so that the error can say which line it was on.
+                    asked_stack = True
+                    self._ask_stack(w)
+                    deadline = time.monotonic() + self.STACK_WAIT_S
+                    continue
                 self._kill(w)
                 killed = result_bytes is None
                 break
@@ -424,17 +491,30 @@ class Sandbox:
                         if len(out) + len(body) > stdout_cap:
                             raise protocol.ProtocolError("more output than the budget allows")
                         out += body
+                        if on_stdout is not None and body:
+                            on_stdout(body.decode("utf-8", "replace"))
+                    elif kind == protocol.STACK:
+                        stack += (body + b"\n")[: max(0, self.STACK_CAP - len(stack))]
+                        if asked_stack:  # it has answered: the rest follows within moments
+                            deadline = min(deadline, time.monotonic() + self.STACK_REST_S)
                     elif kind == protocol.RESULT:
                         result_bytes = body
                         eof = time.monotonic() + self.EOF_AFTER_RESULT_S
             except protocol.ProtocolError as exc:
-                broken = f"the program wrote into its worker's pipe to the server ({exc})"
                 result_bytes = None
                 self._kill(w)
+                if asked_stack:  # its stack, written over a frame it was sending: out of time
+                    killed = True
+                    break
+                broken = f"the program wrote into its worker's pipe to the server ({exc})"
+        if cancel is not None:
+            cancel._bind(None)
         if killed:  # keep what it printed before it was killed
-            self._drain(w, reader, out, stdout_cap)
+            self._drain(w, reader, out, stdout_cap, stack)
         stdout = out.decode("utf-8", "replace")
         timing = {"worker": round((time.monotonic() - started) * 1000, 3)}
+        if cancel is not None and cancel.requested and result_bytes is None:
+            return Outcome(stdout, None, _error("KeyboardInterrupt", STOPPED_MESSAGE), timing)
         if result_bytes is not None:
             try:
                 result = orjson.loads(result_bytes)
@@ -450,20 +530,25 @@ class Sandbox:
             return Outcome(stdout, result, None, timing)
         if killed:
             self.kills += 1
+            error = _error(
+                "TimeoutError", f"stopped after {cfg.wall_clock_s:g} s (budget: wall_clock_s)"
+            )
             return Outcome(
-                stdout,
-                None,
-                _error(
-                    "TimeoutError", f"stopped after {cfg.wall_clock_s:g} s (budget: wall_clock_s)"
-                ),
-                timing,
+                stdout, None, _at_stack(error, bytes(stack), str(job.get("source", ""))), timing
             )
         if broken is not None:
             return Outcome(stdout, None, _error("RuntimeError", broken), timing)
         self.crashes += 1
         return Outcome(stdout, None, self._death(w), timing)
 
-    def _drain(self, w: _Worker, reader: protocol.FrameReader, out: bytearray, cap: int) -> None:
+    def _drain(
+        self,
+        w: _Worker,
+        reader: protocol.FrameReader,
+        out: bytearray,
+        cap: int,
+        stack: bytearray,
+    ) -> None:
         end = time.monotonic() + 0.5
         while time.monotonic() < end:
             ready, _, _ = select.select([w.out_fd], [], [], max(0.0, end - time.monotonic()))
@@ -479,6 +564,8 @@ class Sandbox:
                 for kind, body in reader.feed(data):
                     if kind == protocol.STDOUT and len(out) + len(body) <= cap:
                         out += body
+                    elif kind == protocol.STACK:
+                        stack += (body + b"\n")[: max(0, self.STACK_CAP - len(stack))]
             except protocol.ProtocolError:
                 return
 
@@ -522,6 +609,19 @@ class Sandbox:
             "SystemExit", f"the program ended its process (exit status {code}) before it finished"
         )
 
+    #: how long a stuck worker has to send its stack once asked, and then to finish sending it
+    STACK_WAIT_S = 0.2
+    STACK_REST_S = 0.02
+    STACK_CAP = 16 * 1024
+
+    def _ask_stack(self, w: _Worker) -> None:
+        """Ask the worker, through the zygote, to write its Python stack (SIGUSR1: CPython's
+        faulthandler writes it from its signal handler, even inside a long native call)."""
+        ctl = self._ctl
+        if ctl is not None:
+            with contextlib.suppress(OSError):
+                ctl.send(b"d" + PID.pack(w.pid))
+
     def _kill(self, w: _Worker) -> None:
         """SIGKILL through the zygote, the worker's parent: it alone knows the pid is still its
         unreaped child (a pid we signalled ourselves could have been reused)."""
@@ -564,6 +664,37 @@ class Sandbox:
                 self._proc.kill()
             with contextlib.suppress(Exception):
                 self._proc.wait(timeout=5)
+
+
+_STACK_LINE = re.compile(
+    rb'^  File "' + re.escape(PROGRAM_FILENAME.encode()) + rb'", line (\d+) in (\S{1,200})$'
+)
+
+
+def _at_stack(error: dict[str, Any], stack: bytes, source: str) -> dict[str, Any]:
+    """Locate a hard-killed program's error at the line its stack (faulthandler's text, most
+    recent call first; as untrusted as anything a worker sends) says it was on."""
+    frames = []
+    for raw in stack.splitlines():
+        match = _STACK_LINE.match(raw)
+        if match:
+            frames.append((int(match.group(1)), match.group(2).decode("ascii", "replace")))
+    if not frames:
+        return error
+    lines = source.splitlines()
+    calls = ""
+    for number, name in reversed(frames):
+        calls += f'  File "{PROGRAM_FILENAME}", line {number}, in {name}\n'
+        if 0 < number <= len(lines) and lines[number - 1].strip():
+            calls += f"    {lines[number - 1].strip()}\n"
+    line = frames[0][0]
+    message = f"{error['message']}, stuck in a call on line {line}"
+    return {
+        **error,
+        "line": line,
+        "message": message,
+        "traceback": f"Traceback (most recent call last):\n{calls}{error['type']}: {message}",
+    }
 
 
 def _write_all(fd: int, data: bytes) -> None:

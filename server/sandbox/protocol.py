@@ -18,6 +18,14 @@ RESULT = b"r"
 READY = b"y"  # empty: the worker is jailed and warm, waiting for its job
 KINDS = frozenset({JOB, STDOUT, RESULT, READY})
 
+#: Not a frame: the program's Python stack as CPython's faulthandler writes it (plain text: a
+#: header line such as ``Stack (most recent call first):``, then lines that start with two
+#: spaces), which a worker writes between frames when the server asks before a hard kill.
+#: A reader made with ``stacks=True`` hands its lines back as frames of this kind.
+STACK = b"S"
+#: the longest line of a stack dump
+STACK_LINE_CAP = 1024
+
 HEADER = struct.Struct("!cI")
 
 # The zygote's control socket (SOCK_SEQPACKET): see server.sandbox.zygote.
@@ -42,14 +50,41 @@ class FrameReader:
     :class:`ProtocolError` as soon as its header is seen, before its payload is buffered.
     """
 
-    def __init__(self, caps: dict[bytes, int]) -> None:
+    def __init__(self, caps: dict[bytes, int], stacks: bool = False) -> None:
         self.caps = caps
+        self.stacks = stacks
+        self._in_stack = False
         self._buffer = bytearray()
+
+    def _stack_line(self) -> tuple[str, bytes]:
+        """``("line", text)``: the next line of a stack dump; ``("wait", b"")``: it has not all
+        arrived; ``("done", b"")``: the dump is over (the next byte does not continue it)."""
+        if self._in_stack and self._buffer[:1] != b" ":
+            self._in_stack = False
+            return "done", b""
+        end = self._buffer.find(b"\n", 0, STACK_LINE_CAP)
+        if end < 0:
+            if len(self._buffer) >= STACK_LINE_CAP:
+                raise ProtocolError("a stack dump's line is too long")
+            return "wait", b""
+        self._in_stack = True
+        line = bytes(self._buffer[:end])
+        del self._buffer[: end + 1]
+        return "line", line
 
     def feed(self, data: bytes) -> list[tuple[bytes, bytes]]:
         self._buffer += data
         frames: list[tuple[bytes, bytes]] = []
-        while len(self._buffer) >= HEADER.size:
+        while self._buffer:
+            if self.stacks and (self._in_stack or self._buffer[:1].isupper()):
+                state, line = self._stack_line()
+                if state == "wait":
+                    break
+                if state == "line":
+                    frames.append((STACK, line))
+                continue
+            if len(self._buffer) < HEADER.size:
+                break
             kind, size = HEADER.unpack_from(self._buffer)
             cap = self.caps.get(kind)
             if cap is None:

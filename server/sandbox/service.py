@@ -81,7 +81,8 @@ def job_for(request: RunRequest, settings: Settings) -> dict[str, Any]:
 
 def error_response(device: str, type_name: str, message: str, stdout: str = "") -> dict[str, Any]:
     return {
-        "ok": False, "stdout": stdout, "graph": None, "passes": [], "passes_total": 0,
+        "ok": False, "stdout": stdout, "output_truncated": False, "output_chars": None,
+        "graph": None, "passes": [], "passes_total": 0,
         "result": None, "notice": None, "device": device, "timing_ms": {},
         "error": {"type": type_name, "message": message, "line": None, "col": None},
     }  # fmt: skip
@@ -92,9 +93,12 @@ def respond(outcome: Outcome, device: str, unjailed: bool) -> bytes:
     if outcome.result is not None:
         body = outcome.result
         body["stdout"] = outcome.stdout
+        body.setdefault("output_truncated", False)
+        body.setdefault("output_chars", None)
     else:
         error = outcome.error or {"type": "RuntimeError", "message": "the program failed"}
         body = error_response(device, error["type"], error["message"], outcome.stdout)
+        body["error"].update({k: error[k] for k in ("line", "traceback") if error.get(k)})
     timing = body.get("timing_ms")
     if isinstance(timing, dict):
         timing.update(outcome.timing_ms)

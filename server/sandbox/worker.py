@@ -7,7 +7,8 @@ Its life, in order (all before the program's first byte is read):
 2. for a CUDA worker, initialise the device (CUDA does not survive ``fork``);
 3. install the jail (:mod:`server.sandbox.jail`): rlimits, Landlock, seccomp;
 4. read one ``JOB`` frame, run it (:func:`server.program.runner.run_program`), streaming what
-   the program prints as ``STDOUT`` frames, then one ``RESULT`` frame; exit.
+   the program prints as ``STDOUT`` frames, then one ``RESULT`` frame; exit. Asked (SIGUSR1)
+   before a hard kill, it writes its Python stack between frames (``protocol.STACK``).
 
 Nothing in here trusts the program: it may have replaced anything it can reach, so the result
 is encoded defensively and the server validates it again.
@@ -16,7 +17,9 @@ is encoded defensively and the server validates it again.
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import os
+import signal
 import sys
 import types
 from collections.abc import Mapping
@@ -141,6 +144,11 @@ def serve(
                 _refusal(f"the sandbox could not prepare its worker: {type(exc).__name__}: {exc}"),
             )
             os._exit(EXIT_NO_JAIL)
+        # When the server asks before a hard kill (SIGUSR1, through the zygote), CPython's
+        # faulthandler writes the program's stack to the pipe from its C signal handler: the
+        # line it is stuck on, even inside a native call that no Python handler can interrupt.
+        with contextlib.suppress(Exception):
+            faulthandler.register(signal.SIGUSR1, file=out_fd, all_threads=False)
         if warm:
             _warm(modules)
         write_all(out_fd, protocol.frame(protocol.READY, b""))

@@ -10,6 +10,8 @@ probes whether the kernel can jail a worker, says hello, and then serves two mes
   ``b"W" + pid + kind`` with the two server-side pipe ends attached (SCM_RIGHTS);
 - server -> zygote ``b"k" + pid``: SIGKILL that worker if it is still a live child (only the
   parent knows a pid has not been reaped and reused, so only the parent kills);
+- server -> zygote ``b"d" + pid``: SIGUSR1 that worker, whose faulthandler then writes its
+  Python stack to the server (asked before a hard kill, to say which line it was stuck on);
 - server -> zygote ``b"n" + pid + niceness``: lower that worker's CPU priority (a program that
   has run long yields the cores to short ones);
 - zygote -> server ``b"X" + pid + status`` when a worker has exited (the zygote reaps them).
@@ -143,6 +145,11 @@ def main() -> None:
                 if pid in children:
                     with contextlib.suppress(ProcessLookupError):
                         os.kill(pid, signal.SIGKILL)
+            elif message[:1] == b"d" and len(message) == 1 + PID.size:
+                (pid,) = PID.unpack_from(message, 1)
+                if pid in children:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGUSR1)  # its faulthandler writes its stack
             elif message[:1] == b"n" and len(message) == 1 + PID_STATUS.size:
                 pid, niceness = PID_STATUS.unpack_from(message, 1)
                 if pid in children and 0 <= niceness <= 19:

@@ -62,6 +62,7 @@ export type Responses = [
   Expect<Exclude<Mismatch<Api.ApiRunResponse, Page.RunResponse, "RunResponse">, `${Pending}: not in the schema`>>,
   Expect<Mismatch<Api.ApiExample, Page.Example, "Example">>,
   Expect<Mismatch<Api.ApiDeviceInfo, Page.DeviceInfo, "DeviceInfo">>,
+  Expect<Mismatch<Api.ApiRunStreamEvent, Page.RunStreamEvent, "RunStreamEvent">>,
 ];
 
 /** Every request the page builds is one the schema accepts. */

@@ -1,11 +1,13 @@
 /** The API client: the only module that talks to the server. */
+import { readRunStream } from "./run-stream";
 import { BusyError, parseRetryAfter } from "./runner";
 import type { DeviceInfo, Example, RunRequest, RunResponse } from "./types";
 
 /** Error for a request the server refused (4xx) or could not answer. */
 export class ApiError extends Error {}
 
-async function asJson<T>(response: Response): Promise<T> {
+/** Throw for an answer that is not a success: BusyError for 429/503, ApiError otherwise. */
+async function check(response: Response): Promise<void> {
   if (response.status === 429 || response.status === 503) {
     throw new BusyError(response.status, parseRetryAfter(response.headers.get("Retry-After")));
   }
@@ -19,17 +21,28 @@ async function asJson<T>(response: Response): Promise<T> {
     }
     throw new ApiError(detail);
   }
+}
+
+async function asJson<T>(response: Response): Promise<T> {
+  await check(response);
   return (await response.json()) as T;
 }
 
-/** Run a program: POST /api/v1/run. Throws BusyError when the server asks to come back later. */
-export async function runProgram(request: RunRequest): Promise<RunResponse> {
-  const response = await fetch("/api/v1/run", {
+/**
+ * Run a program and follow it: POST /api/v1/run/stream. `output` gets what the program prints
+ * while it runs; resolves with the run's response. Aborting `signal` closes the connection, which
+ * stops the program on the server. Throws BusyError when the server asks to come back later.
+ */
+export async function runProgramStream(request: RunRequest, signal: AbortSignal, output: (text: string, elapsedMs: number) => void): Promise<RunResponse> {
+  const response = await fetch("/api/v1/run/stream", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify(request),
+    signal,
   });
-  return asJson<RunResponse>(response);
+  await check(response);
+  if (!response.body) throw new ApiError("the run's answer has no body");
+  return readRunStream<RunResponse>(response.body, { onOutput: output });
 }
 
 /** The examples gallery: GET /api/v1/examples (empty when the server has none yet). */

@@ -19,6 +19,8 @@ export const NODE = {
   textFont: 12,
   /** Gap between the title and a badge on its row. */
   badgeGap: 6,
+  /** The keyboard focus ring is drawn this far outside the box (never over its state outline). */
+  focusGap: 5,
 } as const;
 
 /** The rendered text size a reader needs: the view never opens smaller than this (CSS pixels). */
@@ -106,4 +108,18 @@ export const DEVICE = {
   fallback: "cpu",
   /** Device names a URL may carry (what the API accepts). */
   pattern: /^(cpu|cuda(:\d{1,2})?)$/,
+};
+
+/** The splitter between the program column and the graph (splitter.ts). */
+export const SPLIT = {
+  /** The program column's share of the page's width: where it starts, and its bounds. */
+  initialShare: 0.34,
+  minShare: 0.2,
+  maxShare: 0.7,
+  /** Neither pane gets narrower than this (CSS pixels). */
+  minSidePx: 260,
+  minStagePx: 320,
+  /** ← / → move it by this share; with Shift by the bigger one. */
+  step: 0.02,
+  bigStep: 0.1,
 };

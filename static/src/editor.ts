@@ -2,7 +2,7 @@
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
 import { bracketMatching, indentOnInput, syntaxHighlighting } from "@codemirror/language";
-import { EditorState, StateEffect, StateField, type Extension, type Range } from "@codemirror/state";
+import { Compartment, EditorState, StateEffect, StateField, type Extension, type Range } from "@codemirror/state";
 import {
   Decoration,
   type DecorationSet,
@@ -47,9 +47,14 @@ const errorField = StateField.define<DecorationSet>({
   provide: (field) => EditorView.decorations.from(field),
 });
 
+/** Said to screen readers on the editor (and in the `?` list): how to leave it by keyboard. */
+export const EDITOR_HELP = "Python program. Tab indents; to leave the editor with the keyboard, press Escape, then Tab. Ctrl+Enter runs it.";
+
 export interface EditorOptions {
   parent: HTMLElement;
   doc: string;
+  /** Wrap long lines instead of scrolling sideways. */
+  wrap?: boolean;
   /** Ctrl/Cmd+Enter. */
   onRun: () => void;
   /** Every change of the text. */
@@ -59,6 +64,7 @@ export interface EditorOptions {
 /** A thin wrapper so the rest of the page never touches CodeMirror's API. */
 export class Editor {
   private readonly view: EditorView;
+  private readonly wrapping = new Compartment();
 
   constructor(options: EditorOptions) {
     const runKey = { key: "Mod-Enter", run: () => (options.onRun(), true), preventDefault: true };
@@ -73,10 +79,12 @@ export class Editor {
       syntaxHighlighting(classHighlighter),
       python(),
       errorField,
+      this.wrapping.of(options.wrap ? EditorView.lineWrapping : []),
       keymap.of([runKey, ...defaultKeymap, ...historyKeymap, indentWithTab]),
       // tabindex: the content is focusable anyway (contenteditable); saying so lets checkers see
       // that the scrolling editor has focusable content.
-      EditorView.contentAttributes.of({ "data-testid": "editor", "aria-label": "Program", tabindex: "0" }),
+      // Tab indents, so the way out is said: Escape, then Tab (CodeMirror's tab-focus mode).
+      EditorView.contentAttributes.of({ "data-testid": "editor", "aria-label": "Program", "aria-describedby": "editor-help", tabindex: "0" }),
       EditorView.updateListener.of((update) => {
         if (update.docChanged) options.onChange(update.state.doc.toString());
       }),
@@ -90,7 +98,12 @@ export class Editor {
     sheet.href = new URL("../css/editor.css", import.meta.url).href;
     const mount = document.createElement("div");
     mount.className = "editor-mount";
-    shadow.append(sheet, mount);
+    // The description lives in the same shadow root as the content that names it by id.
+    const help = document.createElement("p");
+    help.id = "editor-help";
+    help.className = "sr-only";
+    help.textContent = EDITOR_HELP;
+    shadow.append(sheet, help, mount);
     this.view = new EditorView({
       root: shadow,
       parent: mount,
@@ -120,4 +133,35 @@ export class Editor {
   focus(): void {
     this.view.focus();
   }
+
+  /** Wrap long lines (true) or scroll sideways (false). */
+  setWrap(wrap: boolean): void {
+    this.view.dispatch({ effects: this.wrapping.reconfigure(wrap ? EditorView.lineWrapping : []) });
+  }
+}
+
+const WRAP_KEY = "agp.editorWrap";
+
+/** Whether the user last asked the editor to wrap long lines (remembered across visits). */
+export function wrapPreference(): boolean {
+  try {
+    return window.localStorage.getItem(WRAP_KEY) === "1";
+  } catch {
+    return false;
+  }
+}
+
+/** Make `button` (aria-pressed) toggle the editor's line wrapping, and remember the choice. */
+export function bindWrapToggle(button: HTMLButtonElement, editor: Editor, initial: boolean): void {
+  button.setAttribute("aria-pressed", String(initial));
+  button.addEventListener("click", () => {
+    const wrap = button.getAttribute("aria-pressed") !== "true";
+    button.setAttribute("aria-pressed", String(wrap));
+    editor.setWrap(wrap);
+    try {
+      window.localStorage.setItem(WRAP_KEY, wrap ? "1" : "0");
+    } catch {
+      /* storage disabled: it lasts for this page only */
+    }
+  });
 }

@@ -2,25 +2,28 @@
  * The playground page: wires the state store, editor, runner, graph view, walk player and panels.
  * Each concern lives in its own module; this file only connects them.
  */
-import { ApiError, runProgram } from "./api";
+import { ApiError, runProgramStream } from "./api";
 import { BindingsPanel } from "./bindings-panel";
 import { CompareControl, markCompared } from "./compare";
 import { PLAYER, RUN } from "./config";
 import { DetailsPanel, HoverCard } from "./details";
 import { DevicePicker } from "./device-picker";
 import { byId } from "./dom";
-import { Editor } from "./editor";
+import { bindWrapToggle, Editor, wrapPreference } from "./editor";
 import { ExamplesGallery } from "./examples";
 import { exportJson, exportPng, exportSvg } from "./export";
 import { freeVariables, isExpression } from "./freevars";
 import { accumulationMarks, forwardFrame, forwardOrder, nodeExpression, walkFrame, type WalkFrame } from "./graphmodel";
+import { GraphKeeper, showNote } from "./kept-graph";
 import { layoutGraph } from "./layout";
 import { collapsibleModules, displayGraph, stepModule, stepOverTarget } from "./modules";
 import { Player } from "./player";
 import { GraphView } from "./render";
-import { Runner } from "./runner";
+import { RunController } from "./run-controller";
+import { RunPanel } from "./run-panel";
 import { actionFor, ownedByFocus, renderShortcutList, type Action } from "./shortcuts";
 import { decodeState, Store, type AppState, type BindingState } from "./state";
+import { Splitter } from "./splitter";
 import { setupTheme } from "./theme";
 import type { Graph, RunError, RunRequest, RunResponse } from "./types";
 import { WalkBar } from "./walkbar";
@@ -41,8 +44,9 @@ const DEFAULTS: AppState = {
   compare: false,
 };
 
-/** Below this window height the legend starts folded. */
+/** Below this window height, or this width (a phone), the legend starts folded. */
 const LEGEND_MIN_HEIGHT = 780;
+const LEGEND_MIN_WIDTH = 600;
 
 function debounce<A extends unknown[]>(fn: (...args: A) => void, ms: number): (...args: A) => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -71,13 +75,17 @@ class Playground {
   private readonly details = new DetailsPanel(byId("details", HTMLElement), byId("details-body", HTMLElement), byId("details-title", HTMLElement));
   private readonly bindingsPanel = new BindingsPanel(byId("bindings", HTMLElement), byId("bindings-list", HTMLElement));
   private readonly hoverCard = new HoverCard(byId("hovercard", HTMLElement), byId("graph-wrap", HTMLElement));
-  private readonly stdout = byId("stdout", HTMLElement);
   private readonly errorPanel = byId("error", HTMLElement);
-  private readonly status = byId("run-status", HTMLElement);
+  private readonly runPanel = new RunPanel(
+    () => this.run(false),
+    () => this.runs.stop(),
+  );
+  /** The graph on screen may be an earlier run's (kept when the latest failed before one). */
+  private readonly keeper = new GraphKeeper();
   private readonly devices = new DevicePicker(byId("device", HTMLSelectElement), byId("device-note", HTMLElement));
   private readonly shortcutsDialog = byId("shortcuts-dialog", HTMLDialogElement);
   private readonly editor: Editor;
-  private readonly runner: Runner<RunRequest, RunResponse>;
+  private readonly runs: RunController<RunRequest, RunResponse>;
   private readonly compare = new CompareControl(() => this.store.state.compare);
 
   private response: RunResponse | null = null;
@@ -105,22 +113,30 @@ class Playground {
 
   constructor() {
     const state = this.store.state;
-    this.runner = new Runner<RunRequest, RunResponse>({
-      send: (request) => runProgram(request),
-      onResult: (response) => void this.showResponse(response),
+    this.runs = new RunController<RunRequest, RunResponse>({
+      send: (request, signal, output) => runProgramStream(request, signal, output),
+      onStart: () => this.runPanel.started(),
+      onOutput: (text) => this.runPanel.output(text),
+      onResult: (response, request) => void this.showResponse(response, request),
       onError: (error) => this.showRequestError(error),
-      onBusy: (seconds) => this.showBusy(seconds),
+      onBusy: (seconds) => this.runPanel.busy(seconds),
+      onStopped: () => this.showStopped(),
     });
+    const wrapLines = wrapPreference();
     this.editor = new Editor({
       parent: byId("editor-host", HTMLElement),
       doc: state.source,
+      wrap: wrapLines,
       onRun: () => this.run(false),
       onChange: (source) => {
         this.store.set({ source }, "none");
         this.writeUrlSoon();
         this.refreshBindingsSoon();
+        this.showGraphNote();
       },
     });
+    bindWrapToggle(byId("editor-wrap", HTMLButtonElement), this.editor, wrapLines);
+    new Splitter(byId("splitter", HTMLElement), document.querySelector<HTMLElement>(".playground")!, () => this.rearrangeSoon());
     this.refreshBindings();
     this.bindingsPanel.onChange = (bindings) => {
       this.store.set({ bindings }, "none");
@@ -161,7 +177,6 @@ class Playground {
     };
     this.graphView.onToggleModule = (id) => this.toggleModule(id);
     byId("details-close", HTMLButtonElement).addEventListener("click", () => this.graphView.select(null));
-    byId("run", HTMLButtonElement).addEventListener("click", () => this.run(false));
     byId("graph-fit", HTMLButtonElement).addEventListener("click", () => this.graphView.fit());
     byId("graph-zoom-in", HTMLButtonElement).addEventListener("click", () => this.graphView.zoomBy(1.25));
     byId("graph-zoom-out", HTMLButtonElement).addEventListener("click", () => this.graphView.zoomBy(0.8));
@@ -195,6 +210,10 @@ class Playground {
       lastSize = size;
       this.graphView.paneResized(this.focusNode());
     }).observe(this.svg);
+    // A window resized (a tablet turned, a window dragged to the projector): perhaps another
+    // arrangement now shows the graph bigger. (Not the caption's growth, which would re-lay the
+    // graph out under a walk in progress.)
+    window.addEventListener("resize", () => this.rearrangeSoon());
     this.devices.onChange = (device) => {
       this.store.set({ device }, "replace");
       this.run(true);
@@ -202,7 +221,7 @@ class Playground {
     this.walkBar.update(null, null, false);
     this.walkBar.setStepOver(false, null);
     // In a short window the graph needs the rows: the legend starts folded (its button opens it).
-    if (window.innerHeight < LEGEND_MIN_HEIGHT) this.setLegend(false);
+    if (window.innerHeight < LEGEND_MIN_HEIGHT || window.innerWidth < LEGEND_MIN_WIDTH) this.setLegend(false);
     // A link asking for another device waits for the device list (it may fall back to cpu).
     const wanted = state.device;
     const ready = this.devices.load(wanted).then((device) => {
@@ -240,51 +259,50 @@ class Playground {
   private run(keepStep: boolean): void {
     this.refreshBindings();
     if (!keepStep) this.store.set({ step: null, pass: null }, "push");
-    if (this.status.dataset.state !== "busy") this.setStatus("Running…", "running");
     this.svg.dataset.state = "loading";
-    this.runStarted = performance.now();
-    this.runner.submit(this.request());
-  }
-
-  private runStarted = 0;
-
-  private setStatus(text: string, state: string): void {
-    this.status.textContent = text;
-    this.status.dataset.state = state;
-  }
-
-  /** The server asked us to come back later: say so calmly; the program and walk stay as they are. */
-  private showBusy(seconds: number): void {
-    if (seconds > 0) this.setStatus(`The server is busy: retrying in ${seconds} s. Your program is kept.`, "busy");
-    else this.setStatus("Retrying…", "running");
+    this.runs.submit(this.request());
   }
 
   private showRequestError(error: unknown): void {
     const message = error instanceof ApiError ? error.message : `the server could not be reached (${String(error)})`;
     this.showError({ type: "RequestError", message, line: null, col: null }, null);
-    this.setStatus("", "error");
+    this.runPanel.failed();
     this.svg.dataset.state = "ready";
   }
 
-  private async showResponse(response: RunResponse): Promise<void> {
-    this.response = response;
-    this.stdout.textContent = response.stdout;
-    this.stdout.classList.toggle("empty", response.stdout === "" && !response.result);
+  /** Stop ended the run: its output stays, and so does the graph on screen (marked as kept). */
+  private showStopped(): void {
+    this.runPanel.stopped();
+    this.keeper.stopped();
+    this.showGraphNote();
+    this.svg.dataset.state = "ready";
+  }
+
+  /** Say over the graph whether it is an earlier run's (kept) or its program has changed. */
+  private showGraphNote(): void {
+    showNote(this.keeper.note(this.store.state.source), byId("graph-note", HTMLElement), this.svg);
+  }
+
+  private async showResponse(response: RunResponse, request: RunRequest): Promise<void> {
     const result = byId("result", HTMLElement);
     result.hidden = !response.result;
     byId("result-text", HTMLElement).textContent = response.result ?? "";
     const notice = byId("run-notice", HTMLElement);
     notice.textContent = response.notice ?? "";
     notice.hidden = !response.notice;
-    this.showError(response.error, response.graph);
-    const ms = Math.round(performance.now() - this.runStarted);
-    this.setStatus(response.ok ? `Ran on ${response.device} in ${ms} ms` : `Stopped with an error (on ${response.device})`, response.ok ? "done" : "error");
-    this.status.dataset.device = response.device;
-    await this.showPass(this.store.state.step);
-    if (this.response !== response) return; // a newer response is being drawn
+    this.runPanel.finished(response);
+    // A run that failed before recording a graph keeps the one on screen (the last good run's).
+    const drawn = this.keeper.accept(response, request.source);
+    this.showError(response.error, drawn === null ? null : response.graph);
+    this.showGraphNote();
+    if (drawn !== null) {
+      this.response = response;
+      await this.showPass(this.store.state.step);
+      if (this.response !== response) return; // a newer response is being drawn
+    }
     this.runCount += 1;
     this.svg.dataset.runCount = String(this.runCount);
-    this.svg.dataset.state = this.runner.pending ? "loading" : "ready";
+    this.svg.dataset.state = this.runs.running ? "loading" : "ready";
   }
 
   /** Show `error` in the panel and the editor; an error that names a node of `graph` links to it. */
@@ -372,6 +390,7 @@ class Playground {
     this.drawnExpansion = [...expansion].sort().join("\n");
     const display = displayGraph(graph, expansion);
     const rect = this.svg.getBoundingClientRect();
+    this.drawnPane = { width: rect.width, height: rect.height };
     const keep = fresh ? null : this.graphView.arrangement;
     const request = this.graphView.build(
       { graph, display, marks: this.marks, errorNode: this.errorNodeOf(graph) },
@@ -390,6 +409,35 @@ class Playground {
     }
     if (this.selected && !this.graphView.boxInfo(this.selected)) this.graphView.select(null);
     return true;
+  }
+
+  /** The pane's size when the graph on screen was laid out. */
+  private drawnPane = { width: 0, height: 0 };
+  /** After a resize settles: lay out again when the pane's shape changed by a fifth or more. */
+  private readonly rearrangeSoon = debounce(() => {
+    const rect = this.svg.getBoundingClientRect();
+    const changed = (now: number, then: number) => then > 0 && Math.abs(now - then) / then >= 0.2;
+    if (changed(rect.width, this.drawnPane.width) || changed(rect.height, this.drawnPane.height)) void this.relayout();
+  }, 250);
+
+  /**
+   * Lay the graph on screen out again for the pane it now has (the arrangement that shows it
+   * biggest: a wide room may take it left to right), the walk kept where it is. A view the user
+   * panned or zoomed is left alone.
+   */
+  private async relayout(): Promise<void> {
+    const graph = this.graph;
+    if (!graph || this.loading || this.graphView.userView) return;
+    this.stopForward();
+    const position = this.player.current;
+    this.svg.dataset.state = "loading";
+    try {
+      const drawn = await this.draw(graph, this.expansionAt(graph, position), true, position);
+      if (!drawn || this.graph !== graph || !this.frame) return;
+      this.graphView.showFrame(this.frame, this.walkMoved || position < this.frame.total);
+    } finally {
+      if (this.graph === graph && !this.runs.running) this.svg.dataset.state = "ready";
+    }
   }
 
   /** The node of `graph` the response's error names (only in the graph the error happened in). */
@@ -526,10 +574,10 @@ class Playground {
     field.hidden = false;
     try {
       await navigator.clipboard.writeText(link);
-      this.setStatus("Link copied", "done");
+      this.runPanel.say("Link copied");
     } catch {
       field.select();
-      this.setStatus("Copy the link from the field", "done");
+      this.runPanel.say("Copy the link from the field");
     }
   }
 
@@ -541,7 +589,12 @@ class Playground {
     this.setLegend(!on);
     this.graphView.presenting = on;
     this.hoverCard.show(null, null, { x: 0, y: 0 }, null);
-    requestAnimationFrame(() => this.graphView.autoView(this.focusNode()));
+    // Legible at once for the new mode; then, the pane's shape having changed, laid out again (a
+    // wide room may take the graph sideways).
+    requestAnimationFrame(() => {
+      this.graphView.autoView(this.focusNode());
+      void this.relayout();
+    });
     if (on) this.svg.focus();
   }
 

@@ -1,5 +1,6 @@
 /**
- * Pan (drag) and zoom (wheel, buttons) of an SVG group, and the view's legibility rule (Netron):
+ * Pan (drag, one finger) and zoom (wheel, buttons, two fingers pinching) of an SVG group, and the
+ * view's legibility rule (Netron):
  * the page never opens a graph smaller than the size its text can be read at; a graph that does
  * not fit at that size is shown around the node of interest, and the view pans to follow the walk.
  * Fit still shows the whole graph, however small, when the user asks.
@@ -19,11 +20,20 @@ export function legibleScale(presenting: boolean): number {
   return (presenting ? LEGIBLE.presentedMinTextPx : LEGIBLE.minTextPx) / NODE.textFont;
 }
 
+/** A finger (or pen) must move this far (CSS px) before a touch on a node pans instead of tapping it. */
+const TOUCH_SLOP = 6;
+
 export class PanZoom {
   private x = 0;
   private y = 0;
   private k = 1;
   private drag: { pointer: number; x: number; y: number } | null = null;
+  /** Touch and pen pointers down on the graph, where they are now. */
+  private touches = new Map<number, { x: number; y: number }>();
+  /** The pinch in progress: the distance between the two fingers and their midpoint, last seen. */
+  private pinch: { distance: number; x: number; y: number } | null = null;
+  /** Set once a touch has moved past the slop: the tap it began is a pan, not a click. */
+  private touchMoved = false;
   /** In presentation mode the legible minimum is bigger (and fitting may zoom in further). */
   presenting = false;
   /**
@@ -41,6 +51,17 @@ export class PanZoom {
     svg.addEventListener("pointermove", (e) => this.onPointerMove(e));
     svg.addEventListener("pointerup", (e) => this.onPointerUp(e));
     svg.addEventListener("pointercancel", (e) => this.onPointerUp(e));
+    // A touch that panned or pinched must not also click the node it started on.
+    svg.addEventListener(
+      "click",
+      (e) => {
+        if (!this.touchMoved) return;
+        this.touchMoved = false;
+        e.stopPropagation();
+        e.preventDefault();
+      },
+      true,
+    );
   }
 
   /** Current scale (1 = SVG units are pixels). */
@@ -126,15 +147,19 @@ export class PanZoom {
     this.apply();
   }
 
-  /** No empty band where content could be: content larger than the pane covers it, smaller is centred. */
+  /**
+   * No empty band where content could be: content larger than the pane covers it, content that
+   * fits is centred (even when it fits only without the padding: on a phone the padding must not
+   * push a node off the pane).
+   */
   private clampTo(content: Rect): void {
     const pane = this.pane();
     const pad = ZOOM.fitPadding;
     const w = content.width * this.k;
     const h = content.height * this.k;
-    if (w + 2 * pad <= pane.width) this.x = pane.x + (pane.width - w) / 2 - content.x * this.k;
+    if (w <= pane.width) this.x = pane.x + (pane.width - w) / 2 - content.x * this.k;
     else this.x = Math.min(pane.x + pad - content.x * this.k, Math.max(pane.x + pane.width - pad - (content.x + content.width) * this.k, this.x));
-    if (h + 2 * pad <= pane.height) this.y = pane.y + (pane.height - h) / 2 - content.y * this.k;
+    if (h <= pane.height) this.y = pane.y + (pane.height - h) / 2 - content.y * this.k;
     else this.y = Math.min(pane.y + pad - content.y * this.k, Math.max(pane.y + pane.height - pad - (content.y + content.height) * this.k, this.y));
   }
 
@@ -162,6 +187,10 @@ export class PanZoom {
   }
 
   private onPointerDown(e: PointerEvent): void {
+    if (e.pointerType !== "mouse") {
+      this.touchDown(e);
+      return;
+    }
     if (e.button !== 0 || (e.target as Element).closest("[data-node-id], [data-frame-module]")) return;
     this.drag = { pointer: e.pointerId, x: e.clientX, y: e.clientY };
     this.svg.setPointerCapture(e.pointerId);
@@ -169,6 +198,10 @@ export class PanZoom {
   }
 
   private onPointerMove(e: PointerEvent): void {
+    if (this.touches.has(e.pointerId)) {
+      this.touchMove(e);
+      return;
+    }
     if (!this.drag || e.pointerId !== this.drag.pointer) return;
     this.mode = "user";
     this.x += e.clientX - this.drag.x;
@@ -179,8 +212,58 @@ export class PanZoom {
   }
 
   private onPointerUp(e: PointerEvent): void {
+    if (this.touches.delete(e.pointerId)) {
+      this.pinch = null;
+      if (this.touches.size === 0) this.svg.classList.remove("panning");
+      return;
+    }
     if (!this.drag || e.pointerId !== this.drag.pointer) return;
     this.drag = null;
     this.svg.classList.remove("panning");
+  }
+
+  // ---- touch: one finger pans, two pinch (touches are captured to their target by the browser,
+  // so a touch that starts on a node still reaches these listeners, and a tap still clicks it)
+
+  private touchDown(e: PointerEvent): void {
+    const rect = this.svg.getBoundingClientRect();
+    this.touches.set(e.pointerId, { x: e.clientX - rect.left, y: e.clientY - rect.top });
+    if (this.touches.size === 1) this.touchMoved = false;
+    this.pinch = this.touches.size === 2 ? this.pinchOf() : null;
+  }
+
+  private pinchOf(): { distance: number; x: number; y: number } | null {
+    const [a, b] = [...this.touches.values()];
+    if (!a || !b) return null;
+    return { distance: Math.hypot(a.x - b.x, a.y - b.y), x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+  }
+
+  private touchMove(e: PointerEvent): void {
+    const last = this.touches.get(e.pointerId);
+    if (!last) return;
+    const rect = this.svg.getBoundingClientRect();
+    const now = { x: e.clientX - rect.left, y: e.clientY - rect.top };
+    if (this.touches.size === 1) {
+      if (!this.touchMoved && Math.hypot(now.x - last.x, now.y - last.y) < TOUCH_SLOP) return;
+      this.touchMoved = true;
+      this.mode = "user";
+      this.svg.classList.add("panning");
+      this.x += now.x - last.x;
+      this.y += now.y - last.y;
+      this.touches.set(e.pointerId, now);
+      this.apply();
+      return;
+    }
+    this.touches.set(e.pointerId, now);
+    const before = this.pinch;
+    const after = this.pinchOf();
+    if (!before || !after || before.distance === 0) return;
+    this.touchMoved = true;
+    // Zoom by the change in the fingers' distance around their midpoint, and follow the midpoint.
+    this.zoomBy(after.distance / before.distance, { x: before.x, y: before.y });
+    this.x += after.x - before.x;
+    this.y += after.y - before.y;
+    this.apply();
+    this.pinch = after;
   }
 }

@@ -287,6 +287,8 @@ export class GraphView {
     const height = rowCount * NODE.rowHeight + 2 * NODE.padY;
     const radius = kind === "op" || kind === "output" ? Math.min(height / 2, 14) : NODE.radius;
     const rect = svgEl("rect", { class: "node-box", x: -width / 2, y: -height / 2, width, height, rx: radius }, group);
+    const ring = NODE.focusGap;
+    svgEl("rect", { class: "node-focus", x: -width / 2 - ring, y: -height / 2 - ring, width: width + 2 * ring, height: height + 2 * ring, rx: radius + ring }, group);
     const left = -width / 2 + NODE.padX;
     let row = 0;
     if (isError) {
@@ -556,6 +558,11 @@ export class GraphView {
   }
 
   /** The arrangement laid out, kept when the same graph is laid out again. */
+  /** True when the user has panned or zoomed the view themselves (resizes leave it alone). */
+  get userView(): boolean {
+    return this.panzoom.mode === "user";
+  }
+
   get arrangement(): Arrangement | null {
     return this.layout?.arrangement ?? null;
   }

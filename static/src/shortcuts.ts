@@ -54,6 +54,7 @@ export const SHORTCUTS: Shortcut[] = [
 
 /** Extra lines for the list: keys handled by the focused element, not page-wide. */
 const FOCUS_KEYS: [string, string][] = [
+  ["Esc, then Tab", "leave the editor (in it, Tab indents)"],
   ["Tab", "reach the graph's nodes, then the controls"],
   ["↑ / ↓", "on a node: the previous / next node"],
   ["Enter", "on a node: its details (a module: expand it)"],
@@ -66,6 +67,8 @@ export function ownedByFocus(event: KeyboardEvent): boolean {
   if (!(target instanceof Element)) return false;
   if (target instanceof HTMLElement && target.isContentEditable) return true;
   if (target.closest(".editor-host, .cm-editor")) return true;
+  // A focused splitter moves with the arrows, Home and End.
+  if (target.closest("[role=separator]") && /^(Arrow|Home$|End$)/.test(event.key)) return true;
   const tag = target.tagName;
   if (tag === "TEXTAREA" || tag === "SELECT") return true;
   if (tag === "INPUT") {

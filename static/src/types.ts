@@ -123,7 +123,12 @@ export interface RunError {
 
 export interface RunResponse {
   ok: boolean;
+  /** What the program printed, or its first `max_output_chars` characters (`output_truncated`). */
   stdout: string;
+  /** The program printed more than the budget: `stdout` is the first part; it ran on. */
+  output_truncated?: boolean;
+  /** When truncated: how many characters the program printed in all. */
+  output_chars?: number | null;
   error: RunError | null;
   graph: Graph | null;
   passes: Graph[];
@@ -135,6 +140,19 @@ export interface RunResponse {
   timing_ms: Record<string, number>;
   /** Something the server did on the user's behalf (e.g. called backward() implicitly). */
   notice?: string | null;
+}
+
+/** One line of POST /api/v1/run/stream (newline-delimited JSON). */
+export interface RunStreamEvent {
+  event: "start" | "stdout" | "progress" | "busy" | "result";
+  /** Milliseconds since the run started. */
+  elapsed_ms: number;
+  /** `stdout`: what the program printed. */
+  text?: string | null;
+  /** `busy`: seconds to wait before trying again. */
+  retry_after_s?: number | null;
+  /** `result`: the run's whole answer. */
+  response?: RunResponse | null;
 }
 
 /** A binding sent with a run: a plain value, or a value with its requires_grad flag. */

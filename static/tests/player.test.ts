@@ -22,7 +22,8 @@ test("play runs to the end and stops; loading a new walk cancels the old timer",
   player.onChange = (p, playing) => seen.push([p, playing]);
   player.load(2, 0);
   player.play();
-  await new Promise((resolve) => setTimeout(resolve, 60));
+  // Two 5 ms steps: wait for the stop (up to 2 s: a loaded machine runs timers late).
+  for (let waited = 0; player.playing && waited < 2000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
   assert.equal(player.current, 2);
   assert.ok(!player.playing);
   assert.deepEqual(seen[seen.length - 1], [2, false]);

@@ -159,10 +159,12 @@ def corpus(port: int) -> list[tuple[str, str, set[str] | None]]:
         ("c-stack-overflow", "import sys\nsys.setrecursionlimit(10**7)\nx = []\n"
          "for _ in range(10**5):\n    x = [x]\nrepr(x)",
          {"RuntimeError", "RecursionError", "MemoryError", "TimeoutError"}),
-        ("print-flood", "while True:\n    print('spam' * 1000)", {"BudgetExceeded"}),
-        ("one-huge-print", "print('x' * 40000)", {"BudgetExceeded"}),
+        # output past max_output_chars is cut, not fatal (issue 20): a flood runs to its wall
+        # clock with its output capped (the loop below checks the cap), one huge print succeeds
+        ("print-flood", "while True:\n    print('spam' * 1000)", {"TimeoutError"}),
+        ("one-huge-print", "print('x' * 40000)", None),
         ("stderr-flood", "import sys\nwhile True:\n    print('x' * 1000, file=sys.stderr)",
-         {"BudgetExceeded"}),
+         {"TimeoutError"}),
         # -- what only the kernel bounds (issue 18: no engine budgets) ------------------------------
         ("huge-tensor", "import torch\nx = torch.zeros(10**9)", {"MemoryError"}),
         ("flop-bomb", "import torch\nx = torch.ones(400, 400)\nwhile True:\n    y = x @ x",

@@ -12,6 +12,7 @@ server already sends it, so these become no-ops once the server catches up.
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 from playwright.sync_api import Page, Route
@@ -168,9 +169,15 @@ def with_passes_total(response: JSON) -> JSON:
 
 
 def serve(page: Page, body: JSON) -> None:
-    """Answer the page's next runs with `body` (the request still has to be well formed)."""
+    """Answer the page's next runs with `body` (the request still has to be well formed): as
+    POST /api/v1/run answers, and as the stream the page runs through (one `result` line)."""
 
     def handle(route: Route) -> None:
         route.fulfill(status=200, json=body)
 
+    def handle_stream(route: Route) -> None:
+        line = json.dumps({"event": "result", "elapsed_ms": 0.0, "response": body})
+        route.fulfill(status=200, content_type="application/x-ndjson", body=line + "\n")
+
     page.route("**/api/v1/run", handle)
+    page.route("**/api/v1/run/stream", handle_stream)

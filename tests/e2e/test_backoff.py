@@ -40,7 +40,8 @@ def test_playground_waits_out_a_busy_server_and_keeps_the_program(
 ) -> None:
     answers: list[int] = []
     page.on(
-        "response", lambda r: answers.append(r.status) if r.url.endswith("/api/v1/run") else None
+        "response",
+        lambda r: answers.append(r.status) if r.url.endswith("/api/v1/run/stream") else None,
     )
     page.goto(busy_url + program_url(TINY))
     status = page.get_by_test_id("run-status")

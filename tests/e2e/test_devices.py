@@ -79,7 +79,9 @@ def test_playground_run_reports_cpu(page: Page) -> None:
     page.on(
         "request",
         lambda r: (
-            sent.append(json.loads(r.post_data or "{}")) if r.url.endswith("/api/v1/run") else None
+            sent.append(json.loads(r.post_data or "{}"))
+            if r.url.endswith("/api/v1/run/stream")
+            else None
         ),
     )
     page.goto("/")

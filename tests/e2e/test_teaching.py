@@ -176,7 +176,7 @@ def test_busy_server_is_waited_out_calmly_and_the_program_kept(
             answered.append(200)
             route.continue_()
 
-    page.route("**/api/v1/run", busy_once)
+    page.route("**/api/v1/run/stream", busy_once)
     page.goto(program_url(TINY))
     status = page.get_by_test_id("run-status")
     expect(status).to_have_text(re.compile(r"busy: retrying in \d s"))
@@ -189,35 +189,37 @@ def test_busy_server_is_waited_out_calmly_and_the_program_kept(
     expect(page.locator('[data-testid=graph] [data-node-name="w"]')).to_contain_text("−24")
 
 
-def test_runs_coalesce_one_in_flight_the_latest_wins(page: Page) -> None:
+def test_a_newer_run_replaces_the_one_in_flight(page: Page) -> None:
+    """Issue 20 (it was "one in flight, the latest waits"): a run asked for while one is in
+    flight ends it (the request is aborted, which stops its program on the server) and is sent
+    at once; only the latest run's answer is drawn."""
     page.goto(program_url(TINY))
     wait_ready(page)
     held: list[Route] = []
     bodies: list[dict[str, Any]] = []
+    failed: list[str] = []
 
     def hold(route: Route) -> None:
         bodies.append(json.loads(route.request.post_data or "{}"))
         held.append(route)
 
-    page.route("**/api/v1/run", hold)
+    page.on("requestfailed", lambda request: failed.append(request.failure or ""))
+    page.route("**/api/v1/run/stream", hold)
     page.get_by_test_id("run").click()
     page.wait_for_timeout(300)
     assert len(held) == 1
-    # Three more runs asked for while one is in flight: none is sent yet...
     for seed in ("1", "2", "3"):
         page.evaluate(
             f"() => {{ location.hash = location.hash.replace(/seed=\\d+/, 'seed={seed}'); }}"
         )
-        page.wait_for_timeout(50)
+        page.wait_for_timeout(100)
     page.wait_for_timeout(300)
-    assert len(held) == 1, bodies
-    # ...and when it answers, only the latest is.
-    held[0].continue_()
-    page.wait_for_timeout(500)
-    assert len(held) == 2, bodies
-    assert bodies[-1]["seed"] == 3
-    held[1].continue_()
-    wait_ready(page, runs=3)
+    # Each new run was sent at once and ended the one before it.
+    assert [b.get("seed", 0) for b in bodies] == [0, 1, 2, 3], bodies
+    assert failed.count("net::ERR_ABORTED") == 3, failed
+    held[-1].continue_()
+    wait_ready(page, runs=2)
+    expect(page.get_by_test_id("run-status")).to_have_text(re.compile(r"^Ran on cpu"))
 
 
 def test_keys_work_anywhere_but_the_editor_and_are_listed(page: Page) -> None:
@@ -354,4 +356,4 @@ def test_no_console_error_on_any_page(page: Page) -> None:
     page.wait_for_load_state("networkidle")
     page.goto("/docs")
     page.wait_for_load_state("networkidle")
-    assert any(r.url.endswith("/api/v1/run") for r in requests)
+    assert any(r.url.endswith("/api/v1/run/stream") for r in requests)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from server.program.budgets import Budgets
-from server.sandbox.pool import Sandbox, SandboxConfig
+from server.sandbox.pool import Cancel, Sandbox, SandboxConfig
 
 
 def _niceness(pid: int) -> int:
@@ -48,3 +48,81 @@ def test_every_program_gets_a_fresh_process() -> None:
     finally:
         box.close()
     assert len(pids) == 6
+
+
+def test_cancel_kills_the_worker_at_once_and_keeps_its_output() -> None:
+    """Stop (or a newer run) ends a program stuck in a loop now, not at its wall clock."""
+    box = Sandbox(SandboxConfig(workers=1, wall_clock_s=8.0))
+    try:
+        cancel = Cancel()
+        printed: list[str] = []
+        job = {"source": "print('looping')\nwhile True:\n    pass", "budgets": Budgets(wall_clock_s=8.0).as_dict()}  # fmt: skip
+        timer = threading.Timer(0.5, cancel.set)
+        started = time.monotonic()
+        timer.start()
+        outcome = box.run(job, cancel=cancel, on_stdout=printed.append)
+        took = time.monotonic() - started
+        assert not box._busy  # its worker is gone, not left running
+        after = box.run({"source": "print(2)", "budgets": Budgets().as_dict()})
+    finally:
+        box.close()
+    assert took < 4.0, took  # far from the 8 s wall clock (generous for a loaded machine)
+    assert outcome.error is not None and outcome.error["type"] == "KeyboardInterrupt"
+    assert outcome.stdout == "looping\n" and printed == ["looping\n"]
+    assert after.stdout == "2\n"
+
+
+def test_a_run_cancelled_before_it_starts_never_runs() -> None:
+    box = Sandbox(SandboxConfig(workers=1))
+    try:
+        cancel = Cancel()
+        cancel.set()
+        outcome = box.run({"source": "print(1)", "budgets": Budgets().as_dict()}, cancel=cancel)
+        runs = box.runs
+    finally:
+        box.close()
+    assert outcome.result is None and outcome.stdout == ""
+    assert outcome.error is not None and outcome.error["type"] == "KeyboardInterrupt"
+    assert runs == 0
+
+
+def test_output_arrives_while_the_program_runs() -> None:
+    """``on_stdout`` sees each printed line as it is printed, not when the program ends (the
+    page shows it live): the first line comes before the program's 0.8 s sleep is over."""
+    box = Sandbox(SandboxConfig(workers=1))
+    try:
+        seen: list[tuple[str, float]] = []
+        source = "import time\nprint('first')\ntime.sleep(0.8)\nprint('second')"
+        outcome = box.run(
+            {"source": source, "budgets": Budgets().as_dict()},
+            on_stdout=lambda text: seen.append((text, time.monotonic())),
+        )
+        ended = time.monotonic()
+    finally:
+        box.close()
+    assert [text for text, _ in seen] == ["first\n", "second\n"]
+    assert ended - seen[0][1] >= 0.8  # it slept after printing: the line was already here
+    assert outcome.stdout == "first\nsecond\n"
+
+
+def test_a_hard_kill_inside_native_code_names_the_line() -> None:
+    """``sum(range(...))`` never returns to the interpreter, so the soft TimeoutError cannot be
+    raised; the worker's stack, asked for before the kill, says where it was stuck."""
+    box = Sandbox(SandboxConfig(workers=1, wall_clock_s=1.0, grace_s=0.5))
+    try:
+        source = "print('start')\ndef total():\n    return sum(range(10**14))\n\ntotal()\n"
+        outcome = box.run({"source": source, "budgets": Budgets(wall_clock_s=1.0).as_dict()})
+    finally:
+        box.close()
+    assert outcome.result is None and outcome.error is not None
+    assert outcome.error["type"] == "TimeoutError"
+    assert outcome.error["line"] == 3
+    assert "line 3" in outcome.error["message"]
+    assert outcome.error["traceback"].splitlines()[1:5] == [
+        '  File "<program>", line 5, in <module>',
+        "    total()",
+        '  File "<program>", line 3, in total',
+        "    return sum(range(10**14))",
+    ]
+    assert outcome.stdout == "start\n"
+    assert "/" not in outcome.error["traceback"]  # no host path of the worker's own frames

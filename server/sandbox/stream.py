@@ -1,0 +1,165 @@
+"""A run as a stream: what the program prints while it runs, then its answer.
+
+``POST /api/v1/run/stream`` answers with newline-delimited JSON, one ``RunStreamEvent`` a line:
+``start`` once the run has a slot, ``stdout`` with each piece the program printed (pieces that
+arrive together are sent together, at most every ``COALESCE_S``), ``progress`` when nothing was
+printed for ``HEARTBEAT_S``, and last ``result`` with the whole ``RunResponse`` (the one
+``POST /api/v1/run`` would have answered), or ``busy`` when no worker became ready in time.
+Each carries ``elapsed_ms`` since the run started.
+
+Closing the connection stops the run: its worker is killed at once (:class:`Cancel`), so a page
+that stops a program, or replaces it with a newer run, frees the worker and the slot for the
+next one. The run itself is :meth:`Sandbox.run` in a thread; this module only relays.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from functools import partial
+from typing import Any
+
+import orjson
+from starlette.responses import StreamingResponse
+
+from server.sandbox import service
+from server.sandbox.pool import Cancel, Outcome, PoolBusy, Sandbox
+
+#: a quiet program still shows the page it is alive this often
+HEARTBEAT_S = 0.5
+#: output that arrives faster than this is sent in one event (a page redraws once, not per line)
+COALESCE_S = 0.05
+MEDIA_TYPE = "application/x-ndjson"
+
+
+class NdjsonResponse(StreamingResponse):
+    """A streamed answer of newline-delimited JSON."""
+
+    media_type = MEDIA_TYPE
+
+
+def event_line(event: str, elapsed_s: float, **fields: Any) -> bytes:
+    """One NDJSON line: ``{"event": ..., "elapsed_ms": ..., **fields}``."""
+    return (
+        orjson.dumps({"event": event, "elapsed_ms": round(elapsed_s * 1000, 1), **fields}) + b"\n"
+    )
+
+
+class RunStream:
+    """One streamed run. ``events()`` runs it and yields its NDJSON lines; ``close()`` (also
+    called when the connection closes, or when the response was never sent) stops a run still
+    going and gives its admission slot back exactly once, when its worker is done."""
+
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        job: dict[str, Any],
+        device: str,
+        queue_timeout_s: float,
+        release: Callable[[Outcome | None, float], None],
+    ) -> None:
+        self.sandbox = sandbox
+        self.job = job
+        self.device = device
+        self.queue_timeout_s = queue_timeout_s
+        self.cancel = Cancel()
+        self._release = release
+        self._released = False
+        self._started = False
+
+    def close(self) -> None:
+        """Stop the run if it is still going; a run never started gives its slot back now."""
+        self.cancel.set()
+        if not self._started:
+            self._give_back(None, 0.0)
+
+    def _give_back(self, outcome: Outcome | None, seconds: float) -> None:
+        if not self._released:
+            self._released = True
+            self._release(outcome, seconds)
+
+    async def events(self) -> AsyncIterator[bytes]:
+        if self._released:  # closed before it began
+            return
+        self._started = True
+        loop = asyncio.get_running_loop()
+        wake = asyncio.Event()
+        lock = threading.Lock()
+        parts: list[str] = []
+        waiting = False
+        started = time.monotonic()
+
+        def on_stdout(text: str) -> None:  # the pool's thread
+            nonlocal waiting
+            with lock:
+                parts.append(text)
+                if waiting:
+                    return
+                waiting = True
+            with contextlib.suppress(RuntimeError):  # the loop is closing: nobody is listening
+                loop.call_soon_threadsafe(wake.set)
+
+        def take() -> str:
+            nonlocal waiting
+            with lock:
+                text = "".join(parts)
+                parts.clear()
+                waiting = False
+            wake.clear()
+            return text
+
+        run = partial(
+            self.sandbox.run,
+            self.job,
+            self.queue_timeout_s,
+            cancel=self.cancel,
+            on_stdout=on_stdout,
+        )
+        future = loop.run_in_executor(None, run)
+
+        def finished(done: asyncio.Future[Outcome]) -> None:
+            outcome = None if done.cancelled() or done.exception() else done.result()
+            self._give_back(outcome, time.monotonic() - started)
+
+        future.add_done_callback(finished)
+        try:
+            yield event_line("start", 0.0)
+            while not future.done():
+                woken: asyncio.Future[Any] = asyncio.ensure_future(wake.wait())
+                pending: set[asyncio.Future[Any]] = {future, woken}
+                try:
+                    await asyncio.wait(
+                        pending, timeout=HEARTBEAT_S, return_when=asyncio.FIRST_COMPLETED
+                    )
+                finally:
+                    woken.cancel()
+                text = take()
+                if text:
+                    yield event_line("stdout", time.monotonic() - started, text=text)
+                    if not future.done():
+                        await asyncio.sleep(COALESCE_S)
+                elif not future.done():
+                    yield event_line("progress", time.monotonic() - started)
+            elapsed = time.monotonic() - started
+            text = take()  # what arrived after the last look
+            if text:
+                yield event_line("stdout", elapsed, text=text)
+            try:
+                outcome = future.result()
+            except PoolBusy:
+                yield event_line("busy", elapsed, retry_after_s=1)
+                return
+            body = service.respond(outcome, self.device, self.sandbox.mode == "none")
+            head = event_line("result", elapsed)[:-2]  # without the closing brace and newline
+            yield head + b',"response":' + body + b"}\n"
+        finally:
+            if not future.done():  # the connection closed (or the page moved on): stop it
+                self.cancel.set()
+
+
+async def single_result(body: bytes) -> AsyncIterator[bytes]:
+    """A stream of one ``result`` event (a request refused before any run, e.g. its device)."""
+    yield event_line("result", 0.0)[:-2] + b',"response":' + body + b"}\n"
