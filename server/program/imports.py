@@ -53,6 +53,13 @@ TORCH: dict[str, str] = {
     "torch.cuda": "engine.cuda",
     "torch.utils": "engine.utils",
     "torch.utils.data": "engine.utils.data",
+    # PyTorch's own module layout, as lessons import from it
+    "torch.utils.data.dataloader": "engine.utils.data",
+    "torch.utils.data.dataset": "engine.utils.data",
+    "torch.utils.data.sampler": "engine.utils.data",
+    "torch.nn.modules": "engine.nn",
+    "torch.nn.parameter": "engine.nn",
+    "torch.optim.optimizer": "engine.optim",
     "torch.random": "engine.random",
     "torch.backends": "engine.backends",
     "torch.backends.cudnn": "engine.backends.cudnn",
@@ -90,6 +97,22 @@ _TORCH_CLASS_MODULES: dict[str, str] = {
     "no_grad": "torch.autograd.grad_mode", "enable_grad": "torch.autograd.grad_mode",
     "set_grad_enabled": "torch.autograd.grad_mode", "inference_mode": "torch.autograd.grad_mode",
     "Function": "torch.autograd.function",
+    "DataLoader": "torch.utils.data.dataloader",
+    "Dataset": "torch.utils.data.dataset", "IterableDataset": "torch.utils.data.dataset",
+    "TensorDataset": "torch.utils.data.dataset", "Subset": "torch.utils.data.dataset",
+    "ConcatDataset": "torch.utils.data.dataset",
+    "Sampler": "torch.utils.data.sampler", "SequentialSampler": "torch.utils.data.sampler",
+    "RandomSampler": "torch.utils.data.sampler", "BatchSampler": "torch.utils.data.sampler",
+    "SubsetRandomSampler": "torch.utils.data.sampler",
+    "WeightedRandomSampler": "torch.utils.data.sampler",
+    "Conv1d": "torch.nn.modules.conv", "Conv2d": "torch.nn.modules.conv",
+    "MaxPool1d": "torch.nn.modules.pooling", "MaxPool2d": "torch.nn.modules.pooling",
+    "AvgPool1d": "torch.nn.modules.pooling", "AvgPool2d": "torch.nn.modules.pooling",
+    "AdaptiveAvgPool2d": "torch.nn.modules.pooling",
+    "RNN": "torch.nn.modules.rnn", "LSTM": "torch.nn.modules.rnn", "GRU": "torch.nn.modules.rnn",
+    "RNNBase": "torch.nn.modules.rnn", "RNNCell": "torch.nn.modules.rnn",
+    "LSTMCell": "torch.nn.modules.rnn", "GRUCell": "torch.nn.modules.rnn",
+    "Variable": "torch.autograd.variable",
 }  # fmt: skip
 _ACTIVATIONS = frozenset(
     [
@@ -174,18 +197,23 @@ def preload(extra: Sequence[str] = ()) -> dict[str, types.ModuleType]:
 
 def present_as_torch(loaded: Mapping[str, types.ModuleType]) -> None:
     """Rename the engine's modules and classes to PyTorch's names (in the zygote only)."""
-    engine_names = {ours: public for public, ours in TORCH.items()}
+    engine_names: dict[str, str] = {}
+    for public, ours in TORCH.items():
+        engine_names.setdefault(ours, public)  # the canonical name, not an alias
     for name, module in list(sys.modules.items()):
         if not (name == "engine" or name.startswith("engine.")):
             continue
         for value in vars(module).values():
             if isinstance(value, type) and value.__module__ == name:
                 value.__module__ = _class_module(value, name, engine_names)
+    named: set[int] = set()
     for public, module in loaded.items():
         if public in TORCH:
-            module.__name__ = public
-            if module.__spec__ is not None:
-                module.__spec__.name = public  # what the module's repr shows
+            if id(module) not in named:  # its canonical name: the first of its aliases
+                named.add(id(module))
+                module.__name__ = public
+                if module.__spec__ is not None:
+                    module.__spec__.name = public  # what the module's repr shows
             sys.modules.setdefault(public, module)
 
 
