@@ -1,5 +1,5 @@
-"""``torch.optim``: SGD (momentum, dampening, Nesterov, weight decay), Adam, AdamW, RMSprop
-and Adagrad.
+"""``torch.optim``: SGD (momentum, dampening, Nesterov, weight decay), Adam, AdamW, RMSprop,
+Adagrad, Adadelta, Adamax, NAdam, RAdam and ASGD.
 
 The update rules follow PyTorch's single-tensor implementations step for step, in the
 parameters' dtype, with the roundings of PyTorch's AVX2/AVX-512 CPU kernels (``add(alpha=)``,
@@ -15,12 +15,12 @@ twice on purpose (see SGD.step). tests/tolerances.py bounds the differences.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from engine import backend, dtypes
-from engine.core import zero_grads
+from engine.core import enable_grad, zero_grads
 from engine.tensor import Tensor
 
 
@@ -95,6 +95,49 @@ class Optimizer:
                     state[index[id(p)]] = {k: _state_value(v) for k, v in saved.items()}
         return {"state": state, "param_groups": groups}
 
+    #: state entries held as Python or NumPy scalars (PyTorch's 0-d tensors), and their type
+    _scalar_state: ClassVar[dict[str, Any]] = {"step": int}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Take a ``state_dict()`` back (PyTorch's checks): state by parameter index, cast to
+        each parameter's dtype and device (the step counts excepted), and each group's
+        settings with this optimizer's own parameters."""
+        groups = self.param_groups
+        saved_groups = [dict(g) for g in state_dict["param_groups"]]
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(
+            len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups, strict=True)
+        ):
+            raise ValueError(
+                "loaded state dict contains a parameter group that doesn't match the size of "
+                "optimizer's group"
+            )
+        id_map = {
+            saved: p
+            for s, g in zip(saved_groups, groups, strict=True)
+            for saved, p in zip(s["params"], g["params"], strict=True)
+        }
+        self.state = {}
+        for index, saved_state in state_dict["state"].items():
+            if index not in id_map:
+                continue
+            p = id_map[index]
+            own: dict[str, Any] = {}
+            for key, value in saved_state.items():
+                data = value._data if isinstance(value, Tensor) else value
+                if key in self._scalar_state:
+                    own[key] = self._scalar_state[key](np.asarray(backend.to_numpy(data)).item())
+                elif hasattr(data, "shape"):
+                    cast = data.astype(p._data.dtype) if data.dtype.kind == "f" else data.copy()
+                    own[key] = backend.move(cast, p.device)
+                else:
+                    own[key] = value
+            self.state[id(p)] = own
+        for g, s in zip(groups, saved_groups, strict=True):
+            s["params"] = g["params"]
+        self.param_groups = saved_groups
+
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]
         for i, g in enumerate(self.param_groups):
@@ -110,7 +153,7 @@ class Optimizer:
 def _state_value(value: Any) -> Any:
     """An optimizer state entry as PyTorch holds it: a tensor (Adam's step count is a float32
     0-d tensor)."""
-    if isinstance(value, int | float):
+    if isinstance(value, int | float | np.floating):
         return Tensor._wrap(np.asarray(value, dtype=np.float32))
     return Tensor._wrap(value)
 
@@ -467,4 +510,429 @@ class Adagrad(Optimizer):
                 p._bump()
 
 
-__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop"]
+# ---- Adadelta, Adamax, NAdam, RAdam, ASGD (issue 18) ------------------------------------------
+# PyTorch's single-tensor implementations (foreach=None is the single-tensor path on the CPU),
+# step for step in the parameters' dtype, with the same roundings as the optimizers above:
+# ``add(alpha=)``, ``addcmul`` and ``lerp`` rounded once (_fma, _lerp_), ``addcdiv`` as
+# (value·t1)/t2 then the sum, Python numbers cast to the dtype before they meet an array, and a
+# number divided by a tensor as PyTorch's ``__rtruediv__`` does it (reciprocal, then product).
+
+
+def _closure_loss(closure: Any) -> Any:
+    """The loss a ``closure`` returns, evaluated with gradients enabled (PyTorch's step)."""
+    if closure is None:
+        return None
+    with enable_grad():
+        return closure()
+
+
+def _check_betas(betas: Any) -> None:
+    for i, beta in enumerate(betas):
+        if not 0.0 <= beta < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+
+
+def _check_lr_eps_wd(lr: float, eps: float | None, weight_decay: float) -> None:
+    if not lr >= 0.0:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if eps is not None and not eps >= 0.0:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not weight_decay >= 0.0:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def _grad(p: Tensor, group: dict[str, Any]) -> Any:
+    grad = p.grad._data  # type: ignore[union-attr]
+    return -grad if group["maximize"] else grad
+
+
+class Adadelta(Optimizer):
+    """Adadelta (Zeiler 2012): steps scaled by the ratio of running RMS of updates and of
+    gradients."""
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1.0,
+        rho: float = 0.9,
+        eps: float = 1e-6,
+        weight_decay: float = 0,
+        foreach: bool | None = None,
+        *,
+        capturable: bool = False,
+        maximize: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        if not lr >= 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"Invalid rho value: {rho}")
+        _check_lr_eps_wd(lr, eps, weight_decay)
+        super().__init__(
+            params,
+            {
+                "lr": lr,
+                "rho": rho,
+                "eps": eps,
+                "weight_decay": weight_decay,
+                "maximize": maximize,
+                "capturable": capturable,
+                "foreach": foreach,
+                "differentiable": differentiable,
+            },
+        )
+
+    def step(self, closure: Any = None) -> Any:
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            lr, rho, eps, wd = group["lr"], group["rho"], group["eps"], group["weight_decay"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                grad = _grad(p, group)
+                state = self._state(p)
+                if not state:
+                    state["step"] = 0
+                    state["square_avg"] = _zeros(p)
+                    state["acc_delta"] = _zeros(p)
+                state["step"] += 1
+                if wd:
+                    grad = _fma(wd, p._data, grad)
+                square_avg, acc_delta = state["square_avg"], state["acc_delta"]
+                one_minus_rho = square_avg.dtype.type(1 - rho)
+                square_avg *= rho
+                square_avg[...] = _fma(one_minus_rho * grad, grad, square_avg)
+                xp = backend.array_module(square_avg)
+                std = xp.sqrt(square_avg + eps)
+                delta = xp.sqrt(acc_delta + eps)
+                delta /= std
+                delta *= grad
+                acc_delta *= rho
+                acc_delta[...] = _fma(one_minus_rho * delta, delta, acc_delta)
+                p._data[...] = _fma(-lr, delta, p._data)  # add_(delta, alpha=-lr)
+                p._bump()
+        return loss
+
+
+class Adamax(Optimizer):
+    """Adam with the infinity norm: steps divided by a running maximum of |gradient|."""
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 2e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        foreach: bool | None = None,
+        *,
+        maximize: bool = False,
+        differentiable: bool = False,
+        capturable: bool = False,
+    ) -> None:
+        if not lr >= 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not eps >= 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_betas(betas)
+        _check_lr_eps_wd(lr, eps, weight_decay)
+        super().__init__(
+            params,
+            {
+                "lr": lr,
+                "betas": betas,
+                "eps": eps,
+                "weight_decay": weight_decay,
+                "foreach": foreach,
+                "maximize": maximize,
+                "differentiable": differentiable,
+                "capturable": capturable,
+            },
+        )
+
+    def step(self, closure: Any = None) -> Any:
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+            wd = group["weight_decay"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                grad = _grad(p, group)
+                state = self._state(p)
+                if not state:
+                    state["step"] = 0
+                    state["exp_avg"] = _zeros(p)
+                    state["exp_inf"] = _zeros(p)
+                state["step"] += 1
+                if wd:
+                    grad = _fma(wd, p._data, grad)
+                exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
+                _lerp_(exp_avg, grad, 1 - beta1)
+                xp = backend.array_module(exp_inf)
+                exp_inf *= beta2
+                xp.maximum(exp_inf, xp.abs(grad) + eps, out=exp_inf)
+                clr = lr / (1 - beta1 ** state["step"])
+                p._data += (-clr * exp_avg) / exp_inf  # addcdiv_(exp_avg, exp_inf, value=-clr)
+                p._bump()
+        return loss
+
+
+class NAdam(Optimizer):
+    """Adam with Nesterov momentum (Dozat 2016), with its momentum schedule μ_t."""
+
+    _scalar_state: ClassVar[dict[str, Any]] = {"step": int, "mu_product": np.float32}
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 2e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        momentum_decay: float = 4e-3,
+        decoupled_weight_decay: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        if not lr >= 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not eps >= 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_betas(betas)
+        _check_lr_eps_wd(lr, eps, weight_decay)
+        if not momentum_decay >= 0.0:
+            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        super().__init__(
+            params,
+            {
+                "lr": lr,
+                "betas": betas,
+                "eps": eps,
+                "weight_decay": weight_decay,
+                "momentum_decay": momentum_decay,
+                "decoupled_weight_decay": decoupled_weight_decay,
+                "maximize": maximize,
+                "foreach": foreach,
+                "capturable": capturable,
+                "differentiable": differentiable,
+            },
+        )
+
+    def step(self, closure: Any = None) -> Any:
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+            wd, psi = group["weight_decay"], group["momentum_decay"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                grad = _grad(p, group)
+                state = self._state(p)
+                if not state:
+                    state["step"] = 0
+                    state["mu_product"] = np.float32(1.0)  # a float32 0-d tensor in PyTorch
+                    state["exp_avg"] = _zeros(p)
+                    state["exp_avg_sq"] = _zeros(p)
+                state["step"] += 1
+                step = float(state["step"])
+                bias_correction2 = 1 - beta2**step
+                if wd:
+                    if group["decoupled_weight_decay"]:
+                        p._data *= 1 - lr * wd
+                        p._bump()
+                    else:
+                        grad = _fma(wd, p._data, grad)
+                mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * psi)))
+                mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * psi)))
+                mu_product = np.float32(state["mu_product"] * np.float32(mu))
+                state["mu_product"] = mu_product
+                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                _lerp_(exp_avg, grad, 1 - beta1)
+                exp_avg_sq *= beta2
+                exp_avg_sq[...] = _fma(exp_avg_sq.dtype.type(1 - beta2) * grad, grad, exp_avg_sq)
+                xp = backend.array_module(exp_avg_sq)
+                denom = xp.sqrt(exp_avg_sq / bias_correction2)
+                denom += eps
+                mu_product_next = float(mu_product) * mu_next
+                p._data += ((-lr * (1.0 - mu) / (1.0 - float(mu_product))) * grad) / denom
+                p._bump()
+                p._data += (((-lr * mu_next) / (1.0 - mu_product_next)) * exp_avg) / denom
+                p._bump()
+        return loss
+
+
+class RAdam(Optimizer):
+    """Adam with the variance of its adaptive rate rectified (Liu et al. 2019): plain momentum
+    steps until the approximated SMA length exceeds 5."""
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        decoupled_weight_decay: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        if not lr >= 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not eps >= 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_betas(betas)
+        _check_lr_eps_wd(lr, eps, weight_decay)
+        super().__init__(
+            params,
+            {
+                "lr": lr,
+                "betas": betas,
+                "eps": eps,
+                "weight_decay": weight_decay,
+                "maximize": maximize,
+                "foreach": foreach,
+                "capturable": capturable,
+                "decoupled_weight_decay": decoupled_weight_decay,
+                "differentiable": differentiable,
+            },
+        )
+
+    def step(self, closure: Any = None) -> Any:
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+            wd = group["weight_decay"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                grad = _grad(p, group)
+                state = self._state(p)
+                if not state:
+                    state["step"] = 0
+                    state["exp_avg"] = _zeros(p)
+                    state["exp_avg_sq"] = _zeros(p)
+                state["step"] += 1
+                step = float(state["step"])
+                if wd:
+                    if group["decoupled_weight_decay"]:
+                        p._data *= 1 - lr * wd
+                        p._bump()
+                    else:
+                        grad = _fma(wd, p._data, grad)
+                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                _lerp_(exp_avg, grad, 1 - beta1)
+                exp_avg_sq *= beta2
+                exp_avg_sq[...] = _fma(exp_avg_sq.dtype.type(1 - beta2) * grad, grad, exp_avg_sq)
+                bias_correction1 = 1 - beta1**step
+                bias_correction2 = 1 - beta2**step
+                corrected = exp_avg / bias_correction1
+                rho_inf = 2 / (1 - beta2) - 1
+                rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
+                if rho_t > 5.0:
+                    xp = backend.array_module(exp_avg_sq)
+                    root = xp.sqrt(exp_avg_sq)
+                    root += eps
+                    # bias_correction2**0.5 / root is Tensor.__rtruediv__: reciprocal, product
+                    adaptive = xp.reciprocal(root) * (bias_correction2**0.5)
+                    rect = (
+                        (rho_t - 4)
+                        * (rho_t - 2)
+                        * rho_inf
+                        / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
+                    ) ** 0.5
+                    p._data -= corrected * lr * adaptive * rect  # add_(..., alpha=-1.0)
+                else:
+                    p._data -= corrected * lr
+                p._bump()
+        return loss
+
+
+class ASGD(Optimizer):
+    """Averaged SGD (Polyak and Juditsky 1992): SGD with a decaying rate η, and a running average
+    of the iterates (``state['ax']``) from step ``t0`` on."""
+
+    _scalar_state: ClassVar[dict[str, Any]] = {"step": int, "eta": np.float32, "mu": np.float32}
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-2,
+        lambd: float = 1e-4,
+        alpha: float = 0.75,
+        t0: float = 1e6,
+        weight_decay: float = 0,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        differentiable: bool = False,
+        capturable: bool = False,
+    ) -> None:
+        _check_lr_eps_wd(lr, None, weight_decay)
+        super().__init__(
+            params,
+            {
+                "lr": lr,
+                "lambd": lambd,
+                "alpha": alpha,
+                "t0": t0,
+                "weight_decay": weight_decay,
+                "foreach": foreach,
+                "maximize": maximize,
+                "differentiable": differentiable,
+                "capturable": capturable,
+            },
+        )
+
+    def step(self, closure: Any = None) -> Any:
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            lr, lambd, alpha, t0 = group["lr"], group["lambd"], group["alpha"], group["t0"]
+            wd = group["weight_decay"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                grad = _grad(p, group)
+                state = self._state(p)
+                if not state:
+                    state["step"] = 0
+                    state["eta"] = np.float32(lr)  # float32 0-d tensors in PyTorch
+                    state["mu"] = np.float32(1.0)
+                    state["ax"] = _zeros(p)
+                state["step"] += 1
+                if wd:
+                    grad = _fma(wd, p._data, grad)
+                eta = float(state["eta"])
+                p._data *= 1 - lambd * eta  # the decay term
+                p._bump()
+                p._data[...] = _fma(-eta, grad, p._data)  # add_(grad, alpha=-eta)
+                p._bump()
+                ax = state["ax"]
+                if float(state["mu"]) != 1:
+                    ax += (p._data - ax) * state["mu"]
+                else:
+                    ax[...] = p._data
+                step = float(state["step"])
+                state["eta"] = np.float32(lr / ((1 + lambd * lr * step) ** alpha))
+                state["mu"] = np.float32(1 / max(1, step - t0))
+        return loss
+
+
+__all__ = [
+    "ASGD",
+    "SGD",
+    "Adadelta",
+    "Adagrad",
+    "Adam",
+    "AdamW",
+    "Adamax",
+    "NAdam",
+    "Optimizer",
+    "RAdam",
+    "RMSprop",
+]
