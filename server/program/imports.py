@@ -96,6 +96,7 @@ _TORCH_CLASS_MODULES: dict[str, str] = {
     "Bilinear": "torch.nn.modules.linear", "Upsample": "torch.nn.modules.upsampling",
     "Adadelta": "torch.optim.adadelta", "Adamax": "torch.optim.adamax",
     "NAdam": "torch.optim.nadam", "RAdam": "torch.optim.radam", "ASGD": "torch.optim.asgd",
+    "LBFGS": "torch.optim.lbfgs",
     "no_grad": "torch.autograd.grad_mode", "enable_grad": "torch.autograd.grad_mode",
     "set_grad_enabled": "torch.autograd.grad_mode", "inference_mode": "torch.autograd.grad_mode",
     "Function": "torch.autograd.function",
