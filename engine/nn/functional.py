@@ -1321,6 +1321,13 @@ def _nearest_index(size_in: int, size_out: int, scale: float | None) -> np.ndarr
     return np.minimum(src, size_in - 1)
 
 
+def _is_integer(x: Any) -> bool:
+    """An int, a NumPy integer or an integer tensor (PyTorch's _is_integer)."""
+    if isinstance(x, Tensor):
+        return x._data.dtype.kind in "iub"
+    return isinstance(x, int | np.integer)
+
+
 _INTERPOLATE_MODES = (
     "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
 )
@@ -1354,6 +1361,11 @@ def interpolate(
                     f"input with spatial dimensions of {list(input.shape[2:])} and output size "
                     f"of {size}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
                     "and output size in (o1, o2, ...,oK) format."
+                )
+            if not all(_is_integer(s) for s in size):
+                raise TypeError(
+                    "expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                    f"Tuple[int, int, int], but got size with types {[type(s) for s in size]}"
                 )
             out_size = [int(s) for s in size]
         else:

@@ -517,6 +517,7 @@ ERRORS: list[Fn] = [
     lambda T: F(T).interpolate(T.randn(1, 1, 2, 2), size=3, scale_factor=2),
     lambda T: F(T).interpolate(T.randn(2, 2), size=3),
     lambda T: F(T).interpolate(T.randn(1, 1, 2, 2), size=(3,)),
+    lambda T: F(T).interpolate(T.randn(1, 1, 2, 2), size=(3, 2.5)),
     lambda T: F(T).interpolate(T.randn(1, 1, 2, 2), scale_factor=(2, 2, 2)),
     lambda T: F(T).interpolate(T.randn(1, 1, 2, 2), size=(3, 3), recompute_scale_factor=True),
     lambda T: F(T).dropout1d(T.randn(2, 2, 2, 2)),
