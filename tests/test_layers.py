@@ -44,6 +44,12 @@ ENGINE_LAYERS: list[set[str]] = [
         "engine.nn.utils",
         "engine.nn.conv",
         "engine.nn.rnn",
+        "engine.nn.activation",
+        "engine.nn.container",
+        "engine.nn.distance",
+        "engine.nn.layers",
+        "engine.nn.loss",
+        "engine.nn.normalization",
         "engine.nn",
     },
     {

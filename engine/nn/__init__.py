@@ -1,6 +1,25 @@
 """``torch.nn``."""
 
 from engine.nn import functional, init, utils
+from engine.nn.activation import (
+    CELU,
+    GLU,
+    SELU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LogSigmoid,
+    Mish,
+    PReLU,
+    ReLU6,
+    Softmin,
+    Softshrink,
+    Softsign,
+    Tanhshrink,
+    Threshold,
+)
+from engine.nn.container import ModuleDict, ParameterDict, ParameterList
 from engine.nn.conv import (
     AdaptiveAvgPool2d,
     AvgPool1d,
@@ -10,6 +29,9 @@ from engine.nn.conv import (
     MaxPool1d,
     MaxPool2d,
 )
+from engine.nn.distance import CosineSimilarity, PairwiseDistance
+from engine.nn.layers import Bilinear, Dropout1d, Dropout2d, Unflatten, Upsample, ZeroPad2d
+from engine.nn.loss import KLDivLoss, MarginRankingLoss
 from engine.nn.modules import (
     ELU,
     GELU,
@@ -41,6 +63,7 @@ from engine.nn.modules import (
     Softplus,
     Tanh,
 )
+from engine.nn.normalization import BatchNorm2d, GroupNorm
 from engine.nn.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell
 
 __all__ = [
@@ -85,4 +108,35 @@ __all__ = [
     "GRUCell",
     "LSTMCell",
     "RNNCell",
+    "BatchNorm2d",
+    "Bilinear",
+    "CELU",
+    "CosineSimilarity",
+    "Dropout1d",
+    "Dropout2d",
+    "GLU",
+    "GroupNorm",
+    "Hardshrink",
+    "Hardsigmoid",
+    "Hardswish",
+    "Hardtanh",
+    "KLDivLoss",
+    "LogSigmoid",
+    "MarginRankingLoss",
+    "Mish",
+    "ModuleDict",
+    "PReLU",
+    "PairwiseDistance",
+    "ParameterDict",
+    "ParameterList",
+    "ReLU6",
+    "SELU",
+    "Softmin",
+    "Softshrink",
+    "Softsign",
+    "Tanhshrink",
+    "Threshold",
+    "Unflatten",
+    "Upsample",
+    "ZeroPad2d",
 ]

@@ -302,3 +302,22 @@ def _put(T: Any, target: Any, index: Any, value: Any) -> Any:
     """``target[index] = value`` on a tensor in the graph; the result is the tensor itself."""
     target[index] = value
     return target
+
+
+# issue 18: the batch-norm row takes any number of spatial dims (BatchNorm2d, 4-D input), and
+# the layer-norm row normalizes group norm's (N, groups, rest) view
+CASES["batch_norm"].append(
+    (
+        lambda T, a, w, b: T.nn.functional.batch_norm(a, None, None, w, b, training=True),
+        [((2, 3, 2, 2), R), ((3,), R), ((3,), R)],
+    )
+)
+CASES["batch_norm"].append(
+    (
+        lambda T, a: T.nn.functional.batch_norm(
+            a, T.tensor([0.1, -0.2], dtype=a.dtype), T.tensor([1.5, 0.5], dtype=a.dtype)
+        ),
+        [((2, 2, 3, 2), R)],
+    )
+)
+CASES["layer_norm"].append((lambda T, a: T.nn.functional.group_norm(a, 2), [((2, 4, 3), R)]))

@@ -1,0 +1,27 @@
+"""``nn.CosineSimilarity`` and ``nn.PairwiseDistance`` (PyTorch's ``torch.nn.modules.distance``)."""
+
+from __future__ import annotations
+
+from engine.nn import functional as F
+from engine.nn.modules import Module
+from engine.tensor import Tensor
+
+__all__ = ["CosineSimilarity", "PairwiseDistance"]
+
+
+class CosineSimilarity(Module):
+    def __init__(self, dim: int = 1, eps: float = 1e-8) -> None:
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return F.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class PairwiseDistance(Module):
+    def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> None:
+        super().__init__()
+        self.norm, self.eps, self.keepdim = p, eps, keepdim
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)

@@ -1,0 +1,1331 @@
+"""The breadth of ``torch.nn``, ``nn.functional`` and ``torch.optim`` the lessons use (issue 18),
+against PyTorch 2.13: the activations, distances, normalizations and losses added as composites
+of the table's rows (values, gradients, second derivatives, ``grad_fn`` names, printed float32
+results), the random streams of channel dropout and Gumbel-softmax, PyTorch's warnings and
+errors, the modules' reprs / state_dict keys / initialisation, BatchNorm2d's running statistics,
+the containers, and Adadelta / Adamax / NAdam / RAdam / ASGD step by step.
+
+Every tolerance counts roundings by tests/tolerances.py's rules; each says how many and why.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import re
+import warnings
+import zlib
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import engine
+from tests.tolerances import (
+    LIBRARY_FUNCTION,
+    OPTIMIZER_STEP,
+    TRAINING_25_STEPS,
+    U32,
+    U64,
+    UNFUSED,
+    close,
+    magnitude,
+    numbers,
+    printed_numbers_match,
+)
+from tests.unit.test_fake_gpu import cupy as fake_cupy  # noqa: F401  (a fixture: CuPy stand-in)
+
+Fn = Callable[..., Any]
+
+
+def F(lib: Any) -> Any:
+    return lib.nn.functional
+
+
+# ---- the functional composites -----------------------------------------------------------------
+#: (fn, input shapes, roundings). ``fn(lib, *tensors)`` runs on engine and torch alike. The
+#: roundings bound the difference of the two computations relative to the result's largest
+#: element (tests/tolerances.py): both sides' correctly rounded operations, and
+#: LIBRARY_FUNCTION for each exp / log / tanh / sigmoid (NumPy's SIMD loops within 4 ulp,
+#: PyTorch's within 1); a sum of n terms adds n − 1. The gradient runs the rules of as many
+#: operations again, so it gets twice the value's count.
+CASES: dict[str, tuple[Fn, list[tuple[int, ...]], float]] = {
+    # clamps and shrinks: comparisons and one subtraction or none, on both sides
+    "relu6": (lambda T, x: F(T).relu6(x * 4), [(3, 4)], 2),
+    "hardtanh": (lambda T, x: F(T).hardtanh(x), [(3, 4)], 2),
+    "hardtanh_bounds": (lambda T, x: F(T).hardtanh(x, -0.5, 2.0), [(3, 4)], 2),
+    "threshold": (lambda T, x: F(T).threshold(x, 0.1, 20.0), [(3, 4)], 2),
+    "hardshrink": (lambda T, x: F(T).hardshrink(x, 0.4), [(3, 4)], 2),
+    "softshrink": (lambda T, x: F(T).softshrink(x), [(3, 4)], 2),
+    # x·clamp(x + 3, 0, 6)/6 and clamp(x + 3, 0, 6)/6: 3 roundings each side
+    "hardswish": (lambda T, x: F(T).hardswish(x * 3), [(3, 4)], 6),
+    # PyTorch's float64 gradient multiplies by float32(1/6), ours divides by 6: see the test
+    "hardsigmoid": (lambda T, x: F(T).hardsigmoid(x * 3), [(3, 4)], 6),
+    # expm1 and two products each side (PyTorch multiplies by alpha·scale, we by alpha then scale)
+    "selu": (lambda T, x: F(T).selu(x), [(3, 4)], LIBRARY_FUNCTION + 6),
+    "celu": (lambda T, x: F(T).celu(x), [(3, 4)], LIBRARY_FUNCTION + 4),
+    # alpha exactly representable in float32: PyTorch's celu backward scales by 1/float(alpha)
+    "celu_alpha": (lambda T, x: F(T).celu(x, 0.75), [(3, 4)], LIBRARY_FUNCTION + 6),
+    # exp, log1p and tanh, then a product
+    "mish": (lambda T, x: F(T).mish(x * 2), [(3, 4)], 3 * LIBRARY_FUNCTION + 4),
+    "logsigmoid": (lambda T, x: F(T).logsigmoid(x * 5), [(3, 4)], 2 * LIBRARY_FUNCTION + 4),
+    "softsign": (lambda T, x: F(T).softsign(x), [(3, 4)], 6),
+    "tanhshrink": (lambda T, x: F(T).tanhshrink(x), [(3, 4)], LIBRARY_FUNCTION + 2),
+    # exp per element, a sum of 4, a division
+    "softmin": (lambda T, x: F(T).softmin(x, 1), [(3, 4)], LIBRARY_FUNCTION + 8),
+    "glu": (lambda T, x: F(T).glu(x), [(3, 6)], LIBRARY_FUNCTION + 4),
+    "glu_dim0": (lambda T, x: F(T).glu(x, 0), [(4, 3)], LIBRARY_FUNCTION + 4),
+    # the weight's gradient sums x·g over the 6 (per channel) or 24 (shared) elements
+    "prelu": (lambda T, x, w: F(T).prelu(x, w), [(2, 4, 3), (4,)], 2 + 5),
+    "prelu_shared": (lambda T, x, w: F(T).prelu(x, w), [(2, 4, 3), (1,)], 2 + 23),
+    # squares summed over 4 (3 roundings), sqrt, division: 8 each side
+    "normalize": (lambda T, x: F(T).normalize(x), [(3, 4)], 16),
+    "normalize_p1_dim0": (lambda T, x: F(T).normalize(x, p=1, dim=0), [(3, 4)], 10),
+    # two norms (8 each), two divisions, a product, a sum of 4: ~24 each side
+    "cosine_similarity": (lambda T, a, b: F(T).cosine_similarity(a, b), [(3, 4), (3, 4)], 48),
+    "cosine_broadcast": (
+        lambda T, a, b: F(T).cosine_similarity(a, b, dim=-1),
+        [(3, 4), (4,)],
+        48,
+    ),
+    # a difference, an addition, squares summed over 4, sqrt (pow for p = 3: LIBRARY_FUNCTION x2)
+    "pairwise_distance": (lambda T, a, b: F(T).pairwise_distance(a, b), [(3, 4), (3, 4)], 16),
+    "pairwise_p1": (
+        lambda T, a, b: F(T).pairwise_distance(a, b, p=1, keepdim=True),
+        [(3, 4), (3, 4)],
+        12,
+    ),
+    "pairwise_p3": (
+        lambda T, a, b: F(T).pairwise_distance(a, b, p=3),
+        [(3, 4), (3, 4)],
+        2 * (6 + 2 * LIBRARY_FUNCTION),
+    ),
+    # log_softmax and softmax (2 library functions and a sum of 4 each), a log for xlogy, a
+    # product, a difference and a sum of 12: ~4 library functions and ~25 roundings each side
+    "kl_div_batchmean": (
+        lambda T, a, b: F(T).kl_div(a.log_softmax(1), b.softmax(1), reduction="batchmean"),
+        [(3, 4), (3, 4)],
+        2 * (4 * LIBRARY_FUNCTION + 25),
+    ),
+    "kl_div_none": (
+        lambda T, a, b: F(T).kl_div(a.log_softmax(1), b.softmax(1), reduction="none"),
+        [(3, 4), (3, 4)],
+        2 * (4 * LIBRARY_FUNCTION + 25),
+    ),
+    # a constant target with a zero in it (xlogy's 0·log 0 = 0)
+    "kl_div_constant_target": (
+        lambda T, a: F(T).kl_div(
+            a.log_softmax(1), T.tensor([0.0, 0.2, 0.3, 0.5], dtype=a.dtype), reduction="sum"
+        ),
+        [(3, 4)],
+        2 * (4 * LIBRARY_FUNCTION + 25),
+    ),
+    "kl_div_log_target": (
+        lambda T, a, b: F(T).kl_div(
+            a.log_softmax(1), b.log_softmax(1), reduction="sum", log_target=True
+        ),
+        [(3, 4), (3, 4)],
+        2 * (4 * LIBRARY_FUNCTION + 25),
+    ),
+    # a product, a difference, an addition, a clamp, a mean of 5
+    "margin_ranking": (
+        lambda T, a, b: F(T).margin_ranking_loss(
+            a, b, T.tensor([1.0, -1.0, 1.0, 1.0, -1.0], dtype=a.dtype), margin=0.2
+        ),
+        [(5,), (5,)],
+        16,
+    ),
+    "margin_ranking_none": (
+        lambda T, a, b: F(T).margin_ranking_loss(
+            a, b, T.tensor([1.0, -1.0, 1.0, 1.0, -1.0], dtype=a.dtype), reduction="none"
+        ),
+        [(5,), (5,)],
+        8,
+    ),
+    # statistics over 18 elements (mean and variance: ~2·17 roundings of the terms), rsqrt,
+    # normalization, scale and shift: ~45 each side; PyTorch computes x·(rstd·w) + (b −
+    # mean·rstd·w), the same to first order, cancelling to the scale of x·rstd (the magnitude)
+    "group_norm": (
+        lambda T, x, w, b: F(T).group_norm(x, 2, w, b),
+        [(2, 4, 3, 3), (4,), (4,)],
+        2 * 45,
+    ),
+    "group_norm_plain": (lambda T, x: F(T).group_norm(x, 4), [(2, 4, 5)], 2 * 45),
+    # batch statistics over 2·4·5 = 40 elements per channel: ~2·39 + 10 each side
+    "batch_norm_4d": (
+        lambda T, x, w, b: F(T).batch_norm(x, None, None, w, b, training=True),
+        [(2, 3, 4, 5), (3,), (3,)],
+        2 * 90,
+    ),
+    # indexing only: the values are copies; a gradient sums at most 9 copies
+    "interpolate_x2": (lambda T, x: F(T).interpolate(x, scale_factor=2), [(1, 2, 3, 3)], 8),
+    "interpolate_size": (lambda T, x: F(T).interpolate(x, size=(5, 7)), [(1, 2, 3, 3)], 8),
+    "interpolate_1_7": (lambda T, x: F(T).interpolate(x, scale_factor=1.7), [(1, 2, 3, 4)], 8),
+    "interpolate_down": (lambda T, x: F(T).interpolate(x, size=(2, 3)), [(1, 2, 5, 7)], 8),
+    "interpolate_1d": (lambda T, x: F(T).interpolate(x, scale_factor=3), [(1, 2, 3)], 8),
+    "interpolate_3d": (lambda T, x: F(T).interpolate(x, size=(3, 2, 5)), [(1, 1, 2, 3, 4)], 8),
+    "upsample_module": (
+        lambda T, x: T.nn.Upsample(scale_factor=(2, 3))(x),
+        [(2, 1, 2, 2)],
+        8,
+    ),
+    "unfold": (lambda T, x: F(T).unfold(x, 2), [(2, 3, 4, 5)], 8),
+    "unfold_all_options": (
+        lambda T, x: F(T).unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=2),
+        [(2, 3, 5, 6)],
+        8,
+    ),
+    # a contraction over 3·4 = 12 products, plus the bias: ~14 roundings each side
+    "bilinear": (
+        lambda T, a, b, w, bias: F(T).bilinear(a, b, w, bias),
+        [(5, 3), (5, 4), (2, 3, 4), (2,)],
+        28,
+    ),
+    "bilinear_batched": (
+        lambda T, a, b, w: F(T).bilinear(a, b, w),
+        [(2, 5, 3), (2, 5, 4), (2, 3, 4)],
+        28,
+    ),
+    "zero_pad": (lambda T, x: T.nn.ZeroPad2d((1, 2, 0, 1))(x), [(2, 3, 4)], 1),
+    "unflatten": (lambda T, x: T.nn.Unflatten(1, (2, -1))(x) * 2, [(3, 6)], 1),
+}
+
+#: grad_fn names that PyTorch gives a node of its own and the composite gives its last node;
+#: the rest (Softsign's DivBackward0, KL's SubBackward0 ...) are PyTorch's own composites.
+CASE_IDS = list(CASES)
+
+
+def _arrays(name: str, seed: int = 0) -> list[np.ndarray]:
+    _, shapes, _ = CASES[name]
+    rng = np.random.default_rng([zlib.crc32(name.encode()), seed])  # the same in every run
+    return [rng.normal(size=s) for s in shapes]
+
+
+def _run(lib: Any, name: str, arrays: list[np.ndarray], dtype: Any) -> tuple[Any, list[Any]]:
+    fn = CASES[name][0]
+    ts = [lib.tensor(a, dtype=dtype, requires_grad=True) for a in arrays]
+    return fn(lib, *ts), ts
+
+
+@pytest.mark.parametrize("name", CASE_IDS)
+def test_composite_gradients_match_central_differences(name: str) -> None:
+    """The composites' backward is the derivative of their forward (float64, no PyTorch)."""
+    arrays = _arrays(name)
+    out, ts = _run(engine, name, arrays, engine.float64)
+    g = np.random.default_rng(1).normal(size=tuple(out.shape))
+    out.backward(engine.tensor(g, dtype=engine.float64))
+
+    def objective(values: list[np.ndarray]) -> float:
+        with engine.no_grad():
+            y = CASES[name][0](engine, *(engine.tensor(v, dtype=engine.float64) for v in values))
+            return float((y.numpy() * g).sum())
+
+    # Central differences err by eps²/6·|f'''| (~1e-13) plus ~100 float64 roundings of terms
+    # summing to <= ~100 over 2·eps: ~5e-7 (tests/unit/test_op_table.py's bound). Samples are
+    # normal draws: none lies within eps of a kink (a bound, a threshold, 0 for the norms).
+    eps = 1e-6
+    for k, a in enumerate(arrays):
+        numeric = np.zeros_like(a)
+        for idx in np.ndindex(a.shape):
+            plus = [x.copy() for x in arrays]
+            minus = [x.copy() for x in arrays]
+            plus[k][idx] += eps
+            minus[k][idx] -= eps
+            numeric[idx] = (objective(plus) - objective(minus)) / (2 * eps)
+        grad = ts[k].grad.numpy() if ts[k].grad is not None else np.zeros_like(a)
+        np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-6, err_msg=f"input {k}")
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("name", CASE_IDS)
+def test_composites_match_pytorch_in_float64(name: str, seed: int) -> None:
+    """Values, gradients, dtypes and ``grad_fn`` names equal PyTorch's (float64)."""
+    torch = pytest.importorskip("torch")
+    arrays = _arrays(name, seed)
+    roundings = CASES[name][2]
+    out, ts = _run(engine, name, arrays, engine.float64)
+    tout, tts = _run(torch, name, arrays, torch.float64)
+    assert tuple(out.shape) == tuple(tout.shape)
+    assert type(out.grad_fn).__name__ == type(tout.grad_fn).__name__
+    value = tout.detach().numpy()
+    np.testing.assert_allclose(
+        out.detach().numpy(), value, **close(roundings, magnitude(value), U64)
+    )
+    g = np.random.default_rng(seed).normal(size=tuple(out.shape))
+    out.backward(engine.tensor(g, dtype=engine.float64))
+    tout.backward(torch.tensor(g, dtype=torch.float64))
+    # hardsigmoid: PyTorch's float64 kernel multiplies the gradient by float32(1/6) (a float
+    # constant in its source), one float32 rounding away from 1/6
+    unit = U32 if name == "hardsigmoid" else U64
+    # A gradient summed over a batch (a shared weight, a bias, a norm's statistics) cancels:
+    # its error is at the scale of its terms, g times a local derivative, which is at most
+    # about |x| (or 1) in these cases, not at the scale of the result.
+    terms = magnitude(g) * max(1.0, *(magnitude(a) for a in arrays))
+    for t, tt in zip(ts, tts, strict=True):
+        grad = tt.grad.numpy()
+        assert t.grad is not None and t.grad.dtype == engine.float64
+        np.testing.assert_allclose(
+            t.grad.numpy(), grad, **close(2 * roundings, max(magnitude(grad), terms), unit)
+        )
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
+
+
+#: a printed zero with a sign: PyTorch's own sign of a zero differs between its vectorized and
+#: scalar loops (softshrink gives −0 inside its band in the scalar loop, +0 in the vector one,
+#: so the same call prints either way by CPU and length); the sign of a zero is not compared
+_SIGNED_ZERO = re.compile(r"-(0\.0+(?:e[+-]00)?)(?![0-9])")
+
+
+def _same_print(ours: Any, theirs: Any, roundings: float) -> bool:
+    """The same text, numbers within one unit of their last printed digit plus ``roundings``
+    of the tensor's largest element (the scale of the errors where terms cancel, as in
+    tanhshrink's x − tanh(x) near 0 or a normalization's gradient)."""
+    a_text, b_text = repr(ours), repr(theirs)
+    a_text, b_text = _SIGNED_ZERO.sub(r" \1", a_text), _SIGNED_ZERO.sub(r" \1", b_text)
+    if _NUMBER.split(a_text) != _NUMBER.split(b_text):
+        return False
+    scale = magnitude(theirs.detach().numpy())
+    return all(
+        printed_numbers_match(y, x, 0.0) or abs(float(x) - float(y)) <= roundings * U32 * scale
+        for x, y in zip(numbers(a_text), numbers(b_text), strict=True)
+    )
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", CASE_IDS)
+def test_composites_print_as_pytorch_in_float32(name: str) -> None:
+    """What a learner prints: the float32 result and gradients, as PyTorch prints them."""
+    torch = pytest.importorskip("torch")
+    arrays = _arrays(name, 2)
+    roundings = CASES[name][2]
+    out, ts = _run(engine, name, arrays, engine.float32)
+    tout, tts = _run(torch, name, arrays, torch.float32)
+    assert out.dtype == engine.float32
+    assert _same_print(out, tout, 2 * roundings), (repr(out), repr(tout))
+    # weights, not a plain sum: a normalization's output sums to a constant (zero gradient)
+    weights = np.linspace(-1.0, 2.0, out.numel()).reshape(tuple(out.shape))
+    out.backward(engine.tensor(weights, dtype=engine.float32))
+    tout.backward(torch.tensor(weights, dtype=torch.float32))
+    for t, tt in zip(ts, tts, strict=True):
+        assert _same_print(t.grad, tt.grad, 4 * roundings), (t.grad, tt.grad)
+
+
+#: Inputs on the kinks, where a composite's subgradient must be PyTorch's (exact values).
+EDGES = [-3.0, 3.0, 0.0, 6.0, -1.0, 1.0, 0.5, -0.5, 6.5, -3.5, 0.1, 20.0]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda T, x: F(T).relu6(x),
+        lambda T, x: F(T).hardtanh(x),
+        lambda T, x: F(T).hardtanh(x, -3.0, 0.5),
+        lambda T, x: F(T).hardswish(x),
+        lambda T, x: F(T).hardsigmoid(x),
+        lambda T, x: F(T).threshold(x, 0.5, -2.0),
+        lambda T, x: F(T).hardshrink(x),
+        lambda T, x: F(T).softshrink(x, 1.0),
+        lambda T, x: F(T).prelu(x, T.tensor([0.25], dtype=x.dtype)),
+        lambda T, x: F(T).margin_ranking_loss(x, T.zeros_like(x), -T.ones_like(x), margin=3.0),
+        lambda T, x: F(T).logsigmoid(x),
+        lambda T, x: F(T).celu(x, 0.5),
+        lambda T, x: F(T).selu(x),
+    ],
+)
+def test_subgradients_on_the_kinks_match_pytorch(fn: Fn) -> None:
+    """Exact bounds and thresholds: PyTorch's subgradient (hardtanh's 0 on its bounds,
+    hardswish's 0 at −3 and 1 at 3, softshrink's 0 at ±lambda ...), in float32 where the bounds
+    are exact. Away from the kinks a few roundings of these small numbers (LIBRARY_FUNCTION +
+    4 for logsigmoid's, celu's and selu's exp)."""
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (engine, torch):
+        x = lib.tensor(EDGES, dtype=lib.float32, requires_grad=True)
+        y = fn(lib, x)
+        y.backward(lib.ones_like(y))
+        results.append((y.detach().numpy(), x.grad.numpy()))
+    (ey, eg), (ty, tg) = results
+    np.testing.assert_allclose(ey, ty, **close(LIBRARY_FUNCTION + 4, magnitude(ty)))
+    np.testing.assert_allclose(eg, tg, **close(LIBRARY_FUNCTION + 4, magnitude(tg)))
+    assert np.array_equal(eg == 0, tg == 0)  # the subgradient's zeros exactly where PyTorch's
+
+
+SECOND_ORDER = [
+    "hardswish",
+    "selu",
+    "celu_alpha",
+    "mish",
+    "logsigmoid",
+    "softsign",
+    "softmin",
+    "glu",
+    "normalize",
+    "cosine_similarity",
+    "pairwise_distance",
+    "kl_div_batchmean",
+    "group_norm",
+    "bilinear",
+    "prelu",
+]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", SECOND_ORDER)
+def test_second_derivatives_match_pytorch(name: str) -> None:
+    """``create_graph=True`` through the composites: the recorded backward differentiates to
+    PyTorch's second derivatives (a random linear combination of the gradients, float64)."""
+    torch = pytest.importorskip("torch")
+    arrays = _arrays(name, 5)
+    roundings = CASES[name][2]
+    results = []
+    for lib in (engine, torch):
+        out, ts = _run(lib, name, arrays, lib.float64)
+        g = lib.tensor(np.random.default_rng(7).normal(size=tuple(out.shape)), dtype=lib.float64)
+        grads = lib.autograd.grad(out, ts, g, create_graph=True)
+        rng = np.random.default_rng(11)
+        total = sum(
+            (gk * lib.tensor(rng.normal(size=a.shape), dtype=lib.float64)).sum()
+            for gk, a in zip(grads, arrays, strict=True)
+        )
+        second = lib.autograd.grad(total, ts, allow_unused=True)
+        results.append([s.detach().numpy() if s is not None else None for s in second])
+    for e, t in zip(*results, strict=True):
+        if t is None:
+            assert e is None or not np.any(e)
+            continue
+        # the backward's rules run twice more: four times the value's roundings
+        np.testing.assert_allclose(e, t, **close(4 * roundings, magnitude(t), U64))
+
+
+# ---- random streams ----------------------------------------------------------------------------
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda T: F(T).dropout2d(T.ones(3, 4, 2, 2), 0.5),
+        lambda T: F(T).dropout2d(T.ones(2, 5, 3, 3), 0.2, training=True),
+        lambda T: F(T).dropout1d(T.ones(3, 5, 2), 0.3),
+        lambda T: F(T).dropout1d(T.ones(5, 2), 0.3),
+        lambda T: F(T).dropout2d(T.ones(2, 3, 2, 2), 1.0),
+        lambda T: F(T).dropout2d(T.ones(2, 3, 2, 2), 0.5, training=False),
+        lambda T: T.nn.Dropout2d(0.25)(T.ones(4, 8, 1, 1)),
+        lambda T: T.nn.Dropout1d(0.6)(T.arange(24.0).reshape(2, 4, 3)),
+        lambda T: T.nn.Dropout2d(0.5).eval()(T.ones(1, 2, 2, 2)),
+    ],
+)
+def test_channel_dropout_draws_pytorchs_mask(draw: Fn) -> None:
+    """One Bernoulli draw per (sample, channel) from the default generator, scaled by 1/(1−p):
+    the same channels zeroed as PyTorch's, the kept ones scaled alike (both sides compute
+    1/(1−p) in float32 and multiply once: equal), and the stream after it unchanged."""
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (engine, torch):
+        lib.manual_seed(0)
+        out = draw(lib).numpy()
+        results.append((out, lib.randn(3).numpy()))
+    (e, e_next), (t, t_next) = results
+    np.testing.assert_array_equal(e, t)
+    np.testing.assert_array_equal(e_next, t_next)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("hard", [False, True])
+@pytest.mark.parametrize("tau", [1.0, 0.5])
+def test_gumbel_softmax_draws_pytorchs_noise(tau: float, hard: bool) -> None:
+    """Gumbel noise −log(E), E from ``exponential_()`` on the default generator: the same
+    sample as PyTorch's. The draws are equal; log, then softmax's exp and a sum of 6: three
+    library functions and ~8 roundings. ``hard`` is the one-hot argmax with the soft gradient."""
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (engine, torch):
+        lib.manual_seed(3)
+        logits = lib.randn(4, 6, requires_grad=True)
+        y = F(lib).gumbel_softmax(logits, tau=tau, hard=hard)
+        (y * lib.arange(24.0).reshape(4, 6)).sum().backward()
+        results.append((y.detach().numpy(), logits.grad.numpy(), type(y.grad_fn).__name__))
+    (ey, eg, en), (ty, tg, tn) = results
+    assert en == tn
+    np.testing.assert_allclose(ey, ty, **close(3 * LIBRARY_FUNCTION + 8, magnitude(ty)))
+    np.testing.assert_allclose(eg, tg, **close(2 * (3 * LIBRARY_FUNCTION + 8), magnitude(tg)))
+    if hard:
+        assert set(np.unique(ey)) <= {0.0, 1.0}
+
+
+# ---- warnings and errors -----------------------------------------------------------------------
+
+
+def _warned(fn: Fn) -> list[tuple[type, str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fn()
+    return [(w.category, str(w.message)) for w in caught]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda T: F(T).kl_div(T.randn(2, 3).log_softmax(1), T.randn(2, 3).softmax(1)),
+        lambda T: F(T).kl_div(T.zeros(2), T.ones(2), size_average=False),
+        lambda T: F(T).softmin(T.randn(2, 3)),
+        lambda T: T.nn.Softmin()(T.randn(2, 3)),
+        lambda T: F(T).gumbel_softmax(T.randn(2, 3), eps=1e-5),
+        lambda T: F(T).dropout2d(T.randn(2, 3, 4)),
+        lambda T: F(T).dropout2d(T.randn(2, 3)),
+        lambda T: T.nn.MarginRankingLoss(size_average=True),
+        lambda T: T.nn.Hardtanh(min_value=-2.0),
+    ],
+)
+def test_warnings_are_pytorchs(fn: Fn) -> None:
+    torch = pytest.importorskip("torch")
+    assert _warned(lambda: fn(engine)) == _warned(lambda: fn(torch))
+
+
+ERRORS: list[Fn] = [
+    lambda T: F(T).glu(T.randn(5)),
+    lambda T: F(T).glu(T.randn(2, 5), 1),
+    lambda T: F(T).glu(T.tensor(1.0)),
+    lambda T: F(T).glu(T.randn(2, 4), 2),
+    lambda T: F(T).softshrink(T.randn(3), -0.5),
+    lambda T: F(T).hardtanh(T.randn(3), 2.0, 1.0),
+    lambda T: F(T).prelu(T.randn(2, 4, 3), T.ones(3)),
+    lambda T: F(T).prelu(T.randn(2, 4, 3), T.ones(1, 4)),
+    lambda T: F(T).prelu(T.randn(4), T.ones(4)),
+    lambda T: F(T).prelu(T.randn(2, 3), T.ones(3, dtype=T.float64)),
+    lambda T: F(T).group_norm(T.randn(2, 4, 3), 3),
+    lambda T: F(T).group_norm(T.randn(2, 4, 3), 2, T.ones(3)),
+    lambda T: F(T).group_norm(T.randn(1, 2), 2),
+    lambda T: F(T).group_norm(T.randn(4), 2),
+    lambda T: F(T).batch_norm(T.randn(1, 4, 1, 1), T.zeros(4), T.ones(4), training=True),
+    lambda T: F(T).batch_norm(T.randn(2, 3, 2, 2), T.zeros(4), T.ones(4)),
+    lambda T: F(T).cosine_similarity(T.tensor([1, 2]), T.tensor([2, 3])),
+    lambda T: F(T).cosine_similarity(T.randn(2, 3), T.randn(3, 3)),
+    lambda T: F(T).pairwise_distance(T.randn(2, 3), T.randn(3, 3)),
+    lambda T: F(T).kl_div(T.randn(2, 3), T.randn(2, 3), reduction="average"),
+    lambda T: F(T).margin_ranking_loss(T.randn(3), T.randn(3), T.ones(3, 1)),
+    lambda T: F(T).margin_ranking_loss(T.randn(3), T.randn(3), T.ones(3), reduction="x"),
+    lambda T: F(T).interpolate(T.randn(1, 1, 2, 2), scale_factor=2, align_corners=True),
+    lambda T: F(T).interpolate(T.randn(1, 1, 2, 2)),
+    lambda T: F(T).interpolate(T.randn(1, 1, 2, 2), size=3, scale_factor=2),
+    lambda T: F(T).interpolate(T.randn(2, 2), size=3),
+    lambda T: F(T).interpolate(T.randn(1, 1, 2, 2), size=(3,)),
+    lambda T: F(T).interpolate(T.randn(1, 1, 2, 2), size=(3, 2.5)),
+    lambda T: F(T).interpolate(T.randn(1, 1, 2, 2), scale_factor=(2, 2, 2)),
+    lambda T: F(T).interpolate(T.randn(1, 1, 2, 2), size=(3, 3), recompute_scale_factor=True),
+    lambda T: F(T).dropout1d(T.randn(2, 2, 2, 2)),
+    lambda T: F(T).dropout1d(T.randn(2, 2), -0.1),
+    lambda T: F(T).dropout2d(T.randn(2, 2, 2, 2), 1.5),
+    lambda T: F(T).bilinear(T.randn(2, 3), T.randn(2, 4), T.randn(5, 3, 3)),
+    lambda T: F(T).bilinear(T.randn(2, 3), T.randn(2, 4), T.randn(5, 4, 4)),
+    lambda T: F(T).bilinear(T.randn(2, 3), T.randn(3, 4), T.randn(5, 3, 4)),
+    lambda T: F(T).bilinear(T.randn(2, 3), T.randn(2, 4, 1), T.randn(5, 3, 4)),
+    lambda T: F(T).bilinear(T.randn(2, 3), T.randn(2, 4), T.randn(5, 3, 4), T.randn(4)),
+    lambda T: F(T).celu(T.randn(3), 0.0),
+    lambda T: F(T).normalize(T.randn(2, 3), dim=2),
+    lambda T: F(T).unfold(T.randn(1, 1, 2, 2), 3),
+    lambda T: T.nn.GroupNorm(3, 4),
+    lambda T: T.nn.Hardtanh(1.0, 1.0),
+    lambda T: T.nn.Dropout2d(2),
+    lambda T: T.nn.Dropout1d(-1),
+    lambda T: T.nn.BatchNorm2d(3)(T.randn(2, 3, 4)),
+    lambda T: T.nn.BatchNorm2d(3)(T.randn(2, 4, 2, 2)),
+    lambda T: T.nn.Unflatten(1, 3),
+    lambda T: T.nn.Unflatten(1, (2, 2.0)),
+    lambda T: T.nn.Unflatten(1, (2, 3))(T.randn(2, 5)),
+    lambda T: T.nn.ParameterList([T.ones(2)])(1),
+    lambda T: T.nn.ParameterList([T.ones(2)])[1],
+    lambda T: T.nn.ParameterList().extend(T.ones(2)),
+    lambda T: T.nn.ParameterDict({"a": T.ones(1)})(1),
+    lambda T: T.nn.ParameterDict({"a": T.ones(1)})[0],
+    lambda T: T.nn.ModuleDict({"a": 1}),
+    lambda T: T.nn.ModuleDict()["x"],
+    lambda T: T.nn.ModuleDict([("a", T.nn.ReLU(), 3)]),
+    lambda T: T.nn.ModuleDict({"a.b": T.nn.ReLU()}),
+    lambda T: T.nn.Bilinear(0, 2, 3),
+    lambda T: T.nn.PReLU(3)(T.randn(2, 4)),
+    lambda T: T.nn.SELU()(),
+    lambda T: T.nn.GLU()(T.randn(3, 3)),
+    lambda T: T.nn.KLDivLoss(reduction="batchmean")(T.randn(2, 3), T.randn(3, 3)),
+    lambda T: T.nn.Upsample(scale_factor=2, mode="nearest", align_corners=False)(
+        T.randn(1, 1, 2, 2)
+    ),
+]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("fn", ERRORS)
+def test_errors_are_pytorchs(fn: Fn) -> None:
+    """Wrong arguments: PyTorch's exception type and the first line of its message."""
+    torch = pytest.importorskip("torch")
+    raised = []
+    for lib in (engine, torch):
+        with pytest.raises(Exception) as info, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fn(lib)
+        raised.append((type(info.value).__name__, str(info.value).split("\n")[0]))
+    assert raised[0] == raised[1]
+
+
+def test_interpolate_says_which_modes_it_has() -> None:
+    """Modes other than nearest are PyTorch's, but not the playground's: a clear error."""
+    with pytest.raises(NotImplementedError, match=r"mode='bilinear'.*only mode='nearest'"):
+        engine.nn.functional.interpolate(engine.randn(1, 1, 2, 2), scale_factor=2, mode="bilinear")
+    with pytest.raises(NotImplementedError, match=r"only mode='nearest'"):
+        engine.nn.Upsample(scale_factor=2, mode="bicubic")(engine.randn(1, 1, 2, 2))
+
+
+# ---- modules -----------------------------------------------------------------------------------
+
+MODULES: list[Fn] = [
+    lambda nn, T: nn.ReLU6(),
+    lambda nn, T: nn.ReLU6(inplace=True),
+    lambda nn, T: nn.Hardtanh(),
+    lambda nn, T: nn.Hardtanh(-2, 2, True),
+    lambda nn, T: nn.PReLU(),
+    lambda nn, T: nn.PReLU(3, 0.1),
+    lambda nn, T: nn.SELU(),
+    lambda nn, T: nn.SELU(True),
+    lambda nn, T: nn.CELU(),
+    lambda nn, T: nn.CELU(0.5, True),
+    lambda nn, T: nn.GLU(),
+    lambda nn, T: nn.GLU(0),
+    lambda nn, T: nn.Mish(),
+    lambda nn, T: nn.Softsign(),
+    lambda nn, T: nn.Hardswish(),
+    lambda nn, T: nn.Hardsigmoid(True),
+    lambda nn, T: nn.Threshold(0.1, 20),
+    lambda nn, T: nn.Threshold(0.1, 20.0, True),
+    lambda nn, T: nn.Softmin(1),
+    lambda nn, T: nn.Softmin(),
+    lambda nn, T: nn.LogSigmoid(),
+    lambda nn, T: nn.Tanhshrink(),
+    lambda nn, T: nn.Softshrink(),
+    lambda nn, T: nn.Hardshrink(0.3),
+    lambda nn, T: nn.Unflatten(1, (2, 5)),
+    lambda nn, T: nn.Unflatten(-1, [2, -1]),
+    lambda nn, T: nn.GroupNorm(2, 4),
+    lambda nn, T: nn.GroupNorm(1, 3, eps=1e-3, affine=False),
+    lambda nn, T: nn.GroupNorm(2, 2, bias=False),
+    lambda nn, T: nn.KLDivLoss(),
+    lambda nn, T: nn.KLDivLoss(reduction="batchmean", log_target=True),
+    lambda nn, T: nn.MarginRankingLoss(0.5),
+    lambda nn, T: nn.CosineSimilarity(),
+    lambda nn, T: nn.CosineSimilarity(dim=0, eps=1e-6),
+    lambda nn, T: nn.PairwiseDistance(),
+    lambda nn, T: nn.PairwiseDistance(p=1.0, keepdim=True),
+    lambda nn, T: nn.ZeroPad2d(1),
+    lambda nn, T: nn.ZeroPad2d((1, 2, 0, 3)),
+    lambda nn, T: nn.Bilinear(3, 4, 2),
+    lambda nn, T: nn.Bilinear(2, 2, 1, bias=False),
+    lambda nn, T: nn.Upsample(scale_factor=2),
+    lambda nn, T: nn.Upsample(size=(4, 5)),
+    lambda nn, T: nn.Upsample(scale_factor=(2, 3), mode="nearest"),
+    lambda nn, T: nn.BatchNorm2d(3),
+    lambda nn, T: nn.BatchNorm2d(4, momentum=None, affine=False),
+    lambda nn, T: nn.BatchNorm2d(2, track_running_stats=False, bias=False),
+    lambda nn, T: nn.Dropout1d(),
+    lambda nn, T: nn.Dropout2d(0.2),
+    lambda nn, T: nn.Dropout2d(0.3, True),
+    lambda nn, T: nn.ModuleDict({"lin": nn.Linear(2, 3), "act": nn.SELU()}),
+    lambda nn, T: nn.ModuleDict([("b", nn.Mish()), ("a", nn.ModuleDict({"x": nn.GLU()}))]),
+    lambda nn, T: nn.ParameterList([nn.Parameter(T.ones(2, 3)), T.zeros(4)]),
+    lambda nn, T: nn.ParameterList([T.zeros(1, dtype=T.float64), "text", 3]),
+    lambda nn, T: nn.ParameterDict({"b": nn.Parameter(T.ones(2)), "a": T.zeros(3, 1)}),
+    lambda nn, T: nn.ParameterDict(OrderedDict([("z", T.ones(1)), ("y", T.ones(2, 2))])),
+    lambda nn, T: nn.Sequential(nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2), nn.Dropout2d(), nn.ReLU6()),
+]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("make", MODULES)
+def test_modules_print_and_save_as_pytorchs(make: Fn) -> None:
+    """repr, state_dict keys and shapes, named parameters and buffers, and the initial values
+    drawn after manual_seed (uniform_ with its bounds: a multiply-add PyTorch fuses on some CPUs
+    and not on others, UNFUSED; constants exactly)."""
+    torch = pytest.importorskip("torch")
+    seen = []
+    for lib in (engine, torch):
+        lib.manual_seed(0)
+        m = make(lib.nn, lib)
+        state = m.state_dict()
+        seen.append(
+            (
+                repr(m),
+                str(m),
+                list(state),
+                [tuple(v.shape) for v in state.values()],
+                [str(v.dtype) for v in state.values()],
+                [n for n, _ in m.named_parameters()],
+                [n for n, _ in m.named_buffers()],
+                [n for n, _ in m.named_modules()],
+                [v.detach().numpy().astype(np.float64) for v in state.values()],
+            )
+        )
+    (*e_text, e_values), (*t_text, t_values) = seen
+    assert e_text == t_text
+    for e, t in zip(e_values, t_values, strict=True):
+        np.testing.assert_allclose(e, t, **close(UNFUSED))
+
+
+@pytest.mark.torch
+def test_classes_say_where_pytorch_defines_them() -> None:
+    """``type(m)`` in a program prints PyTorch's module path (server/program/imports.py)."""
+    torch = pytest.importorskip("torch")
+    from server.program.imports import TORCH, _class_module
+
+    engine_names = {ours: public for public, ours in TORCH.items()}
+    names = [
+        *engine.nn.activation.__all__,
+        "ModuleDict",
+        "ParameterList",
+        "ParameterDict",
+        "BatchNorm2d",
+        "GroupNorm",
+        "KLDivLoss",
+        "MarginRankingLoss",
+        "CosineSimilarity",
+        "PairwiseDistance",
+        "Dropout1d",
+        "Dropout2d",
+        "Unflatten",
+        "ZeroPad2d",
+        "Upsample",
+        "Bilinear",
+    ]
+    for name in names:
+        cls = getattr(engine.nn, name)
+        assert (
+            _class_module(cls, cls.__module__, engine_names) == getattr(torch.nn, name).__module__
+        )
+    for name in ("Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "LBFGS"):
+        cls = getattr(engine.optim, name)
+        want = getattr(torch.optim, name).__module__
+        assert _class_module(cls, cls.__module__, engine_names) == want
+
+
+def test_programs_import_these_from_torch_nn() -> None:
+    from server.program.imports import TORCH
+
+    assert TORCH["torch.nn"] == engine.nn.__name__
+    assert TORCH["torch.nn.functional"] == engine.nn.functional.__name__
+    for name in ("ModuleDict", "BatchNorm2d", "GroupNorm", "Dropout2d", "PReLU", "Upsample"):
+        assert name in engine.nn.__all__
+    for name in ("relu6", "gumbel_softmax", "kl_div", "interpolate", "unfold", "normalize"):
+        assert name in engine.nn.functional.__all__
+
+
+# ---- BatchNorm2d -------------------------------------------------------------------------------
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("momentum", [0.1, None, 0.5])
+def test_batchnorm2d_trains_and_evaluates_as_pytorch(momentum: float | None) -> None:
+    """Four training batches (outputs, running mean and unbiased variance, the batch counter;
+    momentum=None a cumulative average), then eval mode with the running statistics, then the
+    gradients. Each statistic sums 4·5·5 = 100 terms per channel (mean, and the variance about
+    it: 2·99 roundings of the terms' magnitude on each side, as NumPy and ATen sum in different
+    orders), the update adds 4 roundings, and a running statistic remembers all 4 batches:
+    4·(4·99 + 8). The normalized outputs carry their statistics' errors."""
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (engine, torch):
+        lib.manual_seed(0)
+        bn = lib.nn.BatchNorm2d(3, momentum=momentum)
+        outs = []
+        for i in range(4):
+            x = lib.randn(4, 3, 5, 5) * (i + 1) + i
+            outs.append(bn(x).detach().numpy())
+        stats = [bn.running_mean.numpy().copy(), bn.running_var.numpy().copy()]
+        count = int(bn.num_batches_tracked.item())
+        bn.eval()
+        outs.append(bn(x).detach().numpy())
+        bn.train()
+        x = lib.randn(2, 3, 4, 4, requires_grad=True)
+        (bn(x) ** 2 * lib.arange(96.0).reshape(2, 3, 4, 4)).sum().backward()
+        grads = [x.grad.numpy(), bn.weight.grad.numpy(), bn.bias.grad.numpy()]
+        results.append((outs, stats, count, grads))
+    (e_outs, e_stats, e_count, e_grads), (t_outs, t_stats, t_count, t_grads) = results
+    assert e_count == t_count == 4
+    roundings = 4 * (4 * 99 + 8)
+    for e, t in zip(e_stats, t_stats, strict=True):
+        np.testing.assert_allclose(e, t, **close(roundings, magnitude(t)))
+    for e, t in zip(e_outs, t_outs, strict=True):
+        np.testing.assert_allclose(e, t, **close(roundings, magnitude(t)))
+    # the gradients: the same statistics of 32 terms, then sums of 32 products: 4·(2·31 + 10)
+    for e, t in zip(e_grads, t_grads, strict=True):
+        np.testing.assert_allclose(e, t, **close(4 * (2 * 31 + 10), magnitude(t)))
+
+
+@pytest.mark.torch
+def test_batchnorm2d_without_running_stats_and_its_reset() -> None:
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (engine, torch):
+        lib.manual_seed(1)
+        bn = lib.nn.BatchNorm2d(2, track_running_stats=False).eval()
+        x = lib.randn(3, 2, 2, 2)
+        y = bn(x).detach().numpy()  # batch statistics, even in eval mode
+        tracked = lib.nn.BatchNorm2d(2)
+        tracked(x)
+        tracked.reset_running_stats()
+        results.append(
+            (
+                y,
+                tracked.running_mean.numpy(),
+                tracked.running_var.numpy(),
+                tracked.num_batches_tracked.item(),
+            )
+        )
+    (ey, *e_rest), (ty, *t_rest) = results
+    # statistics of 12 terms (2·11 roundings), normalization (4): 26
+    np.testing.assert_allclose(ey, ty, **close(26, magnitude(ty)))
+    for e, t in zip(e_rest, t_rest, strict=True):
+        np.testing.assert_array_equal(e, t)
+
+
+def test_batchnorm2d_state_dict_round_trip() -> None:
+    engine.manual_seed(0)
+    bn = engine.nn.BatchNorm2d(3)
+    for _ in range(3):
+        bn(engine.randn(2, 3, 2, 2))
+    fresh = engine.nn.BatchNorm2d(3)
+    assert repr(fresh.load_state_dict(bn.state_dict())) == "<All keys matched successfully>"
+    assert fresh.num_batches_tracked.item() == 3
+    np.testing.assert_array_equal(fresh.running_var.numpy(), bn.running_var.numpy())
+
+
+# ---- containers --------------------------------------------------------------------------------
+
+
+def test_module_dict_behaves_as_pytorchs() -> None:
+    nn = engine.nn
+    md = nn.ModuleDict({"b": nn.Linear(2, 2), "a": nn.ReLU()})
+    assert list(md) == ["b", "a"] and list(md.keys()) == ["b", "a"]  # insertion order, not sorted
+    md["c"] = nn.Tanh()
+    md.update([("d", nn.SELU())])
+    assert len(md) == 4 and "c" in md and "z" not in md
+    assert isinstance(md.pop("a"), nn.ReLU) and "a" not in md
+    del md["c"]
+    assert [k for k, _ in md.items()] == ["b", "d"]
+    assert [n for n, _ in md.named_parameters()] == ["b.weight", "b.bias"]
+    assert md.b is md["b"]
+    md.clear()
+    assert len(md) == 0 and not list(md.parameters())
+
+
+def test_parameter_list_and_dict_register_parameters() -> None:
+    nn = engine.nn
+    plist = nn.ParameterList([engine.ones(2), nn.Parameter(engine.zeros(3))])
+    plist.append(engine.full((1,), 2.0))
+    assert len(plist) == 3 and all(p.requires_grad for p in plist)
+    assert isinstance(plist[0], nn.Parameter) and plist[-1].item() == 2.0
+    assert [n for n, _ in plist.named_parameters()] == ["0", "1", "2"]
+    assert len(plist[1:]) == 2
+    plist[0] = engine.full((2,), 5.0)
+    assert plist[0].tolist() == [5.0, 5.0]
+
+    pdict = nn.ParameterDict({"scale": engine.ones(1), "bias": engine.zeros(1)})
+    assert list(pdict) == ["bias", "scale"]  # a plain dict is taken in sorted order
+    pdict["gain"] = engine.ones(2)
+    assert pdict.get("missing") is None and pdict.setdefault("x", engine.ones(1)) is pdict["x"]
+    key, value = pdict.popitem()
+    assert key == "x" and isinstance(value, nn.Parameter)
+    assert sorted((pdict | nn.ParameterDict({"z": engine.ones(1)})).keys()) == [
+        "bias",
+        "gain",
+        "scale",
+        "z",
+    ]
+
+    class Model(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ps = nn.ParameterList([engine.ones(2) for _ in range(2)])
+            self.pd = nn.ParameterDict({"w": engine.ones(2)})
+
+        def forward(self) -> Any:
+            return (self.ps[0] * self.ps[1] * self.pd["w"]).sum()
+
+    model = Model()
+    opt = engine.optim.SGD(model.parameters(), lr=0.5)
+    model().backward()
+    opt.step()
+    assert [n for n, _ in model.named_parameters()] == ["ps.0", "ps.1", "pd.w"]
+    assert model.ps[0].tolist() == [0.5, 0.5] and model.pd["w"].tolist() == [0.5, 0.5]
+    assert list(model.state_dict()) == ["ps.0", "ps.1", "pd.w"]
+
+
+# ---- optimizers --------------------------------------------------------------------------------
+
+OPTIMIZERS: dict[str, Fn] = {
+    "adadelta": lambda lib, ps: lib.optim.Adadelta(ps),
+    "adadelta_all": lambda lib, ps: lib.optim.Adadelta(
+        ps, lr=0.5, rho=0.8, eps=1e-5, weight_decay=0.05, maximize=True
+    ),
+    "adamax": lambda lib, ps: lib.optim.Adamax(ps),
+    "adamax_all": lambda lib, ps: lib.optim.Adamax(
+        ps, lr=0.01, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1, maximize=True
+    ),
+    "nadam": lambda lib, ps: lib.optim.NAdam(ps),
+    "nadam_wd": lambda lib, ps: lib.optim.NAdam(ps, lr=0.01, weight_decay=0.1, momentum_decay=0.01),
+    "nadam_decoupled": lambda lib, ps: lib.optim.NAdam(
+        ps, lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, maximize=True
+    ),
+    "radam": lambda lib, ps: lib.optim.RAdam(ps),
+    "radam_wd": lambda lib, ps: lib.optim.RAdam(ps, lr=0.01, betas=(0.8, 0.9), weight_decay=0.1),
+    "radam_decoupled": lambda lib, ps: lib.optim.RAdam(
+        ps, lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, maximize=True
+    ),
+    "asgd": lambda lib, ps: lib.optim.ASGD(ps),
+    "asgd_averaging": lambda lib, ps: lib.optim.ASGD(
+        ps, lr=0.05, lambd=1e-3, alpha=0.5, t0=5, weight_decay=0.01
+    ),
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(OPTIMIZERS))
+def test_training_matches_pytorch(name: str) -> None:
+    """25 steps on a small classifier: the parameters agree to float32 rounding
+    (TRAINING_25_STEPS: the updates of one parameter add up to at most 0.33 here, computed in
+    float64, within the 2.5 that bound assumes)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(16, 3)), rng.integers(0, 2, 16)
+    results = []
+    for lib in (engine, torch):
+        lib.manual_seed(0)
+        model = lib.nn.Sequential(lib.nn.Linear(3, 8), lib.nn.Tanh(), lib.nn.Linear(8, 2))
+        opt = OPTIMIZERS[name](lib, model.parameters())
+        x, y = lib.tensor(X, dtype=lib.float32), lib.tensor(Y)
+        for _ in range(25):
+            opt.zero_grad()
+            F(lib).cross_entropy(model(x), y).backward()
+            opt.step()
+        results.append([p.detach().numpy().copy() for p in model.parameters()])
+    for e, t in zip(*results, strict=True):
+        np.testing.assert_allclose(e, t, **TRAINING_25_STEPS)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(OPTIMIZERS))
+def test_steps_on_identical_gradients_match_pytorch(name: str) -> None:
+    """The update rule alone, 25 steps on the same gradients: parameters and every state entry
+    (with its dtype and shape) within 25 OPTIMIZER_STEPs of the array's largest element. A step
+    of these optimizers has at most that many roundings that may differ: Adadelta's two float32
+    square roots (MKL's, 2·MKL_SQRT) and four multiply-adds (weight decay, two addcmul, the
+    update: UNFUSED each); NAdam's one root and three; Adamax, RAdam and ASGD fewer."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(1)
+    shapes = [(8, 3), (8,), (2, 8), (2,), (37,)]
+    start = [rng.normal(size=s).astype(np.float32) for s in shapes]
+    grads = [
+        [rng.normal(size=s).astype(np.float32) * (0.1 + k % 3) for s in shapes] for k in range(25)
+    ]
+    results = []
+    for lib in (engine, torch):
+        ps = [lib.tensor(a.copy(), requires_grad=True) for a in start]
+        opt = OPTIMIZERS[name](lib, ps)
+        for step_grads in grads:
+            for p, g in zip(ps, step_grads, strict=True):
+                p.grad = lib.tensor(g.copy())
+            opt.step()
+        results.append(([p.detach().numpy().copy() for p in ps], opt.state_dict()["state"]))
+    (e_params, e_state), (t_params, t_state) = results
+    steps = 25 * OPTIMIZER_STEP
+    for e, t in zip(e_params, t_params, strict=True):
+        np.testing.assert_allclose(e, t, **close(steps, magnitude(t)))
+    assert e_state.keys() == t_state.keys()
+    for i in t_state:
+        assert list(e_state[i]) == list(t_state[i])
+        for key, value in t_state[i].items():
+            expected = value.numpy()
+            got = e_state[i][key]
+            assert str(got.dtype) == str(value.dtype) and tuple(got.shape) == tuple(value.shape)
+            np.testing.assert_allclose(got.numpy(), expected, **close(steps, magnitude(expected)))
+
+
+def _params(lib: Any) -> list[Any]:
+    return [lib.zeros(2, 3, requires_grad=True), lib.zeros(3, requires_grad=True)]
+
+
+OPTIMIZER_REPRS: list[Fn] = [
+    lambda lib, ps: lib.optim.Adadelta(ps),
+    lambda lib, ps: lib.optim.Adadelta(ps, 0.5, 0.8, 1e-5, 0.1, maximize=True),
+    lambda lib, ps: lib.optim.Adamax(ps),
+    lambda lib, ps: lib.optim.Adamax([{"params": ps[:1], "lr": 0.1}, {"params": ps[1:]}]),
+    lambda lib, ps: lib.optim.NAdam(ps),
+    lambda lib, ps: lib.optim.NAdam(ps, lr=0.1, momentum_decay=0.01, decoupled_weight_decay=True),
+    lambda lib, ps: lib.optim.RAdam(ps),
+    lambda lib, ps: lib.optim.RAdam(ps, betas=[0.5, 0.6], weight_decay=0.01),
+    lambda lib, ps: lib.optim.ASGD(ps),
+    lambda lib, ps: lib.optim.ASGD([{"params": ps[:1], "t0": 10}, {"params": ps[1:]}], lr=0.5),
+]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("make", OPTIMIZER_REPRS)
+def test_optimizer_reprs_defaults_and_groups_match_pytorch(make: Fn) -> None:
+    torch = pytest.importorskip("torch")
+    e, t = make(engine, _params(engine)), make(torch, _params(torch))
+    assert repr(e) == repr(t)
+    assert e.defaults == t.defaults and list(e.defaults) == list(t.defaults)
+    for eg, tg in zip(e.param_groups, t.param_groups, strict=True):
+        assert list(eg) == list(tg)
+        assert {k: v for k, v in eg.items() if k != "params"} == {
+            k: v for k, v in tg.items() if k != "params"
+        }
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib, ps: lib.optim.Adadelta(ps, lr=-1.0),
+        lambda lib, ps: lib.optim.Adadelta(ps, rho=1.5),
+        lambda lib, ps: lib.optim.Adadelta(ps, eps=-1e-6),
+        lambda lib, ps: lib.optim.Adadelta(ps, weight_decay=-0.1),
+        lambda lib, ps: lib.optim.Adamax(ps, lr=-0.1),
+        lambda lib, ps: lib.optim.Adamax(ps, eps=-1.0),
+        lambda lib, ps: lib.optim.Adamax(ps, betas=(1.0, 0.9)),
+        lambda lib, ps: lib.optim.Adamax(ps, betas=(0.9, -0.1)),
+        lambda lib, ps: lib.optim.Adamax(ps, weight_decay=-1),
+        lambda lib, ps: lib.optim.NAdam(ps, lr=-0.1),
+        lambda lib, ps: lib.optim.NAdam(ps, betas=(0.9, 1.0)),
+        lambda lib, ps: lib.optim.NAdam(ps, momentum_decay=-0.004),
+        lambda lib, ps: lib.optim.NAdam(ps, eps=-1e-8),
+        lambda lib, ps: lib.optim.RAdam(ps, lr=-0.1),
+        lambda lib, ps: lib.optim.RAdam(ps, betas=(-0.1, 0.9)),
+        lambda lib, ps: lib.optim.RAdam(ps, weight_decay=-0.1),
+        lambda lib, ps: lib.optim.ASGD(ps, lr=-0.1),
+        lambda lib, ps: lib.optim.ASGD(ps, weight_decay=-0.1),
+        lambda lib, ps: lib.optim.ASGD([]),
+        lambda lib, ps: lib.optim.NAdam(ps[0]),
+        lambda lib, ps: lib.optim.RAdam([ps[0] * 2]),
+    ],
+)
+def test_optimizer_argument_errors_match_pytorch(make: Fn) -> None:
+    torch = pytest.importorskip("torch")
+    errors = []
+    for lib in (engine, torch):
+        with pytest.raises((ValueError, TypeError)) as info:
+            make(lib, _params(lib))
+        errors.append((type(info.value), str(info.value)))
+    assert errors[0] == errors[1]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib, ps: lib.optim.Adadelta(ps),
+        lambda lib, ps: lib.optim.Adamax(ps),
+        lambda lib, ps: lib.optim.NAdam(ps),
+        lambda lib, ps: lib.optim.NAdam(ps, weight_decay=0.1, decoupled_weight_decay=True),
+        lambda lib, ps: lib.optim.RAdam(ps, weight_decay=0.1, decoupled_weight_decay=True),
+        lambda lib, ps: lib.optim.ASGD(ps),
+    ],
+)
+def test_state_layout_and_version_counts_match_pytorch(make: Fn) -> None:
+    """state_dict layout before and after steps with one parameter left without a gradient,
+    and the version counter's in-place updates per step (NAdam's two addcdiv_, decoupled decay's
+    mul_, ASGD's decay and update)."""
+    torch = pytest.importorskip("torch")
+    ps = {lib: _params(lib) for lib in (engine, torch)}
+    opts = {lib: make(lib, ps[lib]) for lib in (engine, torch)}
+
+    def layout(lib: Any) -> Any:
+        sd = opts[lib].state_dict()
+        state = {
+            i: {k: (tuple(v.shape), str(v.dtype)) for k, v in s.items()}
+            for i, s in sd["state"].items()
+        }
+        return state, sd["param_groups"]
+
+    assert layout(engine) == layout(torch)
+    for step in range(2):
+        for lib in (engine, torch):
+            ps[lib][0].grad = lib.ones(2, 3) * (step + 1)
+            opts[lib].step()
+        assert layout(engine) == layout(torch)
+    assert ps[engine][0]._version == ps[torch][0]._version
+    assert ps[engine][1]._version == ps[torch][1]._version == 0
+
+
+@pytest.mark.parametrize("name", list(OPTIMIZERS))
+def test_load_state_dict_resumes_exactly(name: str) -> None:
+    """Save after 4 steps, load into a fresh optimizer over a copy of the parameters, continue:
+    bit for bit the run that never stopped (the same operations on the same numbers)."""
+    engine.manual_seed(0)
+    w = engine.randn(5, 3, requires_grad=True)
+    grads = [engine.randn(5, 3) for _ in range(8)]
+    opt = OPTIMIZERS[name](engine, [w])
+    for g in grads[:4]:
+        w.grad = g.clone()
+        opt.step()
+    saved = copy.deepcopy(opt.state_dict())
+    w2 = w.detach().clone().requires_grad_(True)
+    resumed = OPTIMIZERS[name](engine, [w2])
+    resumed.load_state_dict(saved)
+    assert repr(resumed) == repr(opt)
+    for g in grads[4:]:
+        for p, o in ((w, opt), (w2, resumed)):
+            p.grad = g.clone()
+            o.step()
+    np.testing.assert_array_equal(w2.detach().numpy(), w.detach().numpy())
+    for (k1, v1), (k2, v2) in zip(
+        opt.state_dict()["state"][0].items(), resumed.state_dict()["state"][0].items(), strict=True
+    ):
+        assert k1 == k2
+        np.testing.assert_array_equal(v1.numpy(), v2.numpy())
+
+
+@pytest.mark.torch
+def test_load_state_dict_errors_and_a_pytorch_state_dict() -> None:
+    """PyTorch's messages for mismatched groups; and a state_dict saved by PyTorch's NAdam
+    (its tensors turned into ours) continues as PyTorch continues (4 more steps: 4
+    OPTIMIZER_STEPs of the array's magnitude)."""
+    torch = pytest.importorskip("torch")
+    for lib in (engine, torch):
+        opt = lib.optim.NAdam(_params(lib))
+        with pytest.raises(ValueError, match="different number of parameter groups"):
+            opt.load_state_dict({"state": {}, "param_groups": []})
+        with pytest.raises(ValueError, match="doesn't match the size of optimizer's group"):
+            opt.load_state_dict({"state": {}, "param_groups": [{"params": [0], "lr": 0.1}]})
+    rng = np.random.default_rng(4)
+    start = rng.normal(size=(4, 3)).astype(np.float32)
+    grads = [rng.normal(size=(4, 3)).astype(np.float32) for _ in range(7)]
+    tw = torch.tensor(start, requires_grad=True)
+    topt = torch.optim.NAdam([tw], lr=0.05)
+    for g in grads[:3]:
+        tw.grad = torch.tensor(g)
+        topt.step()
+    saved = topt.state_dict()
+    ours = {
+        "state": {
+            i: {k: engine.tensor(v.numpy()) for k, v in s.items()}
+            for i, s in saved["state"].items()
+        },
+        "param_groups": copy.deepcopy(saved["param_groups"]),
+    }
+    ew = engine.tensor(tw.detach().numpy().copy(), requires_grad=True)
+    eopt = engine.optim.NAdam([ew], lr=0.5)
+    eopt.load_state_dict(ours)
+    assert eopt.param_groups[0]["lr"] == 0.05
+    for g in grads[3:]:
+        tw.grad, ew.grad = torch.tensor(g), engine.tensor(g)
+        topt.step()
+        eopt.step()
+    expected = tw.detach().numpy()
+    np.testing.assert_allclose(
+        ew.detach().numpy(), expected, **close(4 * OPTIMIZER_STEP, magnitude(expected))
+    )
+
+
+@pytest.mark.parametrize("name", ["nadam", "radam", "adadelta", "asgd"])
+def test_step_takes_a_closure(name: str) -> None:
+    """``step(closure)`` evaluates the closure with gradients enabled and returns its loss."""
+    w = engine.tensor([1.0, -2.0], requires_grad=True)
+    opt = OPTIMIZERS[name](engine, [w])
+
+    def closure() -> Any:
+        opt.zero_grad()
+        loss = (w * w).sum()
+        loss.backward()
+        return loss
+
+    with engine.no_grad():
+        loss = opt.step(closure)
+    assert loss.item() == 5.0
+    assert w.grad is not None and w.tolist() != [1.0, -2.0]
+
+
+@pytest.mark.usefixtures("fake_cupy")
+def test_steps_on_fake_gpu_match_cpu() -> None:
+    """On (fake) CuPy arrays the state stays on the device and the steps equal the CPU's."""
+    for make in OPTIMIZERS.values():
+        runs = []
+        for dev in ("cpu", "cuda"):
+            engine.manual_seed(0)
+            w = engine.randn(4, 3, device=dev, requires_grad=True)
+            opt = make(engine, [w])
+            for _ in range(5):
+                opt.zero_grad()
+                ((w * w).sum() + w.sum()).backward()
+                opt.step()
+            assert w.device.type == dev
+            arrays = [v for v in opt.state_of(w).values() if hasattr(v, "shape") and v.shape]
+            assert arrays
+            assert all((type(a) is np.ndarray) == (dev == "cpu") for a in arrays)
+            runs.append(w.detach().cpu().numpy())
+        np.testing.assert_array_equal(runs[1], runs[0])
+
+
+def test_rates_the_schedules_change_reach_the_new_optimizers() -> None:
+    """lr_scheduler works on them as on the others (it edits ``param_groups``)."""
+    w = engine.zeros(2, requires_grad=True)
+    opt = engine.optim.RAdam([w], lr=0.1)
+    sched = engine.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
+    for _ in range(3):
+        w.grad = engine.ones(2)
+        opt.step()
+        sched.step()
+    assert math.isclose(opt.param_groups[0]["lr"], 0.0125)
+
+
+# ---- L-BFGS ------------------------------------------------------------------------------------
+
+
+def _quadratic() -> tuple[np.ndarray, np.ndarray]:
+    """A least-squares problem with singular values 1 to 1.7 (condition 2.9 of its Hessian)."""
+    rng = np.random.default_rng(2)
+    q, _ = np.linalg.qr(rng.normal(size=(6, 6)))
+    return q @ np.diag(np.linspace(1.0, 1.7, 6)) @ q.T, rng.normal(size=6)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
+@pytest.mark.parametrize("history_size", [100, 2])
+def test_lbfgs_matches_pytorch(line_search_fn: str | None, history_size: int) -> None:
+    """Three ``step(closure)`` calls of up to 5 iterations on a well-conditioned least-squares
+    problem (float64): the same closure evaluations and iterations, and the parameters within
+    the roundings of the iteration: each of its ~15 iterations makes ~(2·history + 4) dot
+    products of 6 terms (≤ 80 roundings) that the next direction amplifies by at most the
+    Hessian's condition 2.9 per iteration: 15·80·2.9**5 < 3e5 roundings of the solution's scale."""
+    torch = pytest.importorskip("torch")
+    a, b = _quadratic()
+    results = []
+    for lib in (engine, torch):
+        w = lib.zeros(6, dtype=lib.float64, requires_grad=True)
+        at, bt = lib.tensor(a), lib.tensor(b)
+        opt = lib.optim.LBFGS(
+            [w], lr=0.8, max_iter=5, history_size=history_size, line_search_fn=line_search_fn
+        )
+
+        def closure(opt: Any = opt, w: Any = w, at: Any = at, bt: Any = bt) -> Any:
+            opt.zero_grad()
+            loss = 0.5 * ((at @ w - bt) ** 2).sum()
+            loss.backward()
+            return loss
+
+        losses = [opt.step(closure).item() for _ in range(3)]
+        state = opt.state_dict()["state"][0]
+        results.append(
+            (
+                w.detach().numpy().copy(),
+                losses,
+                state["func_evals"],
+                state["n_iter"],
+                sorted(state),
+                repr(opt),
+            )
+        )
+    (ew, el, *e_rest), (tw, tl, *t_rest) = results
+    assert e_rest == t_rest
+    np.testing.assert_allclose(ew, tw, **close(3e5, magnitude(tw), U64))
+    np.testing.assert_allclose(el, tl, **close(3e5, magnitude(tl), U64))
+
+
+@pytest.mark.torch
+def test_lbfgs_trains_a_network_as_pytorch_in_float32() -> None:
+    """The first ``step`` (10 iterations) on a small tanh network in float32: the closure's
+    losses as PyTorch's. Each loss sums 20 squared residuals (19 roundings) of a network of
+    dot products of 3 and 4 terms with a tanh (LIBRARY_FUNCTION + 7 per layer pair): ~55
+    roundings each side; the parameters it is evaluated at differ by the iterations' update
+    roundings, which the loss feels at first order through its gradient (small, and shrinking
+    as the iteration converges): 2·55 + 10 = 120 roundings of the largest loss."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 3)).astype(np.float32)
+    Y = (X @ np.array([1.0, -2.0, 0.5], dtype=np.float32) + 0.3).reshape(-1, 1)
+    results = []
+    for lib in (engine, torch):
+        lib.manual_seed(0)
+        model = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.Tanh(), lib.nn.Linear(4, 1))
+        opt = lib.optim.LBFGS(model.parameters(), lr=0.5, max_iter=10)
+        x, y = lib.tensor(X), lib.tensor(Y)
+        seen: list[float] = []
+
+        def closure(lib: Any = lib, opt: Any = opt, model: Any = model, x: Any = x, y: Any = y,
+                    seen: list[float] = seen) -> Any:  # fmt: skip
+            opt.zero_grad()
+            loss = F(lib).mse_loss(model(x), y)
+            loss.backward()
+            seen.append(loss.item())
+            return loss
+
+        opt.step(closure)
+        results.append(seen)
+    assert len(results[0]) == len(results[1]) == 10
+    np.testing.assert_allclose(results[0], results[1], **close(120, magnitude(results[1])))
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib, ps: lib.optim.LBFGS(ps),
+        lambda lib, ps: lib.optim.LBFGS(ps, lr=0.1, max_iter=4, history_size=3),
+        lambda lib, ps: lib.optim.LBFGS(ps, line_search_fn="strong_wolfe", max_eval=9),
+    ],
+)
+def test_lbfgs_repr_and_defaults_match_pytorch(make: Fn) -> None:
+    torch = pytest.importorskip("torch")
+    e, t = make(engine, _params(engine)), make(torch, _params(torch))
+    assert repr(e) == repr(t)
+    assert e.defaults == t.defaults and list(e.defaults) == list(t.defaults)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib, ps: lib.optim.LBFGS(ps, lr=-1.0),
+        lambda lib, ps: lib.optim.LBFGS([{"params": ps[:1]}, {"params": ps[1:]}]),
+        lambda lib, ps: lib.optim.LBFGS([]),
+    ],
+)
+def test_lbfgs_argument_errors_match_pytorch(make: Fn) -> None:
+    torch = pytest.importorskip("torch")
+    errors = []
+    for lib in (engine, torch):
+        with pytest.raises(ValueError) as info:
+            make(lib, _params(lib))
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
+
+
+def test_lbfgs_state_dict_round_trip() -> None:
+    """Its state (counters, the history lists, the last direction) saves and loads: a resumed
+    optimizer continues exactly as the one that never stopped."""
+    a, b = _quadratic()
+    runs = []
+    for resume in (False, True):
+        w = engine.zeros(6, dtype=engine.float64, requires_grad=True)
+        at, bt = engine.tensor(a), engine.tensor(b)
+        opt = engine.optim.LBFGS([w], max_iter=2, history_size=3)
+
+        def closure(w: Any = w, at: Any = at, bt: Any = bt) -> Any:
+            w.grad = None
+            loss = 0.5 * ((at @ w - bt) ** 2).sum()
+            loss.backward()
+            return loss
+
+        opt.step(closure)
+        if resume:
+            saved = copy.deepcopy(opt.state_dict())
+            assert isinstance(saved["state"][0]["old_dirs"], list)
+            assert isinstance(saved["state"][0]["func_evals"], int)
+            opt = engine.optim.LBFGS([w], max_iter=2, history_size=3)
+            opt.load_state_dict(saved)
+        opt.step(closure)
+        runs.append(w.detach().numpy().copy())
+    np.testing.assert_array_equal(runs[1], runs[0])
