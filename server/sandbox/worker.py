@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from server.sandbox import protocol
+from server.sandbox import hostpaths, protocol
 from server.sandbox.jail import JailError, JailSpec, install
 
 #: exit statuses of a worker that could not do its job (others are the program's own)
@@ -99,18 +99,6 @@ def _isolate(keep: tuple[int, ...]) -> None:
             os.close(null)
 
 
-def _forget_the_host() -> None:
-    """Nothing of the machine's layout for the program to print: no environment but the
-    locale, no import path, no interpreter location (nothing is imported after this)."""
-    os.environ.clear()
-    os.environ["LANG"] = "C.UTF-8"
-    sys.path[:] = []
-    for name in ("executable", "prefix", "exec_prefix", "base_prefix", "base_exec_prefix"):
-        with contextlib.suppress(AttributeError, TypeError):
-            setattr(sys, name, "")
-    sys.argv[:] = ["<program>"]
-
-
 def _init_cuda() -> None:
     from engine import backend
 
@@ -133,7 +121,7 @@ def serve(
         try:
             if device_kind == "cuda":
                 _init_cuda()
-            _forget_the_host()
+            hostpaths.forget_process()
             install(spec)
         except (JailError, Exception) as exc:
             write_all(
