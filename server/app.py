@@ -126,8 +126,9 @@ def create_app(settings: Settings | None = None, sandbox_paths: list[str] | None
         trusted=app.state.trusted_proxies,
         busy_first=settings.busy_first_requests,
     )
-    # JSON answers and pages (a lesson's answer: ~300 KiB raw, a tenth of it gzipped); static
-    # files come pre-compressed (server/assets.py) and are left alone.
+    # JSON answers and pages (a 30-step lesson's answer: 527 KiB raw, 17 % of it gzipped at
+    # level 5, 20 % at level 1 for a third of the CPU); static files come pre-compressed
+    # (server/assets.py) and are left alone.
     app.add_middleware(GZipMiddleware, minimum_size=settings.gzip_min_bytes, compresslevel=5)
     app.add_middleware(SessionCookieMiddleware)
     app.add_middleware(SecurityHeadersMiddleware)
