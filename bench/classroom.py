@@ -175,8 +175,44 @@ def keep_alive(base: str, samples: int = 200) -> dict[str, float]:
     return {"kept_ms": statistics.median(kept), "new_ms": statistics.median(fresh)}
 
 
+#: a 30-step lesson: a small MLP's training loop, each backward pass recorded
+LESSON = """import torch
+from torch import nn
+torch.manual_seed(0)
+X = torch.randn(64, 4)
+y = (X.sum(dim=1, keepdim=True) > 0).float()
+model = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+loss_fn = nn.BCEWithLogitsLoss()
+for step in range(30):
+    loss = loss_fn(model(X), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+print(f"{loss.item():.4f}")
+"""
+
+
+def wire_sizes(base: str) -> dict[str, tuple[int, int]]:
+    """(raw bytes, bytes on the wire) of the page's bundle (Brotli, as browsers ask) and of a
+    30-step lesson's answer (gzip)."""
+    page = httpx.get(f"{base}/", timeout=30).text
+    src = page.split('<script type="module" src="', 1)[1].split('"', 1)[0]
+    sizes = {}
+    with httpx.Client(base_url=base, timeout=60) as client:
+        raw = client.get(src, headers={"accept-encoding": "identity"})
+        sent = client.get(src, headers={"accept-encoding": "br, gzip"})
+        sizes[src.rsplit("/", 1)[1]] = (len(raw.content), sent.num_bytes_downloaded)
+        answer = client.post(
+            "/api/v1/run", json={"source": LESSON}, headers={"accept-encoding": "gzip"}
+        )
+        sizes["a 30-step lesson's answer"] = (len(answer.content), answer.num_bytes_downloaded)
+    return sizes
+
+
 def main() -> None:
     with make_run_server() as base:
+        sizes = wire_sizes(base)
         wire = keep_alive(base)
         room = classroom(base)
         rush = flood(base)
@@ -208,6 +244,11 @@ def main() -> None:
         f"{rush['served_per_s']:.0f}/s, {rush['served_p50_ms']:.0f} ms |"
     )
     print(f"| healthy after the flood | {rush['healthy_after']} |")
+    for name, (raw, sent) in sizes.items():
+        print(
+            f"| {name}: raw / on the wire (target ≤ 40 %) | {raw / 1024:,.0f} KiB / "
+            f"{sent / 1024:,.0f} KiB = {sent / raw:.0%} {'✓' if sent <= 0.4 * raw else '✗'} |"
+        )
     ratio = wire["kept_ms"] / wire["new_ms"]
     print(
         f"| tiny example, kept-alive / new connection, median (target ≤ 1×) | "

@@ -118,12 +118,18 @@ def _error(type_name: str, message: str) -> dict[str, Any]:
 
 def _cpu_seconds(pid: int) -> float | None:
     """User + system CPU time of a process (None when it is gone)."""
+    usage = _cpu_and_state(pid)
+    return None if usage is None else usage[0]
+
+
+def _cpu_and_state(pid: int) -> tuple[float, bytes] | None:
+    """(CPU seconds, state: b"R" running or runnable, b"S" sleeping ...), None when gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             fields = f.read().rsplit(b")", 1)[1].split()
     except (OSError, IndexError):
         return None
-    return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+    return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS, fields[0]
 
 
 class Sandbox:
@@ -332,10 +338,12 @@ class Sandbox:
     EOF_AFTER_RESULT_S = 0.5
 
     def _levels(self) -> tuple[tuple[float, int], ...]:
-        """(CPU seconds, niceness): a program that has used this much CPU (or, sleeping or
-        starved, twice as long on the wall clock) yields the cores to fresh ones (the kernel
-        then gives it a small share while short programs run), so a classroom's quick runs stay
-        quick next to a few infinite loops. The first level makes it long."""
+        """(CPU seconds, niceness): a program that has used this much CPU (or, asleep, has
+        held its worker twice as long on the wall clock) yields the cores to fresh ones (the
+        kernel then gives it a small share while short programs run), so a classroom's quick
+        runs stay quick next to a few infinite loops. The first level makes it long; once long,
+        the wall clock takes it further. A program that waits for a core is not asleep: a busy
+        machine does not make a program long."""
         s = self.config.slice_s
         return ((s, 10), (3 * s, 19))
 
@@ -346,12 +354,14 @@ class Sandbox:
             with self._lock:
                 busy = list(self._busy.values())
             for w in busy:
-                cpu = _cpu_seconds(w.pid)
-                if cpu is None:
+                usage = _cpu_and_state(w.pid)
+                if usage is None:
                     continue
-                used, wall = cpu - w.cpu_at_start, now - w.started
+                used, wall = usage[0] - w.cpu_at_start, now - w.started
+                by_wall = w.niceness > 0 or usage[1] in (b"S", b"D")  # long already, or asleep
                 wanted = max(
-                    (n for after, n in levels if used >= after or wall >= 2 * after), default=0
+                    (n for after, n in levels if used >= after or (by_wall and wall >= 2 * after)),
+                    default=0,
                 )
                 if wanted <= w.niceness:
                     continue

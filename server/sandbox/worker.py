@@ -141,6 +141,10 @@ def serve(
         result = run_program(job, sink, modules)
         sink.flush()
         write_all(out_fd, protocol.frame(protocol.RESULT, encode(result)))
+        # The server reads until this pipe closes (anything after the result is the program
+        # writing into it): close it now rather than when the exit has torn the whole address
+        # space down. Nothing else holds it (the jail allows no dup).
+        os.close(out_fd)
     except BaseException:  # the server reports a worker that ends without a result
         code = EXIT_NO_REPORT
     finally:
