@@ -7,9 +7,10 @@ wall clock is SIGKILLed; whatever it printed until then is kept. Everything a wo
 treated as hostile: framed and capped (:mod:`server.sandbox.protocol`), parsed, and validated
 against ``RunResponse`` before it is answered.
 
-The zygote is supervised: when it dies, one thread (and only it) starts the next at once,
-without waiting for a request, backing off while starts fail; meanwhile requests wait for a
-worker (then 503). Every worker is known by a pidfd where the kernel has them, so it can be
+The zygote is supervised: when it dies, one thread (and only it) replaces it at once, without
+waiting for a request: with the standby it forked (a copy-on-write copy of itself, loaded and
+idle: milliseconds), else with a new zygote (seconds; backing off while starts fail);
+meanwhile requests wait for a worker (then 503). Every worker is known by a pidfd where the kernel has them, so it can be
 killed and reniced whichever zygote forked it, alive or not, and never a process that reused
 its pid. A program that has used a short slice of CPU is *long*: it is reniced so that short
 programs pass it, and its ``on_long`` callback lets admission control move it to its own slots.
@@ -23,6 +24,7 @@ import logging
 import os
 import select
 import signal
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -81,6 +83,8 @@ class SandboxConfig:
     slice_s: float = 0.5
     #: without a live zygote for this long, the sandbox has failed (liveness says so)
     restart_deadline_s: float = 30.0
+    #: keep a standby (a fork of the loaded zygote) that replaces a dead zygote at once
+    standby: bool = True
     extra_sys_path: list[str] = field(default_factory=list)
 
 
@@ -166,7 +170,10 @@ class Sandbox:
         self.down_since: float | None = None  # when the last zygote was lost, while none is
         self._lost = threading.Event()  # the zygote is gone: the supervisor starts the next
         self._stopping = threading.Event()
-        self._install(self._start_zygote())
+        self._standby: socket.socket | None = None  # our end of the standby's control socket
+        first = self._start_zygote()
+        self._install(first)
+        self._spawn_standby(first)
         if self.mode == "none" and config.mode == "seccomp":
             reason = self.reason
             self.close()
@@ -207,11 +214,36 @@ class Sandbox:
             "job_cap": 1 << 20,
         }
         try:
-            return Zygote(
+            return Zygote.start(
                 settings, cfg.extra_sys_path, self._on_worker, self._on_exit, self._on_end
             )
         except (ZygoteFailed, OSError) as exc:
             raise SandboxUnavailable(str(exc)) from None
+
+    def _activate_standby(self) -> Zygote | None:
+        """The standby the lost zygote forked, now the zygote (None if there is none, or it
+        does not answer)."""
+        with self._lock:
+            standby, self._standby = self._standby, None
+        if standby is None:
+            return None
+        try:
+            return Zygote.activate(standby, self._on_worker, self._on_exit, self._on_end)
+        except ZygoteFailed as exc:
+            log.error("%s", exc)
+            return None
+
+    def _spawn_standby(self, zygote: Zygote) -> None:
+        """Have ``zygote`` fork the standby that replaces it if it dies."""
+        if not self.config.standby:
+            return
+        standby = zygote.spawn_standby()
+        with self._lock:
+            old, self._standby = self._standby, standby
+            if self._closed:
+                old, self._standby = standby, None
+        if old is not None:
+            old.close()  # a standby whose socket closes exits
 
     def _install(self, zygote: Zygote) -> bool:
         """Make ``zygote`` the one workers come from; False if it has already ended."""
@@ -273,11 +305,20 @@ class Sandbox:
     RESTART_BACKOFF_S = (0.0, 0.5, 1.0, 2.0, 5.0)
 
     def _supervise(self) -> None:
-        """The one thread that starts zygotes after the first: as soon as one is lost, without
-        waiting for a request; one at a time, backing off while starts fail."""
+        """The one thread that replaces a lost zygote, as soon as it is lost, without waiting for
+        a request: its standby if it answers (milliseconds), else a new zygote (seconds), one at
+        a time, backing off while starts fail; then the new zygote's own standby."""
         while not self._closed:
             self._lost.wait()
             self._lost.clear()
+            standby = self._activate_standby()
+            if standby is not None and self._install(standby):
+                self.restarts += 1
+                self._top_up()
+                self._spawn_standby(standby)
+                continue
+            if standby is not None:
+                standby.stop()
             attempt = 0
             while not self._closed:
                 delay = self.RESTART_BACKOFF_S[min(attempt, len(self.RESTART_BACKOFF_S) - 1)]
@@ -292,6 +333,7 @@ class Sandbox:
                 if self._install(zygote):
                     self.restarts += 1
                     self._top_up()
+                    self._spawn_standby(zygote)
                     break
                 zygote.stop()  # it died at once (or we are closing): try again
 
@@ -659,7 +701,10 @@ class Sandbox:
             for q in self._ready.values():
                 q.clear()
             zygote, self._zygote = self._zygote, None
+            standby, self._standby = self._standby, None
             self._lock.notify_all()
+        if standby is not None:
+            standby.close()  # the standby exits
         self._stopping.set()
         self._lost.set()
         for w in workers:

@@ -1,9 +1,11 @@
-"""One zygote process as the server sees it: started with a scrubbed environment, greeted,
-listened to on its control socket, and reaped; its end reported once.
+"""One zygote process as the server sees it: started with a scrubbed environment (or a
+standby activated), greeted, listened to on its control socket, and reaped; its end reported
+once.
 
-:class:`Zygote` knows one process; :class:`server.sandbox.pool.Sandbox` supervises them: it
-starts a new one as soon as the old one's control socket closes (one at a time, from one
-thread), without waiting for a request.
+:class:`Zygote` knows one process; :class:`server.sandbox.pool.Sandbox` supervises them: as
+soon as the current one's control socket closes it activates the standby that zygote forked
+(or, failing that, starts a new one), from one thread, one at a time, without waiting for a
+request.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -64,29 +67,58 @@ class Delivered:
 
 
 class Zygote:
-    """A started zygote process. ``on_worker`` and ``on_exit`` are called from its listener
-    thread as workers arrive and end; ``on_end`` once, when its control socket closes (it
-    died, or was stopped)."""
+    """A zygote process that has said hello. ``on_worker`` and ``on_exit`` are called from its
+    listener thread as workers arrive and end; ``on_end`` once, when its control socket closes
+    (it died, or was stopped).
+
+    Made by :meth:`start` (a new process, which loads everything: seconds) or :meth:`activate`
+    (a standby that an earlier zygote forked, already loaded: milliseconds)."""
 
     def __init__(
         self,
+        ctl: socket.socket,
+        hello: bytes,
+        proc: subprocess.Popen[bytes] | None,
+        on_worker: Callable[[Zygote, Delivered], None],
+        on_exit: Callable[[int, int], None],
+        on_end: Callable[[Zygote], None],
+    ) -> None:
+        self.ctl = ctl
+        self.proc = proc
+        self.on_worker = on_worker
+        self.on_exit = on_exit
+        self.on_end = on_end
+        self._send_lock = threading.Lock()
+        info = json.loads(hello[1:])
+        self.pid = int(info["pid"])
+        self.jailed = bool(info.get("seccomp"))
+        self.reason = str(info.get("reason", ""))
+        self.landlock = int(info.get("landlock", 0))
+        self.pidfd = -1  # a standby is not our child: we signal it through a pidfd
+        if proc is None:
+            with contextlib.suppress(AttributeError, OSError):
+                self.pidfd = os.pidfd_open(self.pid)
+        self.ended = False
+        self._listener = threading.Thread(target=self._listen, name="sandbox-zygote", daemon=True)
+        self._listener.start()
+
+    @classmethod
+    def start(
+        cls,
         settings: dict[str, Any],
         extra_sys_path: list[str],
         on_worker: Callable[[Zygote, Delivered], None],
         on_exit: Callable[[int, int], None],
         on_end: Callable[[Zygote], None],
         hello_timeout_s: float = 120.0,
-    ) -> None:
-        self.on_worker = on_worker
-        self.on_exit = on_exit
-        self.on_end = on_end
-        self._send_lock = threading.Lock()
+    ) -> Zygote:
+        """Start a new zygote process and wait for its hello."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         env = scrubbed_environment(dict(os.environ))
         env[CONTROL_FD_ENV] = str(theirs.fileno())
         paths = [str(ROOT), *extra_sys_path]
         env["PYTHONPATH"] = os.pathsep.join([*paths, *filter(None, [env.get("PYTHONPATH", "")])])
-        self.proc = subprocess.Popen(
+        proc = subprocess.Popen(
             [sys.executable, "-c", ENTRY],
             env=env,
             cwd=str(ROOT),
@@ -95,26 +127,48 @@ class Zygote:
             close_fds=True,
         )
         theirs.close()
-        self.ctl = ours
         try:
             ours.send(json.dumps({**settings, "extra_sys_path": extra_sys_path}).encode())
-            ours.settimeout(hello_timeout_s)
-            hello = ours.recv(4096)
-            ours.settimeout(None)
-        except OSError as exc:
-            self.stop()
+            hello = _hello(ours, hello_timeout_s)
+        except (OSError, ZygoteFailed) as exc:
+            ours.close()
+            with contextlib.suppress(OSError):
+                proc.kill()
+            with contextlib.suppress(Exception):
+                proc.wait(timeout=5)
             raise ZygoteFailed(f"the sandbox's zygote did not start ({exc})") from None
-        if hello[:1] != b"H":
-            self.stop()
-            raise ZygoteFailed("the sandbox's zygote did not start")
-        info = json.loads(hello[1:])
-        self.pid = self.proc.pid
-        self.jailed = bool(info.get("seccomp"))
-        self.reason = str(info.get("reason", ""))
-        self.landlock = int(info.get("landlock", 0))
-        self.ended = False
-        self._listener = threading.Thread(target=self._listen, name="sandbox-zygote", daemon=True)
-        self._listener.start()
+        return cls(ours, hello, proc, on_worker, on_exit, on_end)
+
+    @classmethod
+    def activate(
+        cls,
+        standby: socket.socket,
+        on_worker: Callable[[Zygote, Delivered], None],
+        on_exit: Callable[[int, int], None],
+        on_end: Callable[[Zygote], None],
+        hello_timeout_s: float = 10.0,
+    ) -> Zygote:
+        """Tell a standby to be the zygote now (see :meth:`spawn_standby`)."""
+        try:
+            standby.send(b"a")
+            hello = _hello(standby, hello_timeout_s)
+        except (OSError, ZygoteFailed) as exc:
+            standby.close()
+            raise ZygoteFailed(f"the standby zygote did not take over ({exc})") from None
+        return cls(standby, hello, None, on_worker, on_exit, on_end)
+
+    def spawn_standby(self) -> socket.socket | None:
+        """Have this zygote fork a standby; returns our end of its control socket."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            with self._send_lock:
+                socket.send_fds(self.ctl, [b"b"], [theirs.fileno()])
+        except OSError:
+            ours.close()
+            return None
+        finally:
+            theirs.close()
+        return ours
 
     def ask(self, kind: str) -> bool:
         """Ask for one more worker of ``kind``; False when the zygote is gone."""
@@ -133,7 +187,7 @@ class Zygote:
         return True
 
     def alive(self) -> bool:
-        return not self.ended and self.proc.poll() is None
+        return not self.ended and (self.proc is None or self.proc.poll() is None)
 
     def _listen(self) -> None:
         """Receive workers and exit statuses until the control socket closes."""
@@ -163,15 +217,49 @@ class Zygote:
         self.on_end(self)
 
     def _reap(self) -> None:
-        with contextlib.suppress(OSError):
-            self.proc.kill()
-        with contextlib.suppress(Exception):
-            self.proc.wait(timeout=5)
+        """Make sure it is gone: kill it, and wait for it if it is our child (an activated
+        standby is not: its first parent was a zygote, and init reaps it)."""
+        if self.proc is not None:
+            with contextlib.suppress(OSError):
+                self.proc.kill()
+            with contextlib.suppress(Exception):
+                self.proc.wait(timeout=5)
+        else:
+            with self._send_lock:
+                self._signal(signal.SIGKILL)
+                with contextlib.suppress(OSError):
+                    if self.pidfd >= 0:
+                        os.close(self.pidfd)
+                self.pidfd = -1
         with contextlib.suppress(OSError):
             self.ctl.close()
 
+    def _signal(self, sig: int) -> None:
+        if self.pidfd >= 0:
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(self.pidfd, sig)
+
     def stop(self) -> None:
-        """Kill it and reap it (its listener, if any, then reports its end)."""
+        """Close its control socket (it exits) and kill it; its listener reports its end."""
         with contextlib.suppress(OSError):
             self.ctl.shutdown(socket.SHUT_RDWR)
-        self._reap()
+        if self.proc is not None:
+            with contextlib.suppress(OSError):
+                self.proc.kill()
+            with contextlib.suppress(Exception):
+                self.proc.wait(timeout=5)
+        else:
+            with self._send_lock:
+                self._signal(signal.SIGKILL)
+
+
+def _hello(ctl: socket.socket, timeout_s: float) -> bytes:
+    """Wait for a zygote's hello (``b"H"`` + JSON)."""
+    ctl.settimeout(timeout_s)
+    try:
+        hello = ctl.recv(4096)
+    finally:
+        ctl.settimeout(None)
+    if hello[:1] != b"H":
+        raise ZygoteFailed("no hello")
+    return hello

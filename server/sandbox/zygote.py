@@ -13,6 +13,10 @@ kernel can jail a worker, says hello, and then serves these messages:
   whatever happens to this zygote, and never a process that reused its pid;
 - server -> zygote ``b"k" + pid``: SIGKILL that worker if it is still a live child (where
   there are no pidfds: only the parent knows a pid has not been reaped and reused);
+- server -> zygote ``b"b"`` with a socket attached: fork a *standby*, a copy of this zygote
+  that keeps that socket and waits; server -> standby ``b"a"``: be the zygote now (it says
+  hello and serves). A dead zygote is so replaced in milliseconds, not the seconds a new one
+  takes to load, and the idle copy costs little memory (its pages are shared until written);
 - zygote -> server ``b"X" + pid + status`` when a worker has exited (the zygote reaps them).
 
 It never runs user code itself and holds no secret: the server's memory is not shared with
@@ -98,7 +102,8 @@ def _warm_up(loaded: dict[str, Any]) -> None:
 def serve() -> Callable[[], None]:
     """Be the zygote until the server goes (then exit); in a forked worker, return the
     worker's life (:func:`server.sandbox.worker.serve` with its arguments) for :data:`ENTRY`
-    to call, the zygote's frames gone."""
+    to call, the zygote's frames gone. A standby, forked from the zygote, waits here until the
+    server activates it, then is the zygote."""
     ctl = socket.socket(fileno=int(os.environ.pop(CONTROL_FD_ENV)))
     config = json.loads(ctl.recv(1 << 20))
     loaded = _load(config)
@@ -108,8 +113,7 @@ def serve() -> Callable[[], None]:
     mode = config.get("mode", "auto")
     jailed = available and mode != "none"
     landlock = jail.landlock_abi() if jailed else 0
-    hello = {"pid": os.getpid(), "seccomp": jailed, "reason": how, "landlock": landlock}
-    ctl.send(b"H" + json.dumps(hello).encode())
+    hello = {"seccomp": jailed, "reason": how, "landlock": landlock}
 
     specs = {
         "cpu": jail.JailSpec(
@@ -134,11 +138,48 @@ def serve() -> Callable[[], None]:
         # never walk (and so never copy-on-write) the zygote's objects.
         gc.collect()
         gc.freeze()
+    config.clear()
 
+    while True:
+        ctl.send(b"H" + json.dumps({**hello, "pid": os.getpid()}).encode())
+        kind, result = _serve_requests(ctl, specs, loaded, job_cap, warm_workers)
+        if kind == "worker":
+            assert callable(result)
+            return result
+        # a standby: a fork of the zygote, as loaded; it waits until the server activates it
+        # (its zygote died) and is then the zygote itself, or until the server goes
+        assert isinstance(result, socket.socket)
+        ctl = result
+        try:
+            message = ctl.recv(64)
+        except OSError:
+            message = b""
+        if message != b"a":
+            sys.exit(0)
+
+
+def _serve_requests(
+    ctl: socket.socket,
+    specs: dict[str, Any],
+    loaded: dict[str, Any],
+    job_cap: int,
+    warm_workers: bool,
+) -> tuple[str, Callable[[], None] | socket.socket]:
+    """The zygote's loop. Returns only in a process it forked: ``("worker", its life)`` or
+    ``("standby", its control socket)``; the zygote itself exits when the server goes."""
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
+
+    def leave() -> None:
+        """In a forked child: forget the zygote (its socket, its wake-up pipe, its children)."""
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        children.clear()
+        for fd in (wake_r, wake_w):
+            os.close(fd)
+        ctl.close()
 
     children: set[int] = set()
     while True:
@@ -149,27 +190,31 @@ def serve() -> Callable[[], None]:
             _reap(ctl, children)
         if ctl.fileno() in ready:
             try:
-                message = ctl.recv(64)
+                message, fds, _, _ = socket.recv_fds(ctl, 64, 1)
             except OSError:
-                message = b""
+                message, fds = b"", []
             if not message:  # the server is gone: so are we (workers die with their pipes)
                 sys.exit(0)
             if message[:1] == b"s":
                 kind = message[1:].decode() if message[1:] in (b"cpu", b"cuda") else "cpu"
                 pid, life = _spawn(ctl, specs[kind], loaded, kind, job_cap, warm_workers)
-                if life is not None:  # the worker: forget the zygote, leave its loop
-                    children.clear()
-                    config.clear()
-                    for fd in (wake_r, wake_w):
-                        os.close(fd)
-                    ctl.close()
-                    return life
+                if life is not None:  # the worker: leave the zygote's loop
+                    leave()
+                    return "worker", life
                 children.add(pid)
+            elif message[:1] == b"b" and len(fds) == 1:
+                if os.fork() == 0:  # the standby
+                    leave()
+                    return "standby", socket.socket(fileno=fds[0])
+                os.close(fds[0])
+                fds = []
             elif message[:1] == b"k" and len(message) == 1 + PID.size:
                 (pid,) = PID.unpack_from(message, 1)
                 if pid in children:
                     with contextlib.suppress(ProcessLookupError):
                         os.kill(pid, signal.SIGKILL)
+            for fd in fds:
+                os.close(fd)
         _reap(ctl, children)
 
 

@@ -75,7 +75,7 @@ def test_readyz_is_200_again_within_10_s_of_a_zygote_kill_without_any_run() -> N
 
         assert _wait(back, 10.0, every=0.1), statuses[-5:]
         assert time.monotonic() - killed <= 10.0
-        assert 503 in statuses  # it said so meanwhile
+        assert sandbox.restarts == 1
         assert client.get("/healthz").json() == {"status": "ok", "sandbox": "seccomp"}
         body = client.post("/api/v1/run", json={"source": "print(6 * 7)"}).json()
         assert body["ok"] and body["stdout"] == "42\n"
@@ -91,6 +91,7 @@ def test_liveness_fails_only_when_the_sandbox_cannot_be_restarted(
             raise SandboxUnavailable("the zygote cannot start (test)")
 
         monkeypatch.setattr(sandbox, "_start_zygote", cannot)
+        monkeypatch.setattr(sandbox, "_activate_standby", lambda: None)  # its standby died too
         os.kill(sandbox._zygote.pid, signal.SIGKILL)
         assert _wait(lambda: client.get("/readyz").status_code == 503, 5.0)
         assert client.get("/healthz").status_code == 200  # restarting: still alive
@@ -352,8 +353,8 @@ def test_endless_loops_leave_the_short_slots_to_short_programs() -> None:
     settings = make_settings(
         sandbox_workers=1,
         sandbox_long_workers=2,
-        sandbox_slice_s=0.2,
-        wall_clock_s=3.0,
+        sandbox_slice_s=0.1,
+        wall_clock_s=8.0,
         admission_queue=8,
     )
     loop = "while True:\n    pass"

@@ -22,25 +22,38 @@ def _job(source: str, wall_clock_s: float = 5.0) -> dict[str, Any]:
     return {"source": source, "budgets": Budgets(wall_clock_s=wall_clock_s).as_dict()}
 
 
-def _zygotes() -> list[int]:
-    """Zygote processes this test process started (its children running the zygote)."""
-    found = []
+def _zygote_processes() -> dict[int, int]:
+    """pid -> parent pid of every live, unjailed process running the zygote's entry point (a
+    zygote or a standby: the workers it forks are jailed)."""
+    found = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            stat = (entry / "stat").read_text()
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
             cmdline = (entry / "cmdline").read_bytes()
+            status = (entry / "status").read_text()
         except OSError:
             continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if (
-            fields[0] != "Z"
-            and int(fields[1]) == os.getpid()
-            and b"server.sandbox.zygote" in cmdline
-        ):
-            found.append(int(entry.name))
+        if fields[0] != "Z" and b"server.sandbox.zygote" in cmdline and "Seccomp:\t0" in status:
+            found[int(entry.name)] = int(fields[1])
     return found
+
+
+def _zygotes(box: Sandbox) -> list[int]:
+    """The box's zygote and its standby (the zygote's unjailed child)."""
+    zygote = box._zygote
+    if zygote is None:
+        return []
+    processes = _zygote_processes()
+    if zygote.pid not in processes:
+        return []
+    return sorted([zygote.pid, *(pid for pid, parent in processes.items() if parent == zygote.pid)])
+
+
+def _started_here() -> set[int]:
+    """Zygotes this test process started itself (its children)."""
+    return {pid for pid, parent in _zygote_processes().items() if parent == os.getpid()}
 
 
 def _alive(pid: int) -> bool:
@@ -70,27 +83,50 @@ def _replaced(box: Sandbox, old: int) -> bool:
     return zygote is not None and zygote.pid != old and box.ready()
 
 
-def test_a_killed_zygote_is_replaced_without_any_request() -> None:
+def test_a_killed_zygote_is_replaced_by_its_standby_without_any_request() -> None:
     box = Sandbox(SandboxConfig(workers=2))
     try:
         old = box._zygote.pid  # type: ignore[union-attr]
+        assert _wait(lambda: len(_zygotes(box)) == 2, 5.0)  # the zygote and its standby
+        (standby,) = set(_zygotes(box)) - {old}
         os.kill(old, signal.SIGKILL)
-        # nothing asks for a worker meanwhile: the supervisor restarts it on its own
+        # nothing asks for a worker meanwhile: the supervisor replaces it on its own
         assert _wait(lambda: _replaced(box, old), 10.0)
+        assert box._zygote.pid == standby  # type: ignore[union-attr]
         assert box.restarts == 1 and box.mode in ("seccomp", "none")
-        assert _zygotes() == [box._zygote.pid]  # type: ignore[union-attr]
         outcome = box.run(_job("print(6 * 7)"))
         assert outcome.stdout == "42\n"
+        # and the new zygote has a standby of its own
+        assert _wait(lambda: len(_zygotes(box)) == 2, 5.0) and standby in _zygotes(box)
+        pids = _zygotes(box)
     finally:
         box.close()
-    assert _wait(lambda: not _zygotes(), 5.0)  # closing reaps it
+    assert _wait(lambda: not set(pids) & set(_zygote_processes()), 5.0)  # closing ends both
+
+
+def test_without_a_standby_a_new_zygote_is_started() -> None:
+    """The standby died too (or there is none): a new zygote is started, still without any
+    request, and only one."""
+    box = Sandbox(SandboxConfig(workers=2))
+    try:
+        old = box._zygote.pid  # type: ignore[union-attr]
+        assert _wait(lambda: len(_zygotes(box)) == 2, 5.0)
+        for pid in _zygotes(box):
+            os.kill(pid, signal.SIGKILL)
+        assert _wait(lambda: _replaced(box, old), 60.0)  # a whole start: seconds
+        assert box.restarts == 1
+        assert _wait(lambda: len(_zygotes(box)) == 2, 5.0)  # the new one and its standby
+        assert box.run(_job("print(6 * 7)")).stdout == "42\n"
+    finally:
+        box.close()
 
 
 def test_requests_during_a_restart_start_one_zygote_and_are_all_served() -> None:
     """The issue's race: 6 runs arriving after a zygote death started 5 zygotes."""
-    box = Sandbox(SandboxConfig(workers=2))
+    box = Sandbox(SandboxConfig(workers=2, standby=False))
     try:
         old = box._zygote.pid  # type: ignore[union-attr]
+        before = _started_here()
         os.kill(old, signal.SIGKILL)
         assert _wait(lambda: box._zygote is None, 5.0)
         outcomes: list[Outcome] = []
@@ -104,7 +140,7 @@ def test_requests_during_a_restart_start_one_zygote_and_are_all_served() -> None
             thread.join()
         assert [o.stdout for o in outcomes] == ["1\n"] * 6
         assert box.restarts == 1
-        assert len(_zygotes()) == 1
+        assert _started_here() - before == {box._zygote.pid}  # type: ignore[union-attr]
     finally:
         box.close()
 
