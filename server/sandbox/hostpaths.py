@@ -34,6 +34,10 @@ ROOT = str(Path(__file__).resolve().parents[2])
 #: top-level directories shown under another name (the engine is presented as ``torch``)
 PRESENTED_AS = {"engine": "torch"}
 
+#: modules whose paths are left as they are: a CUDA worker, after the fork, loads the CUDA
+#: libraries from where CuPy found them at import
+KEEP_PATHS_IN = ("cupy", "cupyx", "cupy_backends", "nvidia", "fastrlock")
+
 
 def _roots() -> list[tuple[str, str, bool]]:
     """(directory, label, by package), longest first. A file under a directory "by package"
@@ -151,7 +155,8 @@ def forget_caches() -> None:
 
     Walks everything the loaded modules reach (as a program could, through the collector),
     so it covers whatever is preloaded. ``sys.path`` and the environment are left to
-    :func:`forget_process` (a CUDA worker still imports after the fork)."""
+    :func:`forget_process`, and CuPy's modules alone (a CUDA worker still imports and loads
+    libraries after the fork)."""
     linecache.clearcache()
     sys.path_importer_cache.clear()
     with contextlib.suppress(AttributeError):
@@ -170,6 +175,8 @@ def forget_caches() -> None:
         if id(obj) in seen or isinstance(obj, str | bytes | int | float):
             continue
         seen.add(id(obj))
+        if isinstance(obj, types.ModuleType) and obj.__name__.startswith(KEEP_PATHS_IN):
+            continue
         if isinstance(obj, type):
             # through setattr, not the class's dict: the interpreter caches class lookups
             namespace = vars(obj)
