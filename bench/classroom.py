@@ -30,7 +30,7 @@ from typing import Any
 
 import httpx2 as httpx
 
-from bench.api_latency import launch
+from bench.api_latency import client, launch
 from server.examples import EXAMPLES
 from server.schemas import TINY_EXAMPLE
 
@@ -67,9 +67,9 @@ def classroom(base: str, students: int = 40, duration_s: float = 30.0) -> dict[s
     def student(seed: int) -> None:
         rng = random.Random(seed)
         n = 0
-        with httpx.Client(base_url=base, timeout=60) as client:
+        with client(base) as browser:
             time.sleep(rng.uniform(0, 2.5))  # students do not all start on the same beat
-            client.get("/")  # the page: its session cookie
+            browser.get("/")  # the page: its session cookie
             while time.monotonic() < stop:
                 n += 1
                 if rng.random() < 0.1:
@@ -80,7 +80,7 @@ def classroom(base: str, students: int = 40, duration_s: float = 30.0) -> dict[s
                     kind, source = "tiny", TINY_EXAMPLE
                 started = time.perf_counter()
                 try:
-                    response = client.post("/api/v1/run", json={"source": source})
+                    response = browser.post("/api/v1/run", json={"source": source})
                     status = response.status_code
                     ok = status == 200 and (kind == "hostile" or response.json()["ok"])
                 except httpx.HTTPError:
@@ -118,11 +118,11 @@ def flood(base: str, clients: int = 48, duration_s: float = 10.0) -> dict[str, A
     stop = time.monotonic() + duration_s
 
     def hammer() -> None:
-        with httpx.Client(base_url=base, timeout=60) as client:
+        with client(base) as browser:
             while time.monotonic() < stop:
                 started = time.perf_counter()
                 try:
-                    response = client.post("/api/v1/run", json={"source": TINY_EXAMPLE})
+                    response = browser.post("/api/v1/run", json={"source": TINY_EXAMPLE})
                 except httpx.HTTPError as exc:
                     with lock:
                         problems[f"connection: {type(exc).__name__}"] += 1
@@ -157,18 +157,18 @@ def flood(base: str, clients: int = 48, duration_s: float = 10.0) -> dict[str, A
 
 def keep_alive(base: str, samples: int = 200) -> dict[str, float]:
     """Median ms of the tiny example on one kept-alive connection and on a new one each time,
-    interleaved."""
+    interleaved (a browser-like client: TCP_NODELAY on its side, as on the server's)."""
     body = {"source": TINY_EXAMPLE}
     kept: list[float] = []
     fresh: list[float] = []
-    with httpx.Client(base_url=base, timeout=30) as client:
+    with client(base, 30) as browser:
         for _ in range(20):
-            client.post("/api/v1/run", json=body)
+            browser.post("/api/v1/run", json=body)
         for _ in range(samples):
             started = time.perf_counter()
-            client.post("/api/v1/run", json=body)
+            browser.post("/api/v1/run", json=body)
             kept.append((time.perf_counter() - started) * 1000)
-            with httpx.Client(base_url=base, timeout=30) as once:
+            with client(base, 30) as once:
                 started = time.perf_counter()
                 once.post("/api/v1/run", json=body)
                 fresh.append((time.perf_counter() - started) * 1000)
@@ -199,11 +199,11 @@ def wire_sizes(base: str) -> dict[str, tuple[int, int]]:
     page = httpx.get(f"{base}/", timeout=30).text
     src = page.split('<script type="module" src="', 1)[1].split('"', 1)[0]
     sizes = {}
-    with httpx.Client(base_url=base, timeout=60) as client:
-        raw = client.get(src, headers={"accept-encoding": "identity"})
-        sent = client.get(src, headers={"accept-encoding": "br, gzip"})
+    with client(base) as browser:
+        raw = browser.get(src, headers={"accept-encoding": "identity"})
+        sent = browser.get(src, headers={"accept-encoding": "br, gzip"})
         sizes[src.rsplit("/", 1)[1]] = (len(raw.content), sent.num_bytes_downloaded)
-        answer = client.post(
+        answer = browser.post(
             "/api/v1/run", json={"source": LESSON}, headers={"accept-encoding": "gzip"}
         )
         sizes["a 30-step lesson's answer"] = (len(answer.content), answer.num_bytes_downloaded)
