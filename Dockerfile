@@ -20,10 +20,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     AGP_HOST=0.0.0.0 \
     AGP_PORT=8000
 WORKDIR /app
-# libseccomp: the kernel jail that user programs run in (server/sandbox/jail.py).
+# libseccomp: the kernel jail that user programs run in (server/sandbox/jail.py). tini: PID 1,
+# which reaps every orphan (a sandbox worker whose zygote died is re-parented to it) and passes
+# signals on; Python as PID 1 would leave them zombies.
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libseccomp2 \
+    && apt-get install -y --no-install-recommends libseccomp2 tini \
     && rm -rf /var/lib/apt/lists/*
 COPY pyproject.toml README.md ./
 COPY engine ./engine
@@ -38,4 +40,5 @@ USER 10001
 EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
     CMD ["python", "-c", "import urllib.request,sys; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2).status == 200 else 1)"]
+ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["python", "-m", "server", "--host", "0.0.0.0", "--port", "8000"]

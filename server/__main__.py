@@ -7,6 +7,7 @@ import os
 
 import uvicorn
 
+from server.serving import uvicorn_options
 from server.settings import get_settings
 
 
@@ -33,9 +34,7 @@ def main() -> None:
         port=args.port,
         workers=args.workers,
         log_level="info",
-        # client addresses from proxy headers are the app's business, and only from the
-        # proxies AGP_FORWARDED_ALLOW_IPS trusts (uvicorn would trust 127.0.0.1 by default)
-        proxy_headers=False,
+        **uvicorn_options(settings),  # head deadline, TCP_NODELAY, WebSocket message cap
     )
 
 

@@ -1,13 +1,22 @@
 """Admission control: a bounded, fair queue in front of the work (programs and training).
 
-At most ``slots`` pieces of work run at once (the sandbox's workers). Beyond them, up to
-``queue_limit`` requests wait, served round-robin across clients so that one busy client cannot
-starve the others, and never longer than ``max_wait_s`` (at most the wall-clock budget). A
-request that would wait longer, or find the queue full, is refused at once with the time the
-queue needs to drain (``Retry-After``), which the API answers as 503: overload is shed, never
-turned into slow answers or 5xx errors.
+At most ``slots`` pieces of short work run at once. A program that turns out long (it has used
+a short slice of CPU: the sandbox says so) is *demoted*: it moves to one of ``long_slots`` slots
+of its own, and its short slot goes at once to the next request in line, so a few endless loops
+cannot hold the slots a classroom's quick runs need (the sandbox also lowers its CPU priority).
+When the long slots are full, long work keeps its short slot until one frees.
 
-All of it runs on the event loop (no locks): callers are ``async`` endpoints.
+Beyond the slots, up to ``queue_limit`` requests wait, served round-robin across clients and,
+within a client (one address: a school behind one NAT), across its browser sessions, so that
+neither a busy address nor a busy student starves the others, and never longer than
+``max_wait_s`` (at most the wall-clock budget). Sessions only order an address's own turns:
+an address with many sessions gets the same share as one with one, and rate limits stay per
+address. A request that would wait longer, or find the queue full, is refused at once with the
+time the queue needs to drain (``Retry-After``), which the API answers as 503: overload is
+shed, never turned into slow answers or 5xx errors.
+
+All of it runs on the event loop (no locks): callers are ``async`` endpoints; a thread hands
+a demotion over with ``loop.call_soon_threadsafe``.
 """
 
 from __future__ import annotations
@@ -37,19 +46,38 @@ class Counters:
     refused_full: int = 0
     refused_wait: int = 0
     timed_out: int = 0
+    demoted: int = 0
+
+
+@dataclass(eq=False)
+class Ticket:
+    """One piece of admitted work (what :meth:`Admission.slot` yields)."""
+
+    started: float
+    long: bool = False  # it holds a long slot (it was demoted), not a short one
+    done: bool = False
+    demoted_at: float = 0.0
 
 
 class Admission:
-    """``async with admission.slot(client): ...`` around each piece of work."""
+    """``async with admission.slot(client, session) as ticket: ...`` around each piece of work."""
 
-    def __init__(self, slots: int, queue_limit: int, max_wait_s: float) -> None:
+    def __init__(
+        self, slots: int, queue_limit: int, max_wait_s: float, long_slots: int = 0
+    ) -> None:
         self.slots = max(1, slots)
+        self.long_slots = max(0, long_slots)
         self.queue_limit = max(0, queue_limit)
         self.max_wait_s = max_wait_s
-        self.running = 0
-        self._waiting: OrderedDict[str, deque[asyncio.Future[None]]] = OrderedDict()
+        self.running = 0  # short slots held
+        self.running_long = 0
+        # client -> its sessions -> their waiting requests, each level in round-robin order
+        self._waiting: OrderedDict[str, OrderedDict[str, deque[asyncio.Future[None]]]] = (
+            OrderedDict()
+        )
+        self._overdue: deque[Ticket] = deque()  # long work waiting for a long slot
         self._queued = 0
-        self._service_s = 0.05  # EWMA of how long a piece of work holds a slot
+        self._service_s = 0.05  # EWMA of how long a piece of work holds a short slot
         self.counters = Counters()
 
     # ---- state ----------------------------------------------------------------------------------
@@ -67,7 +95,8 @@ class Admission:
 
     # ---- entering and leaving ---------------------------------------------------------------------
 
-    async def enter(self, client: str) -> None:
+    async def enter(self, client: str, session: str = "") -> None:
+        """Take a short slot, waiting in line if need be; :class:`Busy` if refused."""
         if self.running < self.slots and self._queued == 0:
             self.running += 1
             self.counters.admitted += 1
@@ -79,7 +108,7 @@ class Admission:
             self.counters.refused_wait += 1
             raise Busy(self.retry_after(), "the wait would be longer than the wall-clock budget")
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiting.setdefault(client, deque()).append(future)
+        self._waiting.setdefault(client, OrderedDict()).setdefault(session, deque()).append(future)
         self._queued += 1
         self.counters.queued += 1
         try:
@@ -87,48 +116,92 @@ class Admission:
         except TimeoutError:
             if future.done() and not future.cancelled():  # admitted in the same instant
                 return
-            self._forget(client, future)
+            self._forget(client, session, future)
             self.counters.timed_out += 1
             raise Busy(self.retry_after(), "waited as long as the wall-clock budget") from None
         except asyncio.CancelledError:  # the client went away while waiting
             if future.done() and not future.cancelled():
                 self.leave(0.0)
             else:
-                self._forget(client, future)
+                self._forget(client, session, future)
             raise
 
-    def _forget(self, client: str, future: asyncio.Future[None]) -> None:
-        queue = self._waiting.get(client)
-        if queue is not None and future in queue:
+    def _forget(self, client: str, session: str, future: asyncio.Future[None]) -> None:
+        sessions = self._waiting.get(client)
+        queue = sessions.get(session) if sessions is not None else None
+        if sessions is not None and queue is not None and future in queue:
             queue.remove(future)
             self._queued -= 1
             if not queue:
+                del sessions[session]
+            if not sessions:
                 del self._waiting[client]
         future.cancel()
 
+    def _next_waiter(self) -> asyncio.Future[None]:
+        """The next request in line (there is one): the first client's first session; each
+        goes last in its round once served, if it has more waiting."""
+        client, sessions = next(iter(self._waiting.items()))
+        session, queue = next(iter(sessions.items()))
+        future = queue.popleft()
+        self._queued -= 1
+        if queue:
+            sessions.move_to_end(session)
+        else:
+            del sessions[session]
+        if sessions:
+            self._waiting.move_to_end(client)
+        else:
+            del self._waiting[client]
+        return future
+
     def leave(self, seconds: float) -> None:
-        """A piece of work ended after ``seconds``: its slot goes to the next client in turn."""
+        """A piece of work left its short slot after ``seconds``: the slot goes to the next in
+        line."""
         if seconds > 0:
             self._service_s = 0.8 * self._service_s + 0.2 * seconds
         while self._waiting:
-            client, queue = next(iter(self._waiting.items()))
-            future = queue.popleft()
-            self._queued -= 1
-            if queue:
-                self._waiting.move_to_end(client)  # round-robin: this client goes last
-            else:
-                del self._waiting[client]
+            future = self._next_waiter()
             if not future.done():
                 future.set_result(None)
                 self.counters.admitted += 1
                 return  # the slot passes straight to it: running stays the same
         self.running -= 1
 
+    def demote(self, ticket: Ticket) -> None:
+        """``ticket``'s work has turned out long: move it to a long slot, and give its short
+        slot to the next in line (or, with every long slot taken, let it wait for one)."""
+        if ticket.done or ticket.long:
+            return
+        if self.running_long >= self.long_slots:
+            if ticket not in self._overdue:
+                self._overdue.append(ticket)
+            return
+        ticket.long = True
+        ticket.demoted_at = time.monotonic()
+        self.running_long += 1
+        self.counters.demoted += 1
+        self.leave(ticket.demoted_at - ticket.started)
+
+    def finish(self, ticket: Ticket) -> None:
+        """``ticket``'s work is done: free its slot."""
+        if ticket.done:
+            return
+        ticket.done = True
+        if not ticket.long:
+            if ticket in self._overdue:
+                self._overdue.remove(ticket)
+            self.leave(time.monotonic() - ticket.started)
+            return
+        self.running_long -= 1
+        while self._overdue and self.running_long < self.long_slots:
+            self.demote(self._overdue.popleft())
+
     @asynccontextmanager
-    async def slot(self, client: str) -> AsyncIterator[None]:
-        await self.enter(client)
-        started = time.monotonic()
+    async def slot(self, client: str, session: str = "") -> AsyncIterator[Ticket]:
+        await self.enter(client, session)
+        ticket = Ticket(time.monotonic())
         try:
-            yield
+            yield ticket
         finally:
-            self.leave(time.monotonic() - started)
+            self.finish(ticket)

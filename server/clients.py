@@ -1,4 +1,5 @@
-"""Who a request comes from: the peer address, or the client a trusted proxy names.
+"""Who a request comes from: the peer address, or the client a trusted proxy names; and which
+browser session of that client (a cookie), for fairness among the students behind one address.
 
 ``X-Forwarded-For`` and ``Forwarded`` are honoured only when the peer is a trusted proxy (the
 ``forwarded_allow_ips`` setting, with uvicorn's ``--forwarded-allow-ips`` semantics: a list of
@@ -10,6 +11,8 @@ identity by sending the header: anything it writes is to the left of what its pr
 from __future__ import annotations
 
 import ipaddress
+import re
+import secrets
 from collections.abc import Iterable, MutableMapping
 from typing import Any
 
@@ -86,3 +89,31 @@ def client_of(request: Any) -> str:
     """The client of a Starlette request, by the app's trusted proxies (set at start-up)."""
     trusted = getattr(request.app.state, "trusted_proxies", None) or TrustedProxies(())
     return client_address(request.scope, trusted)
+
+
+#: The cookie that tells a client's browser sessions apart (set by SessionCookieMiddleware on
+#: pages and API answers). It orders an address's own turns in the admission queue and
+#: nothing else: limits stay per address, so minting sessions gains a client nothing.
+SESSION_COOKIE = "agp_session"
+_SESSION = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+
+def new_session() -> str:
+    return secrets.token_urlsafe(16)
+
+
+def session_key(scope: MutableMapping[str, Any]) -> str:
+    """The request's session cookie if it has a well-formed one, else ""."""
+    for name, value in scope.get("headers", []):
+        if name != b"cookie":
+            continue
+        for pair in value.decode("latin-1").split(";"):
+            key, _, raw = pair.strip().partition("=")
+            if key == SESSION_COOKIE and _SESSION.fullmatch(raw):
+                return raw
+    return ""
+
+
+def session_of(request: Any) -> str:
+    """The browser session of a Starlette request or WebSocket ("" without one)."""
+    return session_key(request.scope)

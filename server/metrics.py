@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ class _StateCollector(Collector):
     def __init__(self, app: FastAPI) -> None:
         self.app = app
 
-    def collect(self) -> Iterator[GaugeMetricFamily]:
+    def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
         admission = getattr(self.app.state, "admission", None)
         sandbox = getattr(self.app.state, "sandbox", None)
         if admission is not None:
@@ -36,11 +36,29 @@ class _StateCollector(Collector):
             yield GaugeMetricFamily(
                 "agp_running", "Programs and training chunks running now.", value=admission.running
             )
+            yield GaugeMetricFamily(
+                "agp_running_long",
+                "Long programs (past their slice of CPU) running in their own slots.",
+                value=admission.running_long,
+            )
+            yield CounterMetricFamily(
+                "agp_demoted",
+                "Programs moved to the long slots.",
+                value=admission.counters.demoted,
+            )
         if sandbox is not None:
             yield GaugeMetricFamily(
                 "agp_sandbox_ready_workers",
                 "Jailed workers forked and waiting for a program.",
                 value=sandbox.ready_workers(),
+            )
+            yield GaugeMetricFamily(
+                "agp_sandbox_zygote_up",
+                "1 while the sandbox's zygote runs, 0 while it is being restarted.",
+                value=1.0 if sandbox.ready() else 0.0,
+            )
+            yield CounterMetricFamily(
+                "agp_sandbox_restarts", "Zygotes started after the first.", value=sandbox.restarts
             )
             yield GaugeMetricFamily(
                 "agp_sandbox_jailed",

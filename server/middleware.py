@@ -1,14 +1,16 @@
-"""Request hygiene as plain ASGI middleware: body cap, JSON-only API, rate limit, security headers."""
+"""Request hygiene as plain ASGI middleware: body cap and deadline, JSON-only API, rate limit,
+security headers, the session cookie."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from server.clients import TrustedProxies, client_address
+from server.clients import SESSION_COOKIE, TrustedProxies, client_address, new_session, session_key
 from server.metrics import metrics_of
 from server.serialize import dumps
 
@@ -97,16 +99,24 @@ async def _drain(receive: Receive, limit: int) -> None:
 
 
 class BodyLimitMiddleware:
-    """413 for bodies over ``max_bytes`` (declared or streamed); 415 for non-JSON API bodies.
+    """413 for bodies over ``max_bytes`` (declared or streamed); 415 for non-JSON API bodies;
+    408 (and the connection closed) for a body that has not arrived within ``timeout_s``.
 
     A refused body is drained up to ``drain_bytes`` first: answering while the client is still
     sending would close the connection under it, and it would see a broken pipe, not the 413.
     """
 
-    def __init__(self, app: ASGIApp, max_bytes: int, drain_bytes: int = 16 * 1024 * 1024) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_bytes: int,
+        drain_bytes: int = 16 * 1024 * 1024,
+        timeout_s: float = 10.0,
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
         self.drain_bytes = drain_bytes
+        self.timeout_s = timeout_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in BODY_METHODS:
@@ -132,20 +142,30 @@ class BodyLimitMiddleware:
                 return
         chunks: list[bytes] = []
         size = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_bytes:
-                if message.get("more_body", False):
-                    await _drain(receive, self.drain_bytes)
-                await _send_json(send, 413, too_large)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                while True:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        return
+                    chunk = message.get("body", b"")
+                    size += len(chunk)
+                    if size > self.max_bytes:
+                        if message.get("more_body", False):
+                            await _drain(receive, self.drain_bytes)
+                        await _send_json(send, 413, too_large)
+                        return
+                    chunks.append(chunk)
+                    if not message.get("more_body", False):
+                        break
+        except TimeoutError:
+            await _send_json(
+                send,
+                408,
+                f"the request body did not arrive within {self.timeout_s:g} s",
+                [(b"connection", b"close")],
+            )
+            return
         body = b"".join(chunks)
         replayed = False
 
@@ -245,3 +265,36 @@ class RateLimitMiddleware:
             )
             return
         await self.app(scope, receive, send)
+
+
+class SessionCookieMiddleware:
+    """Gives each browser a session cookie (on pages and API answers, when it has none): the
+    admission queue takes turns between the sessions behind one address (server/clients.py)."""
+
+    PATHS = ("/", "/train")
+
+    def __init__(self, app: ASGIApp, max_age_s: int = 30 * 24 * 3600) -> None:
+        self.app = app
+        self.max_age_s = max_age_s
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if (
+            scope["type"] != "http"
+            or not (path in self.PATHS or path.startswith("/api/"))
+            or session_key(scope)
+        ):
+            await self.app(scope, receive, send)
+            return
+        secure = "; Secure" if scope.get("scheme") == "https" else ""
+        cookie = (
+            f"{SESSION_COOKIE}={new_session()}; Path=/; Max-Age={self.max_age_s}; HttpOnly; "
+            f"SameSite=Strict{secure}"
+        ).encode()
+
+        async def send_with_cookie(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), (b"set-cookie", cookie)]
+            await send(message)
+
+        await self.app(scope, receive, send_with_cookie)

@@ -9,11 +9,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class Health(BaseModel):
-    status: Literal["ok"]
+    """Liveness (GET /healthz): 'failing' (503) once the sandbox cannot restart."""
+
+    status: Literal["ok", "failing"]
     sandbox: str | None = Field(
         default=None,
         description="How programs are confined: 'seccomp' (a kernel jail), 'none' (no jail: "
-        "this server serves its own machine only), or 'starting'.",
+        "this server serves its own machine only), 'starting', 'restarting' (its zygote died "
+        "and is being replaced) or 'failed' (it cannot be restarted).",
         examples=["seccomp"],
     )
 
@@ -21,7 +24,7 @@ class Health(BaseModel):
 class Ready(BaseModel):
     """Whether this replica takes work now (GET /readyz)."""
 
-    status: Literal["ready", "saturated", "starting"]
+    status: Literal["ready", "saturated", "starting", "restarting"]
     sandbox: str
     running: int = 0
     queued: int = 0

@@ -22,7 +22,15 @@ class Settings(BaseSettings):
     # CuPy's memory pool cap, so one request cannot take the whole card.
     cuda_memory_limit_bytes: int = 4 * 1024**3
     # Request hygiene.
-    max_body_bytes: int = 256 * 1024
+    max_body_bytes: int = 256 * 1024  # also the largest WebSocket message
+    # A connection must send a request's head within this many seconds (from its first byte,
+    # or from connecting), and a body within this many more; else it is closed (head) or
+    # answered 408 (body). Idle kept-alive connections close after `keep_alive_s`.
+    header_timeout_s: float = 10.0
+    body_timeout_s: float = 10.0
+    keep_alive_s: int = 5
+    # JSON answers and pages at least this big are gzipped for clients that accept it.
+    gzip_min_bytes: int = 1024
     # Per-client limit on /api/ requests (token bucket, a minute's worth of burst). The default
     # serves a classroom behind one address: forty students running a program every 0.5-2.5 s
     # make ~27 requests a second (make bench: the classroom load), and 3,600 a minute leaves
@@ -64,6 +72,13 @@ class Settings(BaseSettings):
     # the cores: a program stuck in a loop holds a core until its wall clock, and the kernel
     # time-slices the others past it, so short programs stay fast.
     sandbox_workers: int = Field(default_factory=lambda: _default_sandbox_workers())
+    # A program that has used this much CPU is *long*: it is reniced (it yields the cores to
+    # short programs) and moves to its own slots, of which there are this many more (0: twice
+    # sandbox_workers), so that endless loops cannot hold the slots a class's short runs need.
+    sandbox_slice_s: float = 0.5
+    sandbox_long_workers: int = 0
+    # Without a running zygote for this long (its restarts keep failing), /healthz fails.
+    sandbox_restart_deadline_s: float = 30.0
     # RLIMIT_AS per worker (its address space: ~120 MiB is NumPy and the engine); 0 = none.
     sandbox_memory_limit_bytes: int = 1024**3
     sandbox_queue_timeout_s: float = 10.0

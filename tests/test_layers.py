@@ -73,7 +73,7 @@ ENGINE_LAYERS: list[set[str]] = [
 #: runs it, below the routes that call the jail, below the app that mounts the routes.
 SERVER_LAYERS: list[set[str]] = [
     {"server", "server.settings", "server.schemas", "server.serialize", "server.clients",
-     "server.metrics", "server.admission", "server.examples"},
+     "server.metrics", "server.admission", "server.examples", "server.assets"},
     # the program: parse, name, run, record (no process, no pipe, no web)
     {"server.program", "server.program.budgets", "server.program.source",
      "server.program.imports", "server.program.values", "server.program.values.record",
@@ -82,10 +82,12 @@ SERVER_LAYERS: list[set[str]] = [
     {"server.program.values.observer", "server.program.values.compare"},
     {"server.program.runner"},
     # the jail that runs one program per process
-    {"server.sandbox.protocol", "server.sandbox.jail"},
+    {"server.sandbox.protocol", "server.sandbox.jail", "server.sandbox.hostpaths"},
     {"server.sandbox.worker"},
+    {"server.sandbox.zygote"},
+    {"server.sandbox.supervisor"},
     {"server.sandbox.pool"},
-    {"server.sandbox", "server.sandbox.zygote", "server.sandbox.service"},
+    {"server.sandbox", "server.sandbox.service"},
     {"server.sandbox.stream"},
     # training (runs in the server process: its programs are the server's own)
     {"server.training", "server.training.errors", "server.training.datasets",
@@ -98,6 +100,7 @@ SERVER_LAYERS: list[set[str]] = [
     {"server.routes", "server.routes.api", "server.routes.pages"},
     {"server.routes.train"},
     {"server.app"},
+    {"server.serving"},
     {"server.__main__"},
 ]  # fmt: skip
 
@@ -219,4 +222,33 @@ def test_the_program_knows_no_process_and_no_web() -> None:
         if not any(b == p or b.startswith(p + ".") for p in ("server.program",))
         and b not in allowed
     ]
+    assert not wrong, "\n".join(wrong)
+
+
+#: What a module would import to deal with processes, descriptors or the kernel: the jail's
+#: business (server/sandbox), never the program's.
+PROCESS_MODULES = frozenset(
+    {"os", "socket", "subprocess", "select", "selectors", "resource", "multiprocessing",
+     "ctypes", "fcntl", "mmap", "pty", "pyseccomp", "threading", "asyncio"}
+)  # fmt: skip
+
+
+def test_the_program_touches_no_process_descriptor_or_kernel() -> None:
+    """server.program is the program's side only: parse, name, run, record. Forking, pipes,
+    rlimits, seccomp and signals to others live in server.sandbox (issue 21, item 7)."""
+    wrong = []
+    for path in (ROOT / "server" / "program").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module]
+                if isinstance(node, ast.ImportFrom) and node.module and node.level == 0
+                else []
+            )
+            wrong += [
+                f"{path.relative_to(ROOT)} imports {n}"
+                for n in names
+                if n.split(".")[0] in PROCESS_MODULES
+            ]
     assert not wrong, "\n".join(wrong)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import Any
@@ -12,8 +13,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from engine import backend
-from server.admission import Admission, Busy
-from server.clients import client_of
+from server.admission import Admission, Busy, Ticket
+from server.clients import client_of, session_of
 from server.examples import gallery
 from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from server.metrics import metrics_of
@@ -54,11 +55,21 @@ REQUEST_ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-@meta.get("/healthz", response_model=Health)
-def healthz(http: Request) -> Health:
-    """Liveness: the process answers (cheap: no work); says how programs are confined."""
-    sandbox = getattr(http.app.state, "sandbox", None)
-    return Health(status="ok", sandbox=sandbox.mode if sandbox is not None else "starting")
+@meta.get(
+    "/healthz",
+    response_model=Health,
+    responses={503: {"model": Health, "description": "Failing: the sandbox cannot restart."}},
+)
+def healthz(http: Request) -> Response:
+    """Liveness: the process answers (cheap: no work) and its sandbox is up or coming back;
+    503 once no zygote has run for ``sandbox_restart_deadline_s`` (restarts keep failing), so
+    that an orchestrator restarts the server. Says how programs are confined."""
+    sandbox: Sandbox | None = getattr(http.app.state, "sandbox", None)
+    if sandbox is not None and not sandbox.live():
+        body = Health(status="failing", sandbox="failed")
+        return OrjsonResponse(body.model_dump(), status_code=503)
+    body = Health(status="ok", sandbox=sandbox.mode if sandbox is not None else "starting")
+    return OrjsonResponse(body.model_dump())
 
 
 @meta.get(
@@ -67,12 +78,14 @@ def healthz(http: Request) -> Health:
     responses={503: {"model": Ready, "description": "Not ready: starting, or saturated."}},
 )
 def readyz(http: Request) -> Response:
-    """Readiness: whether this replica can take work now (its sandbox is up and its queue has
-    room). A load balancer sends new requests elsewhere while this says 503."""
-    sandbox = getattr(http.app.state, "sandbox", None)
+    """Readiness: whether this replica can take work now: a live zygote with workers ready or
+    running, and room in the queue. A load balancer sends new requests elsewhere while this
+    says 503 (starting, a zygote restarting, or saturated)."""
+    sandbox: Sandbox | None = getattr(http.app.state, "sandbox", None)
     admission: Admission | None = getattr(http.app.state, "admission", None)
-    if sandbox is None or admission is None or sandbox.mode not in ("seccomp", "none"):
-        body = Ready(status="starting", sandbox=sandbox.mode if sandbox else "starting")
+    if sandbox is None or admission is None or not sandbox.ready():
+        mode = sandbox.mode if sandbox is not None else "starting"
+        body = Ready(status="restarting" if mode == "restarting" else "starting", sandbox=mode)
         return OrjsonResponse(body.model_dump(), status_code=503)
     body = Ready(
         status="ready" if admission.queued < admission.queue_limit else "saturated",
@@ -143,10 +156,17 @@ async def run(request: RunRequest, http: Request) -> Response:
     admission: Admission = http.app.state.admission
     stats = metrics_of(http.app)
     job = service.job_for(request, settings)
+    loop = asyncio.get_running_loop()
     try:
-        async with admission.slot(client_of(http)):
+        async with admission.slot(client_of(http), session_of(http)) as ticket:
+
+            def long() -> None:  # a long program (a loop) leaves its short slot to the next
+                loop.call_soon_threadsafe(admission.demote, ticket)
+
             started = time.perf_counter()
-            outcome = await run_in_threadpool(sandbox.run, job, settings.sandbox_queue_timeout_s)
+            outcome = await run_in_threadpool(
+                sandbox.run, job, settings.sandbox_queue_timeout_s, on_long=long
+            )
             elapsed = time.perf_counter() - started
     except Busy as exc:
         if stats is not None:
@@ -199,14 +219,20 @@ async def run_stream(request: RunRequest, http: Request) -> Response:
     admission: Admission = http.app.state.admission
     stats = metrics_of(http.app)
     try:
-        await admission.enter(client_of(http))
+        await admission.enter(client_of(http), session_of(http))
     except Busy as exc:
         if stats is not None:
             stats.refusals.labels("queue_full" if "full" in exc.reason else "wait").inc()
         return busy_response(exc.retry_after, exc.reason)
+    ticket = Ticket(time.monotonic())
+    loop = asyncio.get_running_loop()
+
+    def long() -> None:  # a long program (a loop) leaves its short slot to the next
+        loop.call_soon_threadsafe(admission.demote, ticket)
 
     def release(outcome: Outcome | None, seconds: float) -> None:
-        admission.leave(seconds)
+        # from the event loop (the run's done callback, or the response's background task)
+        admission.finish(ticket)
         if stats is not None and outcome is not None:
             stats.run_seconds.observe(seconds)
             if outcome.result is not None:
@@ -217,9 +243,13 @@ async def run_stream(request: RunRequest, http: Request) -> Response:
 
     stream = RunStream(
         sandbox, service.job_for(request, settings), request.device,
-        settings.sandbox_queue_timeout_s, release,
+        settings.sandbox_queue_timeout_s, release, on_long=long,
     )  # fmt: skip
-    return NdjsonResponse(stream.events(), background=BackgroundTask(stream.close))
+
+    async def close() -> None:  # on the event loop, as admission control wants
+        stream.close()
+
+    return NdjsonResponse(stream.events(), background=BackgroundTask(close))
 
 
 @router.get("/examples", response_model=list[Example], tags=["playground"])

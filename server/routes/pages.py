@@ -8,8 +8,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
+from server.assets import Manifest
+
+ROOT = Path(__file__).resolve().parents[2]
 router = APIRouter(include_in_schema=False)
-templates = Jinja2Templates(directory=Path(__file__).resolve().parents[2] / "templates")
+templates = Jinja2Templates(directory=ROOT / "templates")
+#: ``{{ asset('playground.js') }}``: a bundle's content-hashed URL (server/assets.py)
+templates.env.globals["asset"] = Manifest(ROOT / "static" / "dist").url
 
 
 @router.get("/", response_class=HTMLResponse)

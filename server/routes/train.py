@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request, WebSocket
 from starlette.responses import Response, StreamingResponse
 
 from server.admission import Admission, Busy
-from server.clients import client_of
+from server.clients import client_of, session_of
 from server.routes.api import busy_response
 from server.serialize import OrjsonResponse
 from server.settings import app_settings
@@ -59,7 +59,7 @@ async def train(request: TrainRequest, http: Request) -> Response:
         return _refuse(exc)
     admission: Admission = http.app.state.admission
     try:  # training and programs share the workers' slots, in one fair queue
-        async with admission.slot(client_of(http)):
+        async with admission.slot(client_of(http), session_of(http)):
             if trainer.estimated_ms() <= INLINE_MS:
                 result = run(trainer)
             else:
@@ -92,7 +92,13 @@ def train_stream(request: TrainRequest, http: Request) -> Response:
     except SpecError as exc:
         return _refuse(exc)
     return StreamingResponse(
-        stream.events(trainer, http.is_disconnected, http.app.state.admission, client_of(http)),
+        stream.events(
+            trainer,
+            http.is_disconnected,
+            http.app.state.admission,
+            client_of(http),
+            session_of(http),
+        ),
         media_type="text/event-stream",
         headers={"cache-control": "no-store", "x-accel-buffering": "no"},
     )
@@ -102,7 +108,11 @@ def train_stream(request: TrainRequest, http: Request) -> Response:
 async def train_live(websocket: WebSocket) -> None:
     """The page's live run: see GET /api/v1/train/live for the protocol."""
     await live.serve(
-        websocket, app_settings(websocket), websocket.app.state.admission, client_of(websocket)
+        websocket,
+        app_settings(websocket),
+        websocket.app.state.admission,
+        client_of(websocket),
+        session_of(websocket),
     )
 
 
@@ -141,8 +151,10 @@ playing 40 updates of 5 steps equals one call of 200 steps, bit for bit.
 **Close codes**: 1001 idle for 5 minutes, or the connection's age limit (30 minutes) reached
 (reconnect and `start` with your last state when you need the run again); 1008 a message that
 is not JSON text; 1009 a message over the body size limit; 1011 an internal error; 1013 too
-many live runs on this server: the close reason is `{"retry_after": seconds}`: retry after
-that long, with some random extra so that a classroom does not retry in step.
+many live runs on this server, or from your address: the close reason is
+`{"retry_after": seconds}`: retry after that long, with some random extra so that a classroom
+does not retry in step. A connection that sends no `start` within 10 seconds of opening is
+closed (1001).
 """
 
 

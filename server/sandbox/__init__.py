@@ -1,8 +1,13 @@
 """Running untrusted programs: real Python in one-shot, kernel-jailed worker processes.
 
-- :mod:`~server.sandbox.pool`: the server's side (zygote process, ready workers, deadlines);
+- :mod:`~server.sandbox.pool`: the server's side (a supervised zygote, ready workers,
+  deadlines, long programs reniced);
+- :mod:`~server.sandbox.supervisor`: one zygote process as the server sees it (started,
+  greeted, listened to, reaped);
 - :mod:`~server.sandbox.zygote`: the clean process that loads what programs may import and
   forks workers;
+- :mod:`~server.sandbox.hostpaths`: no host path in a program's reach (code objects' file
+  names, path caches, the process's environment and command line);
 - :mod:`~server.sandbox.jail`: rlimits, Landlock and the seccomp allow-list;
 - :mod:`~server.sandbox.worker`: inside a worker: jail itself, read one job, run it with
   :mod:`server.program` (parse, name, run, record, report), stream the output, exit;

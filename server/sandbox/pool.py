@@ -1,4 +1,4 @@
-"""The server's side of the sandbox: a zygote process and a few pre-forked, one-shot workers.
+"""The server's side of the sandbox: a supervised zygote and a few pre-forked, one-shot workers.
 
 ``Sandbox.run(job)`` takes a ready worker (the zygote forked it earlier, and it has already
 jailed itself), sends the job, reads what comes back with a deadline, and asks the zygote for
@@ -6,59 +6,54 @@ a replacement at once, so the next request finds a worker waiting. A worker that
 wall clock is SIGKILLed; whatever it printed until then is kept. Everything a worker sends is
 treated as hostile: framed and capped (:mod:`server.sandbox.protocol`), parsed, and validated
 against ``RunResponse`` before it is answered.
+
+The zygote is supervised: when it dies, one thread (and only it) replaces it at once, without
+waiting for a request: with the standby it forked (a copy-on-write copy of itself, loaded and
+idle: milliseconds), else with a new zygote (seconds; backing off while starts fail);
+meanwhile requests wait for a worker (then 503). Every worker is known by a pidfd where the kernel has them, so it can be
+killed and reniced whichever zygote forked it, alive or not, and never a process that reused
+its pid. A program that has used a short slice of CPU is *long*: it is reniced so that short
+programs pass it, and its ``on_long`` callback lets admission control move it to its own slots.
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
-import json
 import logging
 import os
 import re
 import select
 import signal
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import orjson
 
 from server.program.source import FILENAME as PROGRAM_FILENAME
 from server.sandbox import protocol
-from server.sandbox.protocol import CONTROL_FD_ENV, PID, PID_STATUS
+from server.sandbox.supervisor import (
+    ENV_ALLOW,
+    ONE_THREAD,
+    Delivered,
+    Zygote,
+    ZygoteFailed,
+    scrubbed_environment,
+)
 from server.sandbox.worker import EXIT_NO_REPORT
 
 log = logging.getLogger(__name__)
-ROOT = Path(__file__).resolve().parents[2]
 
+__all__ = [
+    "ENV_ALLOW", "ONE_THREAD", "Outcome", "PoolBusy", "Sandbox", "SandboxConfig",
+    "SandboxUnavailable", "scrubbed_environment",
+]  # fmt: skip
 
-#: environment variables a zygote (and so a worker) keeps; everything else is dropped
-ENV_ALLOW = (
-    "PATH", "LANG", "LC_ALL", "TZ", "HOME", "PYTHONPATH", "PYTHONHASHSEED",
-    "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
-    "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "NPY_DISABLE_CPU_FEATURES",
-    "CUDA_VISIBLE_DEVICES", "CUDA_PATH", "LD_LIBRARY_PATH", "CUPY_CACHE_DIR",
-)  # fmt: skip
-ONE_THREAD = {
-    "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-    "NUMEXPR_NUM_THREADS": "1",
-}  # fmt: skip
-
-
-def scrubbed_environment(environ: dict[str, str]) -> dict[str, str]:
-    """The zygote's environment: the allow-list above, one BLAS thread, nothing secret."""
-    env = {k: v for k, v in environ.items() if k in ENV_ALLOW}
-    env.update(ONE_THREAD)
-    env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
-    env.setdefault("LANG", "C.UTF-8")
-    return env
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 class PoolBusy(Exception):
@@ -107,7 +102,8 @@ STOPPED_MESSAGE = "the run was stopped before it finished (Stop, or a newer run)
 class SandboxConfig:
     """How the sandbox runs; filled from Settings by the app."""
 
-    workers: int = 2  # programs running at once (and workers kept ready)
+    workers: int = 2  # workers kept ready (and short programs running at once)
+    long_workers: int = 0  # more programs that may run at once once they are long (demoted)
     wall_clock_s: float = 5.0
     grace_s: float = 1.0
     cpu_seconds: int = 0  # RLIMIT_CPU per worker; 0 = wall clock + 1
@@ -119,6 +115,12 @@ class SandboxConfig:
     warm_up: bool = True  # run the gallery in the zygote before forking (warm caches)
     gc_freeze: bool = True  # gc.freeze() in the zygote (no copy-on-write from collections)
     warm_workers: bool = True  # each worker runs a warm-up program before it says READY
+    #: CPU seconds after which a program is long: reniced, and moved to the long slots
+    slice_s: float = 0.5
+    #: without a live zygote for this long, the sandbox has failed (liveness says so)
+    restart_deadline_s: float = 30.0
+    #: keep a standby (a fork of the loaded zygote) that replaces a dead zygote at once
+    standby: bool = True
     extra_sys_path: list[str] = field(default_factory=list)
 
 
@@ -129,8 +131,15 @@ class _Worker:
     out_fd: int
     kind: str
     born: float
+    pidfd: int = -1  # -1: no pidfd here; killed through its zygote
+    zygote: Zygote | None = None
     warm: bool = False  # it has said READY: jailed, its first-run costs paid
     early: bytes = b""  # bytes read while looking for READY that were something else
+    # while it runs a program:
+    started: float = 0.0
+    cpu_at_start: float = 0.0
+    niceness: int = 0
+    on_long: Callable[[], None] | None = None
 
 
 @dataclass
@@ -147,8 +156,25 @@ def _error(type_name: str, message: str) -> dict[str, Any]:
     return {"type": type_name, "message": message, "line": None, "col": None}
 
 
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process (None when it is gone)."""
+    usage = _cpu_and_state(pid)
+    return None if usage is None else usage[0]
+
+
+def _cpu_and_state(pid: int) -> tuple[float, bytes] | None:
+    """(CPU seconds, state: b"R" running or runnable, b"S" sleeping ...), None when gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS, fields[0]
+
+
 class Sandbox:
-    """A zygote and its ready workers. Thread-safe: the API calls ``run`` from many threads."""
+    """A supervised zygote and its ready workers. Thread-safe: the API calls ``run`` from many
+    threads."""
 
     def __init__(self, config: SandboxConfig) -> None:
         self.config = config
@@ -158,6 +184,7 @@ class Sandbox:
         self.runs = 0
         self.kills = 0
         self.crashes = 0
+        self.restarts = 0  # zygotes started after the first
         self.ready_s: collections.deque[float] = collections.deque(maxlen=200)
         self._lock = threading.Condition()
         self._ready: dict[str, collections.deque[_Worker]] = {
@@ -170,125 +197,206 @@ class Sandbox:
             "cuda": collections.deque(),
         }
         self._exits: dict[int, int] = {}
-        self._running = threading.BoundedSemaphore(max(1, config.workers))
-        self._busy: dict[int, tuple[float, int]] = {}  # pid -> (started, niceness)
+        self._running = threading.BoundedSemaphore(
+            max(1, config.workers) + max(0, config.long_workers)
+        )
+        self._busy: dict[int, _Worker] = {}  # pid -> the worker running a program
         self._closed = False
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._ctl: socket.socket | None = None
-        self._start_zygote()
-
-    # ---- the zygote ---------------------------------------------------------------------------
-
-    def _start_zygote(self) -> None:
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        env = scrubbed_environment(dict(os.environ))
-        env[CONTROL_FD_ENV] = str(theirs.fileno())
-        paths = [str(ROOT), *self.config.extra_sys_path]
-        env["PYTHONPATH"] = os.pathsep.join([*paths, *filter(None, [env.get("PYTHONPATH", "")])])
-        self._proc = subprocess.Popen(
-            [sys.executable, "-m", "server.sandbox.zygote"],
-            env=env,
-            cwd=str(ROOT),
-            pass_fds=(theirs.fileno(),),
-            stdin=subprocess.DEVNULL,
-            close_fds=True,
-        )
-        theirs.close()
-        cpu = self.config.cpu_seconds or int(self.config.wall_clock_s + self.config.grace_s) + 1
-        ours.send(
-            json.dumps(
-                {
-                    "mode": self.config.mode,
-                    "memory_bytes": self.config.memory_bytes,
-                    "cpu_seconds": cpu,
-                    "cuda_workers": self.config.cuda_workers,
-                    "warm_up": self.config.warm_up,
-                    "gc_freeze": self.config.gc_freeze,
-                    "warm_workers": self.config.warm_workers,
-                    "extra_sys_path": self.config.extra_sys_path,
-                    "job_cap": 1 << 20,
-                }
-            ).encode()
-        )
-        ours.settimeout(120)
-        hello = ours.recv(4096)
-        ours.settimeout(None)
-        if hello[:1] != b"H":
-            raise SandboxUnavailable("the sandbox's zygote did not start")
-        info = json.loads(hello[1:])
-        self.reason = str(info.get("reason", ""))
-        self.landlock = int(info.get("landlock", 0))
-        if info.get("seccomp"):
-            self.mode = "seccomp"
-        elif self.config.mode == "seccomp":
+        self._zygote: Zygote | None = None
+        self.down_since: float | None = None  # when the last zygote was lost, while none is
+        self._lost = threading.Event()  # the zygote is gone: the supervisor starts the next
+        self._stopping = threading.Event()
+        self._standby: socket.socket | None = None  # our end of the standby's control socket
+        first = self._start_zygote()
+        self._install(first)
+        self._spawn_standby(first)
+        if self.mode == "none" and config.mode == "seccomp":
+            reason = self.reason
             self.close()
-            raise SandboxUnavailable(
-                f"AGP_SANDBOX=seccomp but the kernel cannot jail: {self.reason}"
-            )
-        else:
-            self.mode = "none"
-        self._ctl = ours
-        threading.Thread(target=self._listen, name="sandbox-zygote", daemon=True).start()
-        if not getattr(self, "_yielding", False):
-            self._yielding = True
-            threading.Thread(target=self._yield_long_runs, name="sandbox-nice", daemon=True).start()
+            raise SandboxUnavailable(f"AGP_SANDBOX=seccomp but the kernel cannot jail: {reason}")
+        for target, name in ((self._supervise, "sandbox-supervisor"),
+                             (self._watch_long_runs, "sandbox-nice")):  # fmt: skip
+            threading.Thread(target=target, name=name, daemon=True).start()
         self._top_up()
+        self._await_workers(self.FIRST_WORKER_S)
 
-    def _listen(self) -> None:
-        """Receive workers and exit statuses from the zygote."""
-        ctl = self._ctl
-        assert ctl is not None
-        while True:
-            try:
-                data, fds, _, _ = socket.recv_fds(ctl, 64, 2)
-            except OSError:
-                data, fds = b"", []
-            if not data:
-                with self._lock:
-                    self._closed_zygote()
-                    self._lock.notify_all()
+    #: how long starting waits for the first worker (then readiness says whether it came)
+    FIRST_WORKER_S = 30.0
+
+    def _await_workers(self, timeout: float) -> None:
+        """Return once a worker is ready (a sandbox that can run programs), or after
+        ``timeout``."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while not self._ready["cpu"] and not self._closed:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                self._lock.wait(left)
+
+    # ---- the zygote and its supervision ---------------------------------------------------------
+
+    def _start_zygote(self) -> Zygote:
+        cfg = self.config
+        cpu = cfg.cpu_seconds or int(cfg.wall_clock_s + cfg.grace_s) + 1
+        settings = {
+            "mode": cfg.mode,
+            "memory_bytes": cfg.memory_bytes,
+            "cpu_seconds": cpu,
+            "cuda_workers": cfg.cuda_workers,
+            "warm_up": cfg.warm_up,
+            "gc_freeze": cfg.gc_freeze,
+            "warm_workers": cfg.warm_workers,
+            "job_cap": 1 << 20,
+        }
+        try:
+            return Zygote.start(
+                settings, cfg.extra_sys_path, self._on_worker, self._on_exit, self._on_end
+            )
+        except (ZygoteFailed, OSError) as exc:
+            raise SandboxUnavailable(str(exc)) from None
+
+    def _activate_standby(self) -> Zygote | None:
+        """The standby the lost zygote forked, now the zygote (None if there is none, or it
+        does not answer)."""
+        with self._lock:
+            standby, self._standby = self._standby, None
+        if standby is None:
+            return None
+        try:
+            return Zygote.activate(standby, self._on_worker, self._on_exit, self._on_end)
+        except ZygoteFailed as exc:
+            log.error("%s", exc)
+            return None
+
+    def _spawn_standby(self, zygote: Zygote) -> None:
+        """Have ``zygote`` fork the standby that replaces it if it dies."""
+        if not self.config.standby:
+            return
+        standby = zygote.spawn_standby()
+        with self._lock:
+            old, self._standby = self._standby, standby
+            if self._closed:
+                old, self._standby = standby, None
+        if old is not None:
+            old.close()  # a standby whose socket closes exits
+
+    def _install(self, zygote: Zygote) -> bool:
+        """Make ``zygote`` the one workers come from; False if it has already ended."""
+        with self._lock:
+            if self._closed or zygote.ended:
+                return False
+            self._zygote = zygote
+            self.reason = zygote.reason
+            self.landlock = zygote.landlock
+            self.mode = "seccomp" if zygote.jailed else "none"
+            self.down_since = None
+            self._asked = {"cpu": 0, "cuda": 0}
+            for queue in self._asked_at.values():
+                queue.clear()
+            self._lock.notify_all()
+        return True
+
+    def _on_worker(self, zygote: Zygote, d: Delivered) -> None:
+        w = _Worker(d.pid, d.job_fd, d.out_fd, d.kind, time.monotonic(), d.pidfd, zygote)
+        with self._lock:
+            if zygote is self._zygote and not self._closed:
+                self._asked[d.kind] = max(0, self._asked[d.kind] - 1)
+                asked = self._asked_at[d.kind].popleft() if self._asked_at[d.kind] else w.born
+                self.ready_s.append(w.born - asked)
+                self._ready[d.kind].append(w)
+                self._lock.notify_all()
                 return
-            if data[:1] == b"W" and len(fds) == 2:
-                (pid,) = PID.unpack_from(data, 1)
-                kind = "cuda" if data[1 + PID.size :] == b"cuda" else "cpu"
-                with self._lock:
-                    self._asked[kind] = max(0, self._asked[kind] - 1)
-                    w = _Worker(pid, fds[0], fds[1], kind, time.monotonic())
-                    asked = self._asked_at[kind].popleft() if self._asked_at[kind] else w.born
-                    self.ready_s.append(w.born - asked)
-                    self._ready[kind].append(w)
-                    self._lock.notify_all()
-            elif data[:1] == b"X":
-                pid, status = PID_STATUS.unpack_from(data, 1)
-                for fd in fds:
-                    os.close(fd)
-                with self._lock:
-                    self._exits[pid] = status
-                    if len(self._exits) > 1000:
-                        for old in list(self._exits)[:500]:
-                            del self._exits[old]
-                    self._lock.notify_all()
-            else:
-                for fd in fds:
-                    os.close(fd)
+        self._discard(w)  # from a zygote that is no longer the one
 
-    def _closed_zygote(self) -> None:
-        for queue in self._ready.values():
-            while queue:
-                w = queue.popleft()
-                self._discard(w)
-        self._asked = {"cpu": 0, "cuda": 0}
-        if not self._closed:
-            log.error("the sandbox's zygote exited; it will be restarted on the next run")
-            self.mode = "restarting"
+    def _on_exit(self, pid: int, status: int) -> None:
+        with self._lock:
+            self._exits[pid] = status
+            if len(self._exits) > 1000:
+                for old in list(self._exits)[:500]:
+                    del self._exits[old]
+            self._lock.notify_all()
+
+    def _on_end(self, zygote: Zygote) -> None:
+        """A zygote's control socket closed: if it was the current one, drop the workers it
+        had ready (their job pipes close, so they exit) and wake the supervisor."""
+        with self._lock:
+            if zygote is not self._zygote:
+                return
+            self._zygote = None
+            stale = [w for queue in self._ready.values() for w in queue]
+            for queue in self._ready.values():
+                queue.clear()
+            self._asked = {"cpu": 0, "cuda": 0}
+            if not self._closed:
+                self.mode = "restarting"
+                self.down_since = time.monotonic()
+                log.error("the sandbox's zygote (pid %d) exited; starting another", zygote.pid)
+                self._lost.set()
+            self._lock.notify_all()
+        for w in stale:
+            self._discard(w)
+
+    #: waits between failed starts of a zygote (the last one repeats)
+    RESTART_BACKOFF_S = (0.0, 0.5, 1.0, 2.0, 5.0)
+
+    def _supervise(self) -> None:
+        """The one thread that replaces a lost zygote, as soon as it is lost, without waiting for
+        a request: its standby if it answers (milliseconds), else a new zygote (seconds), one at
+        a time, backing off while starts fail; then the new zygote's own standby."""
+        while not self._closed:
+            self._lost.wait()
+            self._lost.clear()
+            standby = self._activate_standby()
+            if standby is not None and self._install(standby):
+                self.restarts += 1
+                self._top_up()
+                self._spawn_standby(standby)
+                continue
+            if standby is not None:
+                standby.stop()
+            attempt = 0
+            while not self._closed:
+                delay = self.RESTART_BACKOFF_S[min(attempt, len(self.RESTART_BACKOFF_S) - 1)]
+                if self._stopping.wait(delay):
+                    return
+                attempt += 1
+                try:
+                    zygote = self._start_zygote()
+                except SandboxUnavailable as exc:
+                    log.error("the sandbox's zygote could not be restarted: %s", exc)
+                    continue
+                if self._install(zygote):
+                    self.restarts += 1
+                    self._top_up()
+                    self._spawn_standby(zygote)
+                    break
+                zygote.stop()  # it died at once (or we are closing): try again
+
+    def live(self) -> bool:
+        """False once no zygote has been running for ``restart_deadline_s`` (restarts keep
+        failing): liveness fails, and an orchestrator restarts the server."""
+        down = self.down_since
+        return (
+            self._closed
+            or down is None
+            or (time.monotonic() - down < self.config.restart_deadline_s)
+        )
+
+    def ready(self) -> bool:
+        """A live zygote, and workers ready or running programs."""
+        with self._lock:
+            zygote = self._zygote
+            return (
+                zygote is not None
+                and zygote.alive()
+                and (len(self._ready["cpu"]) + len(self._busy)) > 0
+            )
 
     def _ask(self, kind: str) -> None:
         """Ask the zygote for one more worker (the lock is held)."""
-        if self._ctl is None:
-            return
-        try:
-            self._ctl.send(b"s" + kind.encode())
-        except OSError:
+        zygote = self._zygote
+        if zygote is None or not zygote.ask(kind):
             return
         self._asked[kind] += 1
         self._asked_at[kind].append(time.monotonic())
@@ -298,50 +406,64 @@ class Sandbox:
             want = (
                 max(1, self.config.workers) if kind == "cpu" else max(1, self.config.cuda_workers)
             )
-            while len(self._ready[kind]) + self._asked[kind] < want:
+            while len(self._ready[kind]) + self._asked[kind] < want and self._zygote is not None:
+                before = self._asked[kind]
                 self._ask(kind)
-
-    def _ensure_zygote(self) -> None:
-        with self._lock:
-            alive = (
-                self._proc is not None and self._proc.poll() is None and self.mode != "restarting"
-            )
-        if alive or self._closed:
-            return
-        with self._lock:
-            if self._ctl is not None:
-                with contextlib.suppress(OSError):
-                    self._ctl.close()
-                self._ctl = None
-        self._start_zygote()
+                if self._asked[kind] == before:
+                    break
 
     #: how long a worker may take to close its pipe after its result (it exits at once)
     EOF_AFTER_RESULT_S = 0.5
 
-    #: (seconds running, niceness): a program that has run this long yields the cores to
-    #: fresh ones (the kernel then gives it a small share while short programs run), so a
-    #: classroom's quick runs stay quick next to a few infinite loops.
-    YIELD_AFTER = ((0.5, 10), (1.5, 19))
+    def _levels(self) -> tuple[tuple[float, int], ...]:
+        """(CPU seconds, niceness): a program that has used this much CPU (or, asleep, has
+        held its worker twice as long on the wall clock) yields the cores to fresh ones (the
+        kernel then gives it a small share while short programs run), so a classroom's quick
+        runs stay quick next to a few infinite loops. The first level makes it long; once long,
+        the wall clock takes it further. A program that waits for a core is not asleep: a busy
+        machine does not make a program long."""
+        s = self.config.slice_s
+        return ((s, 10), (3 * s, 19))
 
-    def _yield_long_runs(self) -> None:
-        while not self._closed:
-            time.sleep(0.1)
+    def _watch_long_runs(self) -> None:
+        levels = self._levels()
+        while not self._stopping.wait(0.1):
             now = time.monotonic()
             with self._lock:
-                busy = list(self._busy.items())
-            for pid, (started, niceness) in busy:
+                busy = list(self._busy.values())
+            for w in busy:
+                usage = _cpu_and_state(w.pid)
+                if usage is None:
+                    continue
+                used, wall = usage[0] - w.cpu_at_start, now - w.started
+                by_wall = w.niceness > 0 or usage[1] in (b"S", b"D")  # long already, or asleep
                 wanted = max(
-                    (n for after, n in self.YIELD_AFTER if now - started >= after), default=0
+                    (n for after, n in levels if used >= after or (by_wall and wall >= 2 * after)),
+                    default=0,
                 )
-                if wanted > niceness:
-                    with self._lock:
-                        if pid not in self._busy:
-                            continue
-                        self._busy[pid] = (started, wanted)
-                        ctl = self._ctl
-                    if ctl is not None:
-                        with contextlib.suppress(OSError):
-                            ctl.send(b"n" + PID_STATUS.pack(pid, wanted))
+                if wanted <= w.niceness:
+                    continue
+                with self._lock:
+                    if self._busy.get(w.pid) is not w:
+                        continue
+                    first = w.niceness == 0
+                    w.niceness = wanted
+                    on_long = w.on_long if first else None
+                self._renice(w, wanted)
+                if on_long is not None:
+                    with contextlib.suppress(Exception):
+                        on_long()
+
+    def _renice(self, w: _Worker, niceness: int) -> None:
+        """Lower a running worker's CPU priority (allowed for our own processes: only raising
+        it needs privileges). The pidfd says it is still that process, not a reused pid."""
+        if w.pidfd >= 0:
+            try:
+                signal.pidfd_send_signal(w.pidfd, 0)
+            except OSError:
+                return
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, w.pid, niceness)
 
     # ---- running a program ----------------------------------------------------------------------
 
@@ -350,9 +472,8 @@ class Sandbox:
 
     def _take(self, kind: str, timeout: float) -> _Worker:
         """A ready worker: one that has said READY (warm) if any does within WARM_WAIT_S, else
-        the oldest (it finishes warming, then runs the job)."""
+        the oldest (it finishes warming, then runs the job). Waits through a zygote restart."""
         deadline = time.monotonic() + timeout
-        self._ensure_zygote()
         with self._lock:
             while not self._ready[kind]:
                 if self._asked[kind] == 0:
@@ -398,10 +519,12 @@ class Sandbox:
         *,
         cancel: Cancel | None = None,
         on_stdout: Callable[[str], None] | None = None,
+        on_long: Callable[[], None] | None = None,
     ) -> Outcome:
         """Run one job on a fresh worker; hard-kill it after wall clock + grace, or as soon as
         ``cancel`` is set. ``on_stdout`` gets the program's output as it arrives (from this
-        thread), each piece as it was printed."""
+        thread), each piece as it was printed; ``on_long`` is called (from another thread)
+        once, if the program becomes long (:meth:`_levels`)."""
         kind = "cuda" if str(job.get("device", "cpu")).startswith("cuda") else "cpu"
         started = time.monotonic()
         if not self._running.acquire(timeout=queue_timeout_s):
@@ -411,6 +534,7 @@ class Sandbox:
                 return Outcome("", None, _error("KeyboardInterrupt", STOPPED_MESSAGE), {})
             w = self._take(kind, max(0.1, queue_timeout_s - (time.monotonic() - started)))
             waited = time.monotonic() - started
+            w.on_long = on_long
             try:
                 outcome = self._drive(w, job, cancel, on_stdout)
             finally:
@@ -441,8 +565,10 @@ class Sandbox:
                 reader.feed(w.early)
         started = time.monotonic()
         deadline = started + cfg.wall_clock_s + cfg.grace_s
+        w.started = started
+        w.cpu_at_start = _cpu_seconds(w.pid) or 0.0
         with self._lock:
-            self._busy[w.pid] = (started, 0)
+            self._busy[w.pid] = w
         out = bytearray()
         result_bytes: bytes | None = None
         killed = False
@@ -573,7 +699,14 @@ class Sandbox:
         """Why a worker ended without a result (its exit status, reported by the zygote)."""
         end = time.monotonic() + 1.0
         with self._lock:
-            while w.pid not in self._exits and time.monotonic() < end:
+            # only a live zygote reports its workers' exits (an orphan's status is its new
+            # parent's, init's)
+            while (
+                w.pid not in self._exits
+                and time.monotonic() < end
+                and w.zygote is not None
+                and not w.zygote.ended
+            ):
                 self._lock.wait(end - time.monotonic())
             status = self._exits.pop(w.pid, None)
         if status is None:
@@ -615,37 +748,47 @@ class Sandbox:
     STACK_CAP = 16 * 1024
 
     def _ask_stack(self, w: _Worker) -> None:
-        """Ask the worker, through the zygote, to write its Python stack (SIGUSR1: CPython's
-        faulthandler writes it from its signal handler, even inside a long native call)."""
-        ctl = self._ctl
-        if ctl is not None:
+        """Ask the worker to write its Python stack (SIGUSR1: CPython's faulthandler writes it
+        from its signal handler, even inside a long native call): through its pidfd, else
+        through its zygote (the parent, which knows the pid is still its child)."""
+        if w.pidfd >= 0:
             with contextlib.suppress(OSError):
-                ctl.send(b"d" + PID.pack(w.pid))
+                signal.pidfd_send_signal(w.pidfd, signal.SIGUSR1)
+        elif w.zygote is not None:
+            w.zygote.dump_stack(w.pid)
 
     def _kill(self, w: _Worker) -> None:
-        """SIGKILL through the zygote, the worker's parent: it alone knows the pid is still its
-        unreaped child (a pid we signalled ourselves could have been reused)."""
-        ctl = self._ctl
-        if ctl is not None:
+        """SIGKILL a worker: through its pidfd (which names that process and no other, whoever
+        its parent is now), else through its zygote, the parent: only it knows the pid is still
+        its unreaped child and not a reused one."""
+        if w.pidfd >= 0:
             with contextlib.suppress(OSError):
-                ctl.send(b"k" + PID.pack(w.pid))
+                signal.pidfd_send_signal(w.pidfd, signal.SIGKILL)
+        elif w.zygote is not None:
+            w.zygote.kill(w.pid)
 
     def _discard(self, w: _Worker) -> None:
         """Close our ends and make sure the (one-shot) worker is gone."""
         with self._lock:
-            self._busy.pop(w.pid, None)
+            if self._busy.get(w.pid) is w:
+                del self._busy[w.pid]
         self._kill(w)
-        for fd in (w.job_fd, w.out_fd):
+        for fd in (w.job_fd, w.out_fd, w.pidfd):
             if fd >= 0:
                 with contextlib.suppress(OSError):
                     os.close(fd)
-        w.job_fd = w.out_fd = -1
+        w.job_fd = w.out_fd = w.pidfd = -1
 
     # ---- state ----------------------------------------------------------------------------------
 
     def ready_workers(self) -> int:
         with self._lock:
             return len(self._ready["cpu"])
+
+    def running(self) -> int:
+        """Programs running now."""
+        with self._lock:
+            return len(self._busy)
 
     def close(self) -> None:
         """Stop the zygote and every worker."""
@@ -654,16 +797,17 @@ class Sandbox:
             workers = [w for q in self._ready.values() for w in q]
             for q in self._ready.values():
                 q.clear()
+            zygote, self._zygote = self._zygote, None
+            standby, self._standby = self._standby, None
+            self._lock.notify_all()
+        if standby is not None:
+            standby.close()  # the standby exits
+        self._stopping.set()
+        self._lost.set()
         for w in workers:
             self._discard(w)
-        if self._ctl is not None:
-            with contextlib.suppress(OSError):
-                self._ctl.close()
-        if self._proc is not None:
-            with contextlib.suppress(OSError):
-                self._proc.kill()
-            with contextlib.suppress(Exception):
-                self._proc.wait(timeout=5)
+        if zygote is not None:
+            zygote.stop()
 
 
 _STACK_LINE = re.compile(

@@ -33,10 +33,18 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def long_workers(settings: Settings) -> int:
+    """Slots for long programs (besides ``sandbox_workers`` for short ones)."""
+    return settings.sandbox_long_workers or 2 * settings.sandbox_workers
+
+
 def start(settings: Settings, extra_sys_path: list[str] | None = None) -> Sandbox:
     """Start the zygote and its workers; refuse an unjailed sandbox on a public address."""
     config = SandboxConfig(
         workers=settings.sandbox_workers,
+        long_workers=long_workers(settings),
+        slice_s=settings.sandbox_slice_s,
+        restart_deadline_s=settings.sandbox_restart_deadline_s,
         wall_clock_s=settings.wall_clock_s,
         grace_s=settings.hard_kill_grace_s,
         cpu_seconds=settings.cpu_s,

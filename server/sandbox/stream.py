@@ -60,6 +60,7 @@ class RunStream:
         device: str,
         queue_timeout_s: float,
         release: Callable[[Outcome | None, float], None],
+        on_long: Callable[[], None] | None = None,
     ) -> None:
         self.sandbox = sandbox
         self.job = job
@@ -67,6 +68,7 @@ class RunStream:
         self.queue_timeout_s = queue_timeout_s
         self.cancel = Cancel()
         self._release = release
+        self.on_long = on_long
         self._released = False
         self._started = False
 
@@ -117,6 +119,7 @@ class RunStream:
             self.queue_timeout_s,
             cancel=self.cancel,
             on_stdout=on_stdout,
+            on_long=self.on_long,
         )
         future = loop.run_in_executor(None, run)
 

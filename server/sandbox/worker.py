@@ -27,7 +27,7 @@ from typing import Any
 
 import orjson
 
-from server.sandbox import protocol
+from server.sandbox import hostpaths, protocol
 from server.sandbox.jail import JailError, JailSpec, install
 
 #: exit statuses of a worker that could not do its job (others are the program's own)
@@ -102,18 +102,6 @@ def _isolate(keep: tuple[int, ...]) -> None:
             os.close(null)
 
 
-def _forget_the_host() -> None:
-    """Nothing of the machine's layout for the program to print: no environment but the
-    locale, no import path, no interpreter location (nothing is imported after this)."""
-    os.environ.clear()
-    os.environ["LANG"] = "C.UTF-8"
-    sys.path[:] = []
-    for name in ("executable", "prefix", "exec_prefix", "base_prefix", "base_exec_prefix"):
-        with contextlib.suppress(AttributeError, TypeError):
-            setattr(sys, name, "")
-    sys.argv[:] = ["<program>"]
-
-
 def _init_cuda() -> None:
     from engine import backend
 
@@ -136,7 +124,7 @@ def serve(
         try:
             if device_kind == "cuda":
                 _init_cuda()
-            _forget_the_host()
+            hostpaths.forget_process()
             install(spec)
         except (JailError, Exception) as exc:
             write_all(
@@ -161,6 +149,10 @@ def serve(
         result = run_program(job, sink, modules)
         sink.flush()
         write_all(out_fd, protocol.frame(protocol.RESULT, encode(result)))
+        # The server reads until this pipe closes (anything after the result is the program
+        # writing into it): close it now rather than when the exit has torn the whole address
+        # space down. Nothing else holds it (the jail allows no dup).
+        os.close(out_fd)
     except BaseException:  # the server reports a worker that ends without a result
         code = EXIT_NO_REPORT
     finally:

@@ -1,28 +1,37 @@
 """The zygote: a clean process that loads everything importable, then forks workers on demand.
 
-Started by the server (:mod:`server.sandbox.pool`) as ``python -m server.sandbox.zygote`` with
-a scrubbed environment (nothing of the server's environment but an allow-list) and one
+Started by the server (:mod:`server.sandbox.supervisor`) as ``python -c`` :data:`ENTRY` with a
+scrubbed environment (nothing of the server's environment but an allow-list) and one
 descriptor: a SOCK_SEQPACKET control socket. It reads its configuration (JSON) from that
 socket, imports the engine (as ``torch``), NumPy and the standard modules a program may use,
-probes whether the kernel can jail a worker, says hello, and then serves two messages:
+renames every code object's host path (:mod:`server.sandbox.hostpaths`), probes whether the
+kernel can jail a worker, says hello, and then serves these messages:
 
 - server -> zygote ``b"s" + kind`` (``cpu`` / ``cuda``): fork a worker; the zygote answers
-  ``b"W" + pid + kind`` with the two server-side pipe ends attached (SCM_RIGHTS);
-- server -> zygote ``b"k" + pid``: SIGKILL that worker if it is still a live child (only the
-  parent knows a pid has not been reaped and reused, so only the parent kills);
+  ``b"W" + pid + kind`` with the two server-side pipe ends and, where the kernel has pidfds,
+  a pidfd of the worker attached (SCM_RIGHTS): the server can then kill and renice that worker
+  whatever happens to this zygote, and never a process that reused its pid;
+- server -> zygote ``b"k" + pid``: SIGKILL that worker if it is still a live child (where
+  there are no pidfds: only the parent knows a pid has not been reaped and reused);
 - server -> zygote ``b"d" + pid``: SIGUSR1 that worker, whose faulthandler then writes its
   Python stack to the server (asked before a hard kill, to say which line it was stuck on);
-- server -> zygote ``b"n" + pid + niceness``: lower that worker's CPU priority (a program that
-  has run long yields the cores to short ones);
+- server -> zygote ``b"b"`` with a socket attached: fork a *standby*, a copy of this zygote
+  that keeps that socket and waits; server -> standby ``b"a"``: be the zygote now (it says
+  hello and serves). A dead zygote is so replaced in milliseconds, not the seconds a new one
+  takes to load, and the idle copy costs little memory (its pages are shared until written);
 - zygote -> server ``b"X" + pid + status`` when a worker has exited (the zygote reaps them).
 
 It never runs user code itself and holds no secret: the server's memory is not shared with
-it (it is a new process, not a fork of the server).
+it (it is a new process, not a fork of the server). A forked worker does not run inside the
+zygote's loop: it returns out of it, so that the frames below a program hold nothing of the
+zygote (its configuration, its control socket, the other workers' pids), and runs from the
+bottom of the stack (:data:`ENTRY`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import json
 import os
@@ -30,12 +39,18 @@ import select
 import signal
 import socket
 import sys
+from collections.abc import Callable
 from typing import Any
 
+from server.sandbox import hostpaths
 from server.sandbox.protocol import CONTROL_FD_ENV, PID, PID_STATUS
 
+#: What the server runs (``python -c``): the zygote's loop returns only in a forked worker,
+#: which then runs its program from here, two frames above nothing.
+ENTRY = "from server.sandbox.zygote import serve\nserve()()"
 
-def _load(config: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+
+def _load(config: dict[str, Any]) -> dict[str, Any]:
     from server.program import imports as mods
 
     for path in config.get("extra_sys_path", []):
@@ -53,10 +68,15 @@ def _load(config: dict[str, Any]) -> tuple[dict[str, Any], Any]:
 
     mods.present_as_torch(loaded)
     mods.warn_on_non_leaf_grad(loaded["torch"].Tensor, "<program>")
+    # Before the warm-up, so that the code objects it specialises are the ones workers run;
+    # and again after it, for whatever it loaded lazily.
+    hostpaths.rename_code()
     if config.get("warm_up", True):
         _warm_up(loaded)
+    hostpaths.rename_code()
     mods.scrub_paths()
-    return loaded, mods
+    hostpaths.forget_caches()
+    return loaded
 
 
 def _warm_up(loaded: dict[str, Any]) -> None:
@@ -81,18 +101,21 @@ def _warm_up(loaded: dict[str, Any]) -> None:
     sys.modules["__main__"] = main
 
 
-def main() -> None:
+def serve() -> Callable[[], None]:
+    """Be the zygote until the server goes (then exit); in a forked worker, return the
+    worker's life (:func:`server.sandbox.worker.serve` with its arguments) for :data:`ENTRY`
+    to call, the zygote's frames gone. A standby, forked from the zygote, waits here until the
+    server activates it, then is the zygote."""
     ctl = socket.socket(fileno=int(os.environ.pop(CONTROL_FD_ENV)))
     config = json.loads(ctl.recv(1 << 20))
-    loaded, _ = _load(config)
+    loaded = _load(config)
     from server.sandbox import jail
 
     available, how = jail.probe()
     mode = config.get("mode", "auto")
     jailed = available and mode != "none"
     landlock = jail.landlock_abi() if jailed else 0
-    hello = {"pid": os.getpid(), "seccomp": jailed, "reason": how, "landlock": landlock}
-    ctl.send(b"H" + json.dumps(hello).encode())
+    hello = {"seccomp": jailed, "reason": how, "landlock": landlock}
 
     specs = {
         "cpu": jail.JailSpec(
@@ -117,11 +140,48 @@ def main() -> None:
         # never walk (and so never copy-on-write) the zygote's objects.
         gc.collect()
         gc.freeze()
+    config.clear()
 
+    while True:
+        ctl.send(b"H" + json.dumps({**hello, "pid": os.getpid()}).encode())
+        kind, result = _serve_requests(ctl, specs, loaded, job_cap, warm_workers)
+        if kind == "worker":
+            assert callable(result)
+            return result
+        # a standby: a fork of the zygote, as loaded; it waits until the server activates it
+        # (its zygote died) and is then the zygote itself, or until the server goes
+        assert isinstance(result, socket.socket)
+        ctl = result
+        try:
+            message = ctl.recv(64)
+        except OSError:
+            message = b""
+        if message != b"a":
+            sys.exit(0)
+
+
+def _serve_requests(
+    ctl: socket.socket,
+    specs: dict[str, Any],
+    loaded: dict[str, Any],
+    job_cap: int,
+    warm_workers: bool,
+) -> tuple[str, Callable[[], None] | socket.socket]:
+    """The zygote's loop. Returns only in a process it forked: ``("worker", its life)`` or
+    ``("standby", its control socket)``; the zygote itself exits when the server goes."""
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
+
+    def leave() -> None:
+        """In a forked child: forget the zygote (its socket, its wake-up pipe, its children)."""
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        children.clear()
+        for fd in (wake_r, wake_w):
+            os.close(fd)
+        ctl.close()
 
     children: set[int] = set()
     while True:
@@ -132,14 +192,24 @@ def main() -> None:
             _reap(ctl, children)
         if ctl.fileno() in ready:
             try:
-                message = ctl.recv(64)
+                message, fds, _, _ = socket.recv_fds(ctl, 64, 1)
             except OSError:
-                message = b""
+                message, fds = b"", []
             if not message:  # the server is gone: so are we (workers die with their pipes)
-                return
+                sys.exit(0)
             if message[:1] == b"s":
                 kind = message[1:].decode() if message[1:] in (b"cpu", b"cuda") else "cpu"
-                children.add(_spawn(ctl, specs[kind], loaded, kind, job_cap, warm_workers))
+                pid, life = _spawn(ctl, specs[kind], loaded, kind, job_cap, warm_workers)
+                if life is not None:  # the worker: leave the zygote's loop
+                    leave()
+                    return "worker", life
+                children.add(pid)
+            elif message[:1] == b"b" and len(fds) == 1:
+                if os.fork() == 0:  # the standby
+                    leave()
+                    return "standby", socket.socket(fileno=fds[0])
+                os.close(fds[0])
+                fds = []
             elif message[:1] == b"k" and len(message) == 1 + PID.size:
                 (pid,) = PID.unpack_from(message, 1)
                 if pid in children:
@@ -150,11 +220,8 @@ def main() -> None:
                 if pid in children:
                     with contextlib.suppress(ProcessLookupError):
                         os.kill(pid, signal.SIGUSR1)  # its faulthandler writes its stack
-            elif message[:1] == b"n" and len(message) == 1 + PID_STATUS.size:
-                pid, niceness = PID_STATUS.unpack_from(message, 1)
-                if pid in children and 0 <= niceness <= 19:
-                    with contextlib.suppress(OSError):
-                        os.setpriority(os.PRIO_PROCESS, pid, niceness)
+            for fd in fds:
+                os.close(fd)
         _reap(ctl, children)
 
 
@@ -166,7 +233,8 @@ def _nvidia_nodes() -> list[str]:
 
 def _spawn(
     ctl: socket.socket, spec: Any, loaded: dict[str, Any], kind: str, job_cap: int, warm: bool
-) -> int:
+) -> tuple[int, Callable[[], None] | None]:
+    """Fork a worker: in the zygote ``(pid, None)``, in the worker ``(0, its life)``."""
     from server.sandbox import worker
 
     job_r, job_w = os.pipe()
@@ -175,15 +243,20 @@ def _spawn(
     if pid == 0:  # the worker
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        worker.serve(job_r, out_w, spec, loaded, kind, job_cap, warm)  # never returns
+        for fd in (job_w, out_r):
+            os.close(fd)
+        return 0, functools.partial(worker.serve, job_r, out_w, spec, loaded, kind, job_cap, warm)
     os.close(job_r)
     os.close(out_w)
+    fds = [job_w, out_r]
+    with contextlib.suppress(AttributeError, OSError):  # without (Linux < 5.3): through us
+        fds.append(os.pidfd_open(pid))
     try:
-        socket.send_fds(ctl, [b"W" + PID.pack(pid) + kind.encode()], [job_w, out_r])
+        socket.send_fds(ctl, [b"W" + PID.pack(pid) + kind.encode()], fds)
     finally:
-        os.close(job_w)
-        os.close(out_r)
-    return pid
+        for fd in fds:
+            os.close(fd)
+    return pid, None
 
 
 def _reap(ctl: socket.socket, children: set[int]) -> None:
@@ -197,7 +270,3 @@ def _reap(ctl: socket.socket, children: set[int]) -> None:
         children.discard(pid)
         with contextlib.suppress(OSError):
             ctl.send(b"X" + PID_STATUS.pack(pid, status))
-
-
-if __name__ == "__main__":
-    main()

@@ -13,8 +13,13 @@ it received, on whichever replica it reaches. Determinism makes that seamless: a
 from a state takes exactly the steps the old connection would have taken.
 
 Close codes: 1001 idle or lifetime reached (reconnect when needed); 1008 a message that is not
-a JSON text; 1009 a message over ``max_body_bytes``; 1011 an internal error; 1013 too many live
-runs in this process, with the reason ``{"retry_after": seconds}``.
+a JSON text; 1009 a message over ``max_body_bytes`` (the server reads no more of it than its
+header: uvicorn's ``ws_max_size`` is the same cap); 1011 an internal error; 1013 too many live
+runs in this process, or from this client (address), with the reason ``{"retry_after": s}``.
+
+Idle sockets cannot starve real runs: a connection that has not sent its ``start`` within
+``start_s`` is closed, one that goes quiet for ``idle_s`` too, and one address holds at most
+``max_runs_per_client`` of the process's ``max_runs``.
 """
 
 from __future__ import annotations
@@ -72,8 +77,12 @@ class LiveLimits:
     #: A connection is closed (1001) after the first update past this age, so that long
     #: sessions spread over replicas as they scale; the page reconnects at once and resumes.
     lifetime_s: float = 1800.0
-    #: Live runs one process serves at once; the next is closed with 1013 and ``retry_after``.
-    max_runs: int = 64
+    #: A connection that has not started a run this long after opening is closed (1001).
+    start_s: float = 10.0
+    #: Live runs one process serves at once, and from one client (address: a classroom behind
+    #: one NAT plays from one); the next is closed with 1013 and ``retry_after``.
+    max_runs: int = 128
+    max_runs_per_client: int = 48
     retry_after_s: int = 5
     #: One-step commands queued at once (a page sends one per click or key press).
     max_queued_steps: int = 64
@@ -83,24 +92,32 @@ LIMITS = LiveLimits()
 
 
 class LiveCounter:
-    """Open live runs and the work they did (tests watch a hang-up stop a run)."""
+    """Open live runs, in all and per client, and the work they did (tests watch a hang-up
+    stop a run)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.active = 0
+        self.by_client: collections.Counter[str] = collections.Counter()
         self.steps = 0
         self.updates = 0
 
-    def try_open(self, limit: int) -> bool:
+    def try_open(self, limit: int, client: str = "", per_client: int | None = None) -> bool:
         with self._lock:
             if self.active >= limit:
                 return False
+            if per_client is not None and self.by_client[client] >= per_client:
+                return False
             self.active += 1
+            self.by_client[client] += 1
             return True
 
-    def close(self) -> None:
+    def close(self, client: str = "") -> None:
         with self._lock:
             self.active -= 1
+            self.by_client[client] -= 1
+            if self.by_client[client] <= 0:
+                del self.by_client[client]
 
     def took(self, steps: int) -> None:
         with self._lock:
@@ -269,12 +286,14 @@ class LiveConnection:
         limits: LiveLimits,
         admission: Admission | None = None,
         client: str = "",
+        session: str = "",
     ) -> None:
         self.websocket = websocket
         self.settings = settings
         self.limits = limits
         self.admission = admission
         self.client = client
+        self.session = session
         self.run = LiveRun(settings, limits)
         self.opened = time.monotonic()
         self._wake = anyio.Event()
@@ -298,7 +317,8 @@ class LiveConnection:
     async def _receive(self) -> None:
         """Apply the client's messages until it hangs up, goes idle or breaks the protocol."""
         while True:
-            with anyio.move_on_after(self.limits.idle_s) as idle:
+            patience = self.limits.idle_s if self.run.started else self.limits.start_s
+            with anyio.move_on_after(patience) as idle:
                 message = await self.websocket.receive()
             if idle.cancelled_caught:
                 await self._close(CLOSE_GOING_AWAY, '{"idle": true}')
@@ -329,7 +349,7 @@ class LiveConnection:
             return
         while True:
             try:
-                await self.admission.enter(self.client)
+                await self.admission.enter(self.client, self.session)
                 return
             except Busy as exc:
                 await anyio.sleep(min(float(exc.retry_after), 2.0))
@@ -378,15 +398,20 @@ class LiveConnection:
 
 
 async def serve(
-    websocket: WebSocket, settings: Settings, admission: Admission | None = None, client: str = ""
+    websocket: WebSocket,
+    settings: Settings,
+    admission: Admission | None = None,
+    client: str = "",
+    session: str = "",
 ) -> None:
-    """Accept and serve one live run (refused with 1013 and retry_after beyond max_runs)."""
+    """Accept and serve one live run (refused with 1013 and retry_after beyond max_runs, or
+    beyond max_runs_per_client from one client)."""
     limits = LIMITS
     await websocket.accept()
-    if not runs.try_open(limits.max_runs):
+    if not runs.try_open(limits.max_runs, client, limits.max_runs_per_client):
         await websocket.close(CLOSE_TRY_LATER, json.dumps({"retry_after": limits.retry_after_s}))
         return
     try:
-        await LiveConnection(websocket, settings, limits, admission, client).serve()
+        await LiveConnection(websocket, settings, limits, admission, client, session).serve()
     finally:
-        runs.close()
+        runs.close(client)

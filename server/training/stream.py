@@ -53,6 +53,7 @@ async def events(
     is_disconnected: Callable[[], Awaitable[bool]],
     admission: Admission | None = None,
     client: str = "",
+    session: str = "",
 ) -> AsyncIterator[bytes]:
     """The events of ``trainer``'s run of its request's ``steps``; each chunk takes a slot in
     the admission queue that programs share (a busy server slows the stream, never fails it)."""
@@ -69,7 +70,7 @@ async def events(
             if admission is not None:
                 while True:
                     try:
-                        await admission.enter(client)
+                        await admission.enter(client, session)
                         break
                     except Busy as exc:
                         await anyio.sleep(min(float(exc.retry_after), 2.0))

@@ -72,6 +72,9 @@ export function chooseLayout<T extends { width: number; height: number }>(candid
   return best;
 }
 
+/** The layout worker bundle's file name, content-hashed: set by esbuild.config.mjs. */
+declare const LAYOUT_WORKER_URL: string;
+
 let worker: Worker | null = null;
 let nextId = 0;
 const pending = new Map<number, (result: LayoutResult) => void>();
@@ -79,7 +82,7 @@ const pending = new Map<number, (result: LayoutResult) => void>();
 function getWorker(): Worker {
   if (!worker) {
     // Resolved next to this bundle, so the page works from any mount point.
-    worker = new Worker(new URL("./layout-worker.js", import.meta.url), { type: "module" });
+    worker = new Worker(new URL(LAYOUT_WORKER_URL, import.meta.url), { type: "module" });
     worker.onmessage = (event: MessageEvent<{ id: number; result: LayoutResult }>) => {
       const resolve = pending.get(event.data.id);
       pending.delete(event.data.id);

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from server.admission import Admission, Busy
+from server.admission import Admission, Busy, Ticket
 from server.app import create_app
 from server.clients import TrustedProxies, client_address
 from server.settings import Settings
@@ -105,6 +105,57 @@ def test_a_cancelled_waiter_gives_its_place_back() -> None:
         assert gate.queued == 0
         gate.leave(0.01)
         assert gate.running == 0
+
+    asyncio.run(scenario())
+
+
+def test_sessions_behind_one_address_take_turns_but_gain_it_no_share() -> None:
+    """Forty students behind one address: each session gets its turn within the address; an
+    address with many sessions still gets one turn per round across addresses."""
+
+    async def scenario() -> list[str]:
+        gate = Admission(slots=1, queue_limit=20, max_wait_s=10.0)
+        await gate.enter("school", "teacher")
+        order: list[str] = []
+
+        async def wait(client: str, session: str) -> None:
+            await gate.enter(client, session)
+            order.append(f"{client}/{session}")
+
+        arrivals = [("school", "ann"), ("school", "ann"), ("school", "ann"), ("school", "bob"),
+                    ("school", "cy"), ("home", "dee")]  # fmt: skip
+        tasks = [asyncio.ensure_future(wait(c, s)) for c, s in arrivals]
+        await asyncio.sleep(0)
+        for _ in range(len(arrivals)):
+            gate.leave(0.01)
+            await asyncio.sleep(0)
+        await asyncio.gather(*tasks)
+        return order
+
+    assert asyncio.run(scenario()) == [
+        "school/ann", "home/dee", "school/bob", "school/cy", "school/ann", "school/ann",
+    ]  # fmt: skip
+
+
+def test_long_work_moves_to_its_own_slots_and_frees_the_short_one() -> None:
+    async def scenario() -> None:
+        gate = Admission(slots=1, queue_limit=5, max_wait_s=10.0, long_slots=1)
+        async with gate.slot("a") as looping:
+            waiter = asyncio.ensure_future(gate.enter("b"))
+            await asyncio.sleep(0)
+            assert gate.queued == 1
+            gate.demote(looping)  # it has used its slice: b takes the short slot at once
+            await asyncio.wait_for(waiter, 1.0)
+            assert (gate.running, gate.running_long, gate.queued) == (1, 1, 0)
+            assert looping.long and gate.counters.demoted == 1
+            # b turns long too, but the long slot is taken: it keeps its short slot meanwhile
+            second = Ticket(time.monotonic())  # b's, as gate.slot would make it
+            gate.demote(second)
+            assert not second.long and (gate.running, gate.running_long) == (1, 1)
+        # the first loop ends: the waiting long work takes its long slot, the short one frees
+        assert second.long and (gate.running, gate.running_long) == (0, 1)
+        gate.finish(second)
+        assert (gate.running, gate.running_long) == (0, 0)
 
     asyncio.run(scenario())
 

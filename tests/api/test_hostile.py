@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import secrets
 import socket
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -195,11 +196,52 @@ def corpus(port: int) -> list[tuple[str, str, set[str] | None]]:
         ("torch-escape", "import torch\nprint(torch.load)", {"AttributeError"}),
         ("grad-fn-class", "import torch\nx = torch.ones(2, requires_grad=True)\n"
          "print((x * 2).grad_fn.__class__.__name__)", None),
+        # -- the host's layout (issue 21): no path, no way back into the runner or zygote ---------
+        ("code-filenames", "import torch, numpy, json\n"
+         "print(torch.nn.Linear.forward.__code__.co_filename, json.loads.__code__.co_filename)\n"
+         "print(sorted({f.__code__.co_filename for f in vars(numpy).values()\n"
+         "              if hasattr(f, '__code__')}))", None),
+        ("nested-code", "import torch, types\n"
+         "todo = [f.__code__ for m in (torch, torch.nn.functional, torch.optim)\n"
+         "        for f in vars(m).values() if isinstance(f, types.FunctionType)]\n"
+         "seen = set()\nwhile todo:\n    c = todo.pop()\n    seen.add(c.co_filename)\n"
+         "    todo += [k for k in c.co_consts if isinstance(k, types.CodeType)]\n"
+         "print(sorted(seen))", None),
+        ("traceback-walk", "try:\n    import torch\n    torch.ones(2) @ torch.ones(3)\n"
+         "except Exception as e:\n    tb = e.__traceback__\n    while tb:\n"
+         "        f = tb.tb_frame\n        print(f.f_code.co_filename, f.f_code.co_name,"
+         " f.f_globals.get('__file__'))\n        tb = tb.tb_next", None),
+        ("frame-walk-down", "import warnings\nf = warnings.sys._getframe()\nwhile f is not None:\n"
+         "    print(f.f_code.co_filename, f.f_code.co_name, sorted(f.f_locals))\n"
+         "    print(repr(f.f_locals)[:2000])\n"
+         "    if {'children', 'config', 'ctl', 'specs'} & set(f.f_locals):\n"
+         "        print('REA' + 'CHED the zygote', f.f_locals.get('children'))\n"
+         "    f = f.f_back", None),
+        ("interpreter-paths", "import warnings\nsys = warnings.sys\n"
+         "print(sys.path, sys.executable, sys.prefix, sys.base_prefix, sys.exec_prefix,"
+         " sys.orig_argv, getattr(sys, '_home', None), getattr(sys, '_stdlib_dir', None))\n"
+         "print(sys.modules['os'].environ, sys.modules['posix'].environ)\n"
+         "print([(n, getattr(m, '__file__', None), getattr(m, '__spec__', None))"
+         " for n, m in list(sys.modules.items())][:400])", None),
+        ("path-caches", "import warnings\nsys = warnings.sys\n"
+         "print(sys.path_importer_cache, sys.modules['linecache'].cache.keys())\n"
+         "print(sys.modules['sysconfig'].get_paths() if 'sysconfig' in sys.modules else None)\n"
+         "print(sys.modules['site'].getsitepackages(), sys.modules['site'].PREFIXES)\n"
+         "print(repr(license), license._Printer__filenames)", None),
     ]  # fmt: skip
 
 
 def _text(body: dict[str, Any]) -> str:
     return repr(body)
+
+
+#: Where this checkout, its virtual environment and its Python live: none of it may appear in
+#: what a program can print (issue 21).
+HOST_PATHS = sorted({str(Path(__file__).resolve().parents[2]), sys.prefix, sys.base_prefix})
+
+
+def _host_paths_in(text: str) -> list[str]:
+    return [path for path in HOST_PATHS if path in text]
 
 
 def test_corpus_is_large_enough() -> None:
@@ -220,6 +262,10 @@ def test_hostile_corpus(client: TestClient, listener: Listener) -> None:
         body = response.json()
         if SECRET in _text(body):
             failures.append((name, "the secret leaked"))
+        if leaked := _host_paths_in(_text(body)):
+            failures.append((name, f"a host path leaked: {leaked}"))
+        if "REACHED" in body["stdout"]:
+            failures.append((name, "it reached the zygote's state"))
         if kinds is not None and (body["ok"] or body["error"]["type"] not in kinds):
             failures.append((name, body["error"] or "succeeded"))
         if not body["ok"] and not body["error"]["message"]:
@@ -271,3 +317,48 @@ def test_server_healthy_after_the_corpus(client: TestClient) -> None:
     body = client.post("/api/v1/run", json={"source": "print(6 * 7)"}).json()
     assert body["ok"] and body["stdout"] == "42\n"
     assert not SENTINEL.exists()
+
+
+#: A program that searches everything it can reach (the loaded modules, its frames, the
+#: collector's objects) for any string naming a host path, and prints what it finds. The paths
+#: are spelt out letter by letter, so that the program's own text does not contain them.
+SEARCH = """import warnings
+sys = warnings.sys
+gc = sys.modules["gc"]
+needles = ["".join(letters) for letters in LETTERS]
+seen = {id(n) for n in needles}
+roots = list(sys.modules.values()) + gc.get_objects()
+frame = sys._getframe()
+while frame is not None:
+    roots.append(frame)
+    frame = frame.f_back
+todo, found = roots, set()
+while todo:
+    obj = todo.pop()
+    if id(obj) in seen:
+        continue
+    seen.add(id(obj))
+    if isinstance(obj, (str, bytes)):
+        text = obj if isinstance(obj, str) else obj.decode("latin-1")
+        found.update(text[:200] for n in needles if n in text)
+        continue
+    if type(obj).__name__ == "code":
+        todo.append(obj.co_filename)
+    todo.extend(gc.get_referents(obj))
+print(len(seen), "objects")
+for text in sorted(found):
+    print("FOUND", repr(text))
+"""
+
+
+def test_nothing_a_program_can_reach_names_a_host_path() -> None:
+    """Walks every object reachable from the loaded modules and the program's frames (as the
+    collector links them, code objects' file names included): no string names the checkout,
+    the virtual environment or the interpreter's install. (Raw memory read through ctypes is
+    out of scope: the dynamic loader's list of libraries holds their paths.)"""
+    source = SEARCH.replace("LETTERS", repr([list(path) for path in HOST_PATHS]))
+    with TestClient(create_app(make_settings(wall_clock_s=60.0, max_output_chars=100_000))) as c:
+        body = c.post("/api/v1/run", json={"source": source}).json()
+    assert body["ok"], body["error"]
+    assert int(body["stdout"].split()[0]) > 50_000  # it did walk the world
+    assert "FOUND" not in body["stdout"], body["stdout"]

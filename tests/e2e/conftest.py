@@ -24,7 +24,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture(scope="session")
 def app_url() -> Iterator[str]:
     """Base URL of the app, started once per session."""
-    if not (ROOT / "static" / "dist" / "playground.js").exists():
+    if not (ROOT / "static" / "dist" / "manifest.json").exists():
         pytest.fail("static/dist is not built: run `make frontend` (make test does it)")
     with live_server() as url:
         yield url

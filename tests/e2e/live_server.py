@@ -37,20 +37,25 @@ def free_port() -> int:
 def live_server(app: Any = None, **config: Any) -> Iterator[str]:
     """Serve ``app`` (default: `server.app:create_app()`) and yield its base URL; stop it on exit.
 
-    ``config`` goes to ``uvicorn.Config`` (e.g. ``timeout_keep_alive``)."""
+    The app is served as ``python -m server`` serves it (server/serving.py: the head deadline,
+    TCP_NODELAY, the WebSocket message cap, from the app's settings); ``config`` goes to
+    ``uvicorn.Config`` on top (e.g. ``timeout_keep_alive``)."""
+    from server.serving import uvicorn_options  # imported here: collecting stays cheap
+
     if app is None:
-        from server.app import create_app  # imported here so collecting the tests stays cheap
+        from server.app import create_app
 
         app = create_app()
     port = free_port()
+    settings = getattr(getattr(app, "state", None), "settings", None)
+    options = uvicorn_options(settings) if settings is not None else {"proxy_headers": False}
     config = uvicorn.Config(
         app,
         host="127.0.0.1",
         port=port,
         log_level="warning",
         lifespan="on",
-        proxy_headers=False,
-        **config,
+        **{**options, **config},
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="e2e-uvicorn", daemon=True)
