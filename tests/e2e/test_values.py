@@ -44,8 +44,8 @@ def test_the_seed_value_graph_plays_its_own_walk(page: Page) -> None:
     page.keyboard.press("ArrowRight")  # the first step: loss = err · err sends −6 twice
     expect(node(page, "loss")).to_have_attribute("data-walk-active", "true")
     caption = page.get_by_test_id("walk-caption")
-    expect(caption).to_contain_text("∂loss/∂err = (−6) · 1 = −6")
-    expect(caption).to_contain_text("∂loss/∂err += (−6) · 1 = −6  → −12")
+    expect(caption).to_contain_text("∂loss/∂err = −6 · 1 = −6")
+    expect(caption).to_contain_text("∂loss/∂err += −6 · 1 = −6  → −6 + (−6) = −12")
     expect(node(page, "err")).to_contain_text("grad −12")
     page.keyboard.press("ArrowRight")
     expect(node(page, "err")).to_have_attribute("data-walk-active", "true")

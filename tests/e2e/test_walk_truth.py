@@ -35,8 +35,8 @@ def numbers(text: str) -> list[str]:
 
 
 def elements(text: str) -> tuple[list[str], int]:
-    """The numbers a value's text lists and how many elements the value has: "[1, −2, … 64]"
-    lists 1 and −2 of 64; a scalar lists itself, of 1."""
+    """The numbers a value's text lists and how many elements the value has: "[1, −2, … 64
+    values]" lists 1 and −2 of 64; a scalar lists itself, of 1."""
     if "…" in text:
         head, tail = text.rsplit("…", 1)
         return numbers(head), int(numbers(tail)[0])
