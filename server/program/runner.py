@@ -179,6 +179,19 @@ class Namer:
             pass
         return value
 
+    def loop(self, names: Any, value: Any, local: bool | str = False) -> None:
+        """A ``for`` loop's target (``for xb, yb in batches``): the tensors it binds take its
+        names (only tensors: a loop over the program's own Values costs it nothing more)."""
+        try:
+            if isinstance(names, tuple) and type(value) is tuple:
+                for n, v in zip(names, value, strict=False):
+                    if n is not None:
+                        self.loop(n, v, local)
+            elif isinstance(names, str) and isinstance(value, self.tensor_type):
+                self._tensor(names, value, local)
+        except Exception:  # naming is cosmetic: never the program's error
+            pass
+
     def names(self, names: Any, value: Any, local: bool | str = False) -> Any:
         if isinstance(names, tuple) and isinstance(value, tuple | list):
             for n, v in zip(names, value, strict=False):
@@ -457,6 +470,7 @@ def run_program(
             src.NAME_HOOK: namer.name,
             src.NAMES_HOOK: namer.names,
             src.EXPR_HOOK: namer.expression,
+            src.LOOP_HOOK: namer.loop,
             src.LAST_HOOK: last.append,
             # watching can be switched off (bench/values_cost.py measures what it costs)
             src.CLASS_HOOK: values.register_class if job.get("observe_values", True) else _same,

@@ -6,7 +6,8 @@ column), bounds the source and the syntax tree, and rewrites the tree so that
 
 - every assignment hands the assigned value to ``__agp_name__`` (tensors get the user's
   variable names: ``w``, ``loss``; ``self.fc1 = nn.Linear(...)`` names the module ``fc1``),
-  and so does every ``for`` loop's target at the top of its body (``for xb, yb in batches``),
+  and every ``for`` loop's target goes to ``__agp_loop__`` at the top of its body, which names
+  the tensors it binds (``for xb, yb in batches``),
 - an indexed name given to a call or an operator outside the program's classes
   (``model(X[train])``, ``y[train] - p``) hands its value to ``__agp_expr__`` with its source
   text, which names a tensor that has no name yet (the batch reads ``X[train]``, not
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 NAME_HOOK = "__agp_name__"
 NAMES_HOOK = "__agp_names__"
 EXPR_HOOK = "__agp_expr__"
+LOOP_HOOK = "__agp_loop__"
 LAST_HOOK = "__agp_last__"
 CLASS_HOOK = "__agp_class__"
 FILENAME = "<program>"
@@ -220,7 +222,9 @@ class _Namer(ast.NodeTransformer):
         names = _target_names(node.target)
         if names is None or (isinstance(names, ast.Constant) and str(names.value)[:1] == "."):
             return node
-        call = self._wrap(names, _loaded(node.target))
+        local: bool | str = self.depth > 0 and (self.owner or True)
+        value = _loaded(node.target)
+        call = ast.Call(ast.Name(LOOP_HOOK, ast.Load()), [names, value, ast.Constant(local)], [])
         node.body.insert(0, ast.copy_location(ast.Expr(call), node.body[0]))
         return node
 

@@ -160,7 +160,9 @@ class Playground {
       // A node clicked: the walk moves to the step that sends it its gradient.
       const node = id ? this.graphView.nodeOf(id) : null;
       const target = node && this.graph ? positionForNode(this.graph, node, this.player.current) : null;
-      if (target !== null && target !== this.player.current) {
+      if (target !== null && target !== this.player.current && this.graph && node) {
+        // The module drawn open around the node stays open, so the node (and its details) stay.
+        for (const [moduleId, group] of collapsibleModules(this.graph)) if (group.members.includes(node)) this.expanded.add(moduleId);
         this.player.stop(false);
         this.player.seek(target);
       }

@@ -32,6 +32,10 @@ def test_the_seed_value_graph_plays_its_own_walk(page: Page) -> None:
     graph = wait_runs(page, 1)
     expect(page.get_by_test_id("stdout")).to_contain_text("step 0: loss=36.000  dL/dw=-24.00")
     page.get_by_test_id("pass-select").select_option("0")
+    # the pass opens at its first step, the loss's own
+    expect(page.get_by_test_id("walk-position")).to_have_text("1 / 5")
+    expect(node(page, "loss")).to_have_attribute("data-walk-active", "true")
+    page.get_by_test_id("walk-last").click()
     expect(node(page, "w")).to_contain_text("grad −24")
     expect(node(page, "b")).to_contain_text("grad −12")
     expect(node(page, "w")).to_contain_text("your Value")
