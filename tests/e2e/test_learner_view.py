@@ -159,7 +159,10 @@ def test_clicking_a_node_moves_the_walk_to_the_step_that_sends_its_gradient(page
     w.click()
     expect(page.get_by_test_id("walk-position")).to_have_text("4 / 4")  # w · x sends ∂L/∂w
     expect(page.get_by_test_id("walk-caption")).to_contain_text("∂L/∂w = x · ∂L/∂(w · x)")
-    expect(page.get_by_test_id("details")).to_be_visible()  # and its details open
+    details = page.get_by_test_id("details")
+    expect(details).to_be_visible()  # and its details open, naming nothing by an internal id
+    expect(details).to_contain_text("leaf that requires grad")
+    expect(details).not_to_contain_text(re.compile(r"\bn\d+\b"))
     page.keyboard.press("Escape")
     b = graph.locator('[data-node-name="b"]')
     b.click()
