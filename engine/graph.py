@@ -19,6 +19,11 @@ them too; the graph lists the calls in ``modules`` (``{id, name, type, parent}``
 is named by its ``_name`` (set by the sandbox), else from the call it ran in (``parent[0]``
 for Sequential/ModuleList children, ``parent.attr`` for attributes), else by its class.
 
+Captions. Each walk step's ``formula`` (one line per contribution) and ``caption`` (the same
+lines as expression trees, which the page typesets) are built by :mod:`engine.caption` from the
+op table's ``local`` and ``chain`` templates: the symbolic rule, the same with numbers when every
+operand is one, and the result, every ``=`` true.
+
 Besides a backward pass (:func:`export`), the graph of any live tensors can be exported
 (:func:`export_tensors`, a program that never called backward) and, for a forward error that
 carries ``failed_op`` (engine.tensor.failed), the graph recorded up to it with one node of
@@ -96,15 +101,6 @@ def _scalar(arr: Any) -> float | None:
     if arr is not None and getattr(arr, "size", 2) == 1:
         return float(to_numpy(arr).reshape(()))
     return None
-
-
-def _show(arr: Any, label: str) -> str:
-    """A value inside a numeric caption: the number for scalars, the label otherwise."""
-    v = _scalar(arr)
-    if v is None:
-        return label
-    s = fmt_number(v)
-    return f"({s})" if s.startswith("−") else s
 
 
 def _number(arr: Any) -> cap.Expr | None:
@@ -783,9 +779,8 @@ def _step(ex: _Exporter, step: WalkStep, root: str, root_id: str) -> dict[str, A
         )
         sym["local"] = cap.fill(local_tree, sym)
         num["local"] = cap.fill(local_tree, num)
-        s_tree = cap.fill(chain_tree, sym)
+        s_tree = cap.fill(chain_tree, sym) or {"k": "text", "t": "?"}
         n_tree = cap.fill(chain_tree, num)
-        assert s_tree is not None
         res = _scalar(g_sent)
         upstream = getattr(step.grad_output, "size", 1)
         # an elementwise rule whose input was broadcast: the loop summed the gradient back to

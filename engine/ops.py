@@ -9,8 +9,11 @@ A row (:class:`Op`) holds everything about a primitive in one place, like PyTorc
                where ``needs[i]`` is false. Rules are pure functions of (upstream grad, output,
                inputs, attributes) and may return a gradient in the *broadcast* shape: the
                backward loop sums it back to the input's shape, once, for every rule;
-- ``local``    per input, the local derivative as a human formula over ``{a}``, ``{b}``, ``{c}``
-               (the inputs), ``{out}`` and attributes (``{p}``), shown by the walk's captions;
+- ``local``    per input, the local derivative as a formula over ``{a}``, ``{b}``, ``{c}`` (the
+               inputs), ``{out}``, ``{N}`` (a count: the elements averaged) and attributes
+               (``{p}``), shown by the walk's captions; written in engine.caption's notation
+               (``1 − {out}²``, ``[{a} > 0]``), which parses it into a tree: with numbers
+               substituted it must evaluate to the rule's result (tests/unit/test_captions.py);
 - ``chain``    per input, how the contribution is formed from ``{g}`` (the upstream gradient)
                when it is not simply ``local · g`` (matrix products, reductions, reshapes);
 - ``symbol``   how the forward reads, for node labels (``{a} · {b}``);
