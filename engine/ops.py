@@ -9,8 +9,11 @@ A row (:class:`Op`) holds everything about a primitive in one place, like PyTorc
                where ``needs[i]`` is false. Rules are pure functions of (upstream grad, output,
                inputs, attributes) and may return a gradient in the *broadcast* shape: the
                backward loop sums it back to the input's shape, once, for every rule;
-- ``local``    per input, the local derivative as a human formula over ``{a}``, ``{b}``, ``{c}``
-               (the inputs), ``{out}`` and attributes (``{p}``), shown by the walk's captions;
+- ``local``    per input, the local derivative as a formula over ``{a}``, ``{b}``, ``{c}`` (the
+               inputs), ``{out}``, ``{N}`` (a count: the elements averaged) and attributes
+               (``{p}``), shown by the walk's captions; written in engine.caption's notation
+               (``1 − {out}²``, ``[{a} > 0]``), which parses it into a tree: with numbers
+               substituted it must evaluate to the rule's result (tests/unit/test_captions.py);
 - ``chain``    per input, how the contribution is formed from ``{g}`` (the upstream gradient)
                when it is not simply ``local · g`` (matrix products, reductions, reshapes);
 - ``symbol``   how the forward reads, for node labels (``{a} · {b}``);
@@ -252,7 +255,7 @@ POW = _row(
         "PowBackward0",
         lambda xp, a, p: a**p,
         _pow_scalar_vjp,
-        ("{p}·{a}^{pm1}",),
+        ("{p} · {a}^{pm1}",),
         "{a}^{p}",
         function=("pow", "square"),
         method=("pow", "square", "__pow__"),
@@ -277,7 +280,7 @@ POW_T = _row(
         "PowBackward1",
         lambda xp, a, b: a**b,
         _pow_tensor_vjp,
-        ("{b}·{a}^({b}−1)", "{out}·ln {a}"),
+        ("{b} · {a}^({b} − 1)", "{out} · ln({a})"),
         "{a}^{b}",
         saves="both",
         method=("__pow__",),
@@ -298,7 +301,7 @@ RPOW = _row(
         "PowBackward2",
         lambda xp, a, base: base**a,
         _rpow_vjp,
-        ("{out}·ln {base}",),
+        ("{out} · ln({base})",),
         "{base}^{a}",
         saves="both",
         method=("__rpow__",),
@@ -312,7 +315,7 @@ EXP = _row(
         "ExpBackward0",
         lambda xp, a: xp.exp(a),
         lambda xp, g, out, xs, at, n: (g * out,),
-        ("e^{a} = {out}",),
+        ("exp({a})",),
         "exp({a})",
         saves="out",
         **_elementwise("exp", dtype="float"),
@@ -346,7 +349,7 @@ SQRT = _row(
         "SqrtBackward0",
         lambda xp, a: xp.sqrt(a),
         lambda xp, g, out, xs, at, n: (g / (2 * out),),
-        ("1/(2·√{a})",),
+        ("1/(2 · √{a})",),
         "√{a}",
         saves="out",
         **_elementwise("sqrt", dtype="float"),
@@ -358,7 +361,7 @@ RSQRT = _row(
         "RsqrtBackward0",
         lambda xp, a: 1 / xp.sqrt(a),
         lambda xp, g, out, xs, at, n: (-0.5 * g * out * out * out,),
-        ("−1/(2·{a}^1.5)",),
+        ("−1/(2 · {a}^1.5)",),
         "1/√{a}",
         saves="out",
         **_elementwise("rsqrt", dtype="float"),
@@ -426,7 +429,7 @@ SIGMOID = _row(
         "SigmoidBackward0",
         _sigmoid,
         lambda xp, g, out, xs, at, n: (g * out * (1 - out),),
-        ("{out}·(1 − {out})",),
+        ("{out} · (1 − {out})",),
         "σ({a})",
         saves="out",
         **_elementwise("sigmoid", dtype="float"),
@@ -530,7 +533,7 @@ LOG2 = _row(
         "Log2Backward0",
         lambda xp, a: xp.log2(a),
         lambda xp, g, out, xs, at, n: (g / (xs[0] * math.log(2.0)),),
-        ("1/({a}·ln 2)",),
+        ("1/({a} · ln(2))",),
         "log₂({a})",
         **_elementwise("log2", dtype="float"),
     )
@@ -541,7 +544,7 @@ LOG10 = _row(
         "Log10Backward0",
         lambda xp, a: xp.log10(a),
         lambda xp, g, out, xs, at, n: (g / (xs[0] * math.log(10.0)),),
-        ("1/({a}·ln 10)",),
+        ("1/({a} · ln(10))",),
         "log₁₀({a})",
         **_elementwise("log10", dtype="float"),
     )
@@ -552,7 +555,7 @@ EXPM1 = _row(
         "Expm1Backward0",
         lambda xp, a: xp.expm1(a),
         lambda xp, g, out, xs, at, n: (g * (out + 1),),
-        ("e^{a}",),
+        ("exp({a})",),
         "e^{a} − 1",
         saves="out",
         **_elementwise("expm1", dtype="float"),
@@ -574,7 +577,7 @@ ERF = _row(
         "ErfBackward0",
         _erf,
         lambda xp, g, out, xs, at, n: (g * _SQRT_2_OVER_PI * xp.exp(-xs[0] * xs[0]),),
-        ("2/√π · e^(−{a}²)",),
+        ("2/√π · exp(−{a}²)",),
         "erf({a})",
         **_elementwise("erf", dtype="float"),
     )
@@ -598,7 +601,7 @@ GELU = _row(
         "GeluBackward0",
         _gelu,
         _gelu_vjp,
-        ("Φ({a}) + {a}·φ({a})",),
+        ("Φ({a}) + {a} · φ({a})",),
         "gelu({a})",
         functional=("gelu",),
     )
@@ -615,7 +618,7 @@ LEAKY_RELU = _row(
         "LeakyReluBackward0",
         lambda xp, a, slope: xp.where(a > 0, a, a * slope),
         _leaky_vjp,
-        ("[{a} > 0] or {slope}",),
+        ("[{a} > 0] + {slope} · [{a} ≤ 0]",),
         "leaky_relu({a})",
         functional=("leaky_relu",),
     )
@@ -640,7 +643,7 @@ SOFTPLUS = _row(
         "SoftplusBackward0",
         _softplus,
         _softplus_vjp,
-        ("σ({a})",),
+        ("σ({beta} · {a})",),
         "softplus({a})",
         functional=("softplus",),
     )
@@ -657,7 +660,7 @@ ELU = _row(
         "EluBackward0",
         lambda xp, a, alpha: xp.where(a > 0, a, alpha * xp.expm1(xp.minimum(a, 0))),
         _elu_vjp,
-        ("[{a} > 0] or {out} + α",),
+        ("[{a} > 0] + ({out} + {alpha}) · [{a} ≤ 0]",),
         "elu({a})",
         saves="both",
         functional=("elu",),
@@ -676,7 +679,7 @@ SILU = _row(
         "SiluBackward0",
         lambda xp, a: a * _sigmoid(xp, a),
         _silu_vjp,
-        ("σ({a})·(1 + {a}·(1 − σ({a})))",),
+        ("σ({a}) · (1 + {a} · (1 − σ({a})))",),
         "silu({a})",
         functional=("silu",),
     )
@@ -792,7 +795,7 @@ WHERE = _row(
             xp.where(xs[0], g, 0) if n[1] else None,
             xp.where(xs[0], 0, g) if n[2] else None,
         ),
-        ("", "[{a}]", "[not {a}]"),
+        ("", "[{a}]", "1 − [{a}]"),
         "where({a}, {b}, {c})",
         function=("where", "masked_fill", "tril", "triu"),
         method=("where", "masked_fill", "tril", "triu"),
@@ -902,7 +905,7 @@ CUMPROD = _row(
         ("Π of the earlier elements",),
         "cumprod({a})",
         saves="both",
-        chain=("Σ over later positions of {g} · Π of the others",),
+        chain=("Σ over later positions of {g} times Π of the others",),
         function=("cumprod",),
         method=("cumprod",),
     )
@@ -974,7 +977,7 @@ SUM = _row(
         ("1",),
         "Σ {a}",
         saves="",
-        chain=("{g} copied to every element of {a}",),
+        chain=None,
         function=("sum",),
         method=("sum",),
     )
@@ -1000,10 +1003,10 @@ MEAN = _row(
         "MeanBackward0",
         _mean_fwd,
         _mean_vjp,
-        ("1/N",),
+        ("1/{N}",),
         "mean({a})",
         saves="",
-        chain=("{g} / N to every element of {a}",),
+        chain=None,
         function=("mean",),
         method=("mean",),
     )
@@ -1032,10 +1035,10 @@ AMAX = _row(
         "AmaxBackward0",
         _amax_fwd,
         _amax_vjp,
-        ("[{a} is the max]",),
+        ("[{a} = {out}] / {N}",),
         "max({a})",
         saves="both",
-        chain=("{g} to the maximal element(s) of {a}",),
+        chain=None,
         function=("amax", "amin", "max", "min"),
         method=("amax", "amin", "max", "min"),
     )
@@ -1104,10 +1107,10 @@ SOFTMAX = _row(
         "SoftmaxBackward0",
         _softmax_fwd,
         lambda xp, g, out, xs, at, n: (out * (g - _rows("sum", g * out, at["dim"])),),
-        ("s·(δ − s)",),
+        ("s · (δ − s)",),
         "softmax({a})",
         saves="out",
-        chain=("{out} · ({g} − Σ {g}·{out})",),
+        chain=("{out} · ({g} − Σ ({g} · {out}))",),
         function=("softmax",),
         method=("softmax",),
         functional=("softmax",),
@@ -1630,7 +1633,7 @@ VIEW = _row(
         ("1",),
         "{a}.view",
         saves="",
-        chain=("{g} reshaped to {a}'s shape",),
+        chain=("{g} reshaped to the shape of {a}",),
         function=("reshape", "flatten", "squeeze", "unsqueeze"),
         method=("reshape", "view", "view_as", "reshape_as", "flatten", "squeeze", "unsqueeze"),
     )
@@ -2000,7 +2003,7 @@ LAYER_NORM = _row(
         _normalize_vjp,
         ("(1 − 1/N − x̂²/N)/σ", "x̂", "1"),
         "layer_norm({a})",
-        chain=("(ĝ − mean ĝ − x̂·mean(ĝ·x̂))/σ", "Σ {g}·x̂", "Σ {g}"),
+        chain=("(ĝ − mean(ĝ) − x̂ · mean(ĝ · x̂))/σ", "Σ ({g} · x̂)", "Σ {g}"),
         functional=("layer_norm",),
     )
 )
@@ -2012,7 +2015,7 @@ BATCH_NORM = _row(
         _normalize_vjp,
         ("(1 − 1/N − x̂²/N)/σ", "x̂", "1"),
         "batch_norm({a})",
-        chain=("(ĝ − mean ĝ − x̂·mean(ĝ·x̂))/σ", "Σ {g}·x̂", "Σ {g}"),
+        chain=("(ĝ − mean(ĝ) − x̂ · mean(ĝ · x̂))/σ", "Σ ({g} · x̂)", "Σ {g}"),
         functional=("batch_norm",),
     )
 )
@@ -2048,7 +2051,7 @@ HUBER = _row(
         "HuberLossBackward0",
         _huber_fwd,
         _huber_vjp,
-        ("clip({a} − {b}, ±δ)/N", "−clip({a} − {b}, ±δ)/N"),
+        ("clip({a} − {b}, −{delta}, {delta})/{N}", "−clip({a} − {b}, −{delta}, {delta})/{N}"),
         "huber({a}, {b})",
         functional=("huber_loss",),
     )
@@ -2059,7 +2062,7 @@ SMOOTH_L1 = _row(
         "SmoothL1LossBackward0",
         _huber_fwd,
         _huber_vjp,
-        ("clip(({a} − {b})/β, ±1)/N", "−clip(({a} − {b})/β, ±1)/N"),
+        ("clip(({a} − {b})/{delta}, −1, 1)/{N}", "−clip(({a} − {b})/{delta}, −1, 1)/{N}"),
         "smooth_l1({a}, {b})",
         functional=("smooth_l1_loss",),
     )
@@ -2072,7 +2075,7 @@ MSE = _row(
         "MseLossBackward0",
         _mse_fwd,
         _mse_vjp,
-        ("2·({a} − {b})/N", "−2·({a} − {b})/N"),
+        ("2 · ({a} − {b})/{N}", "−2 · ({a} − {b})/{N}"),
         "mse({a}, {b})",
         functional=("mse_loss",),
     )
@@ -2104,7 +2107,7 @@ BCE = _row(
         "BinaryCrossEntropyBackward0",
         _bce_fwd,
         _bce_vjp,
-        ("({a} − {b}) / ({a}·(1 − {a}))/N", "ln((1−{a})/{a})/N"),
+        ("({a} − {b})/({a} · (1 − {a}))/{N}", "ln((1 − {a})/{a})/{N}"),
         "bce({a}, {b})",
         functional=("binary_cross_entropy",),
     )
@@ -2129,7 +2132,7 @@ BCE_LOGITS = _row(
         "BinaryCrossEntropyWithLogitsBackward0",
         _bce_logits_fwd,
         _bce_logits_vjp,
-        ("(σ({a}) − {b})/N", "−{a}/N"),
+        ("(σ({a}) − {b})/{N}", "−{a}/{N}"),
         "bce_logits({a}, {b})",
         functional=("binary_cross_entropy_with_logits",),
     )
@@ -2185,7 +2188,7 @@ NLL = _row(
         ("−1/N at the target class", ""),
         "nll({a}, {b})",
         saves="",
-        chain=("−{g}/N at each row's target class", ""),
+        chain=("−{g}/N at the target class of each row", ""),
         functional=("nll_loss", "cross_entropy"),
     )
 )

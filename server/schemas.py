@@ -294,6 +294,55 @@ class Contribution(BaseModel):
     accumulated_grad: Any = None
 
 
+class MathNode(BaseModel):
+    """A node of a caption's expression tree (engine/caption.py): the page typesets the tree
+    itself, so a product of ``1 − a²`` and a gradient is bracketed as the tree says."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"k": "·", "a": [{"k": "name", "t": "x"}, {"k": "num", "v": -12.0, "t": "−12"}]}
+            ]
+        },
+    )
+
+    k: str = Field(
+        description="The kind: `num` (`v`, `t`), `name` (a label, `t`), `const` (π, e), "
+        "`text` (words, `t`), `d` (∂top/∂wrt), `+ − · / @`, `neg`, `^`, `T` (transpose), "
+        "`fn` (`f` applied), `sqrt`, `abs`, `sum` (Σ, `sub`: rows), `iv` (an Iverson bracket "
+        "[cond]), `cmp` (comparisons `ops`), `idx` (an index), `seq` (side by side), `paren` (brackets, where "
+        "precedence needs them: the page adds none of its own).",
+        examples=["num"],
+    )
+    t: str | None = Field(default=None, description="The text of a number, name or word.")
+    v: float | str | None = Field(
+        default=None, description="A number's value (NaN and infinities as strings)."
+    )
+    f: str | None = Field(default=None, description="The function of an `fn` node.")
+    ops: list[str] | None = Field(default=None, description="The comparisons of a `cmp`.")
+    sub: str | None = Field(default=None, description="Σ's subscript (`rows`).")
+    a: list[MathNode] | None = Field(default=None, description="The operands.")
+
+
+class CaptionLine(BaseModel):
+    """One contribution's line: ``lhs op forms[0] = forms[1] = …``, and for a receiver that
+    already held a gradient the sum it now holds (``total``: before + sent, after)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    to: str | None = Field(default=None, description="The node receiving the contribution.")
+    lhs: MathNode
+    op: Literal["=", "+="]
+    forms: list[MathNode] = Field(
+        description="Equal forms: the symbolic rule, the same with numbers (when every "
+        "operand is a number), the result."
+    )
+    total: list[MathNode] | None = Field(
+        default=None, description="With `+=`: [before + sent, the gradient after]."
+    )
+
+
 class WalkStep(BaseModel):
     """One node's backward, in the order the engine ran them."""
 
@@ -315,7 +364,13 @@ class WalkStep(BaseModel):
 
     node: str
     grad_output: Any = None
-    formula: str | None = None
+    formula: str | None = Field(
+        default=None, description="The step's caption as text: one line per contribution."
+    )
+    caption: list[CaptionLine] | None = Field(
+        default=None,
+        description="The same lines as expression trees, for the page to typeset.",
+    )
     contributions: list[Contribution] = Field(default_factory=list)
 
 

@@ -30,6 +30,7 @@ import numpy
 from server.program import source as src
 from server.program.budgets import Budgets
 from server.program.imports import Importer
+from server.program.known import known_names
 from server.program.values import graph as values_graph
 from server.program.values.compare import compare_pass
 from server.program.values.names import looks_like_value
@@ -159,11 +160,35 @@ class Namer:
                 self._tensor(name, value, local)
             elif issubclass(t, self.module_type):
                 self._module(name, value, local)
-            elif values is not None and (t is list or t is tuple) and name[0] != ".":
+            elif values is not None and (t is list or t is tuple or t is dict) and name[0] != ".":
                 values.names.name(name, value, local)
         except Exception:  # naming is cosmetic: never the program's error
             pass
         return value
+
+    def expression(self, text: str, value: Any, local: bool | str = False) -> Any:
+        """An indexed name's value (``X[train]``): a tensor without a name takes its text, as
+        a name given inside a function (any assignment's name wins over it)."""
+        try:
+            if isinstance(value, self.tensor_type) and getattr(value, "_name", "") is None:
+                setattr(value, "_name", text)  # noqa: B010 (a tensor's own attribute)
+                self._mark(value, True)
+        except Exception:  # naming is cosmetic: never the program's error
+            pass
+        return value
+
+    def loop(self, names: Any, value: Any, local: bool | str = False) -> None:
+        """A ``for`` loop's target (``for xb, yb in batches``): the tensors it binds take its
+        names (only tensors: a loop over the program's own Values costs it nothing more)."""
+        try:
+            if isinstance(names, tuple) and type(value) is tuple:
+                for n, v in zip(names, value, strict=False):
+                    if n is not None:
+                        self.loop(n, v, local)
+            elif isinstance(names, str) and isinstance(value, self.tensor_type):
+                self._tensor(names, value, local)
+        except Exception:  # naming is cosmetic: never the program's error
+            pass
 
     def names(self, names: Any, value: Any, local: bool | str = False) -> Any:
         if isinstance(names, tuple) and isinstance(value, tuple | list):
@@ -433,12 +458,15 @@ def run_program(
     importer = Importer(modules)
     importer.bind_sys_streams(stream, stream)
     program_builtins = dict(vars(builtins))
+    program_builtins.update(known_names(modules))  # tanh, exp, torch, F ... (known.py)
     program_builtins.update(
         __import__=importer,
         input=_no_input,
         **{
             src.NAME_HOOK: namer.name,
             src.NAMES_HOOK: namer.names,
+            src.EXPR_HOOK: namer.expression,
+            src.LOOP_HOOK: namer.loop,
             src.LAST_HOOK: last.append,
             # watching can be switched off (bench/values_cost.py measures what it costs)
             src.CLASS_HOOK: values.register_class if job.get("observe_values", True) else _same,

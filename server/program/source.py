@@ -6,6 +6,12 @@ column), bounds the source and the syntax tree, and rewrites the tree so that
 
 - every assignment hands the assigned value to ``__agp_name__`` (tensors get the user's
   variable names: ``w``, ``loss``; ``self.fc1 = nn.Linear(...)`` names the module ``fc1``),
+  and every ``for`` loop's target goes to ``__agp_loop__`` at the top of its body, which names
+  the tensors it binds (``for xb, yb in batches``),
+- an indexed name given to a call or an operator outside the program's classes
+  (``model(X[train])``, ``y[train] - p``) hands its value to ``__agp_expr__`` with its source
+  text, which names a tensor that has no name yet (the batch reads ``X[train]``, not
+  ``tensor [2, 1]``),
 - a last top-level statement that is an expression hands its value to ``__agp_last__`` (the
   notebook-style result, and the implicit ``backward()``),
 - every class the program defines gets the decorator ``__agp_class__`` (applied last), which
@@ -23,6 +29,8 @@ from dataclasses import dataclass
 
 NAME_HOOK = "__agp_name__"
 NAMES_HOOK = "__agp_names__"
+EXPR_HOOK = "__agp_expr__"
+LOOP_HOOK = "__agp_loop__"
 LAST_HOOK = "__agp_last__"
 CLASS_HOOK = "__agp_class__"
 FILENAME = "<program>"
@@ -124,6 +132,26 @@ def _target_names(target: ast.expr) -> ast.expr | None:
     return None
 
 
+def _loaded(target: ast.expr) -> ast.expr:
+    """A loop's target read back: ``(xb, yb)`` as an expression."""
+    if isinstance(target, ast.Name):
+        return ast.copy_location(ast.Name(target.id, ast.Load()), target)
+    if isinstance(target, ast.Tuple | ast.List):
+        parts = [
+            _loaded(e) if isinstance(e, ast.Name | ast.Tuple | ast.List) else ast.Constant(None)
+            for e in target.elts
+        ]
+        return ast.copy_location(ast.Tuple(parts, ast.Load()), target)
+    return ast.Constant(None)
+
+
+def _plain(e: ast.expr) -> bool:
+    """A name or a chain of attributes (``X``, ``data.X``): what an indexed name starts with."""
+    while isinstance(e, ast.Attribute):
+        e = e.value
+    return isinstance(e, ast.Name) and not e.id.startswith("__agp_")
+
+
 class _Namer(ast.NodeTransformer):
     """Wrap assigned values: ``x = e`` -> ``x = __agp_name__('x', e, local)``.
 
@@ -186,6 +214,48 @@ class _Namer(ast.NodeTransformer):
             if names is not None:
                 node.value = self._wrap(names, node.value)
         return node
+
+    def visit_For(self, node: ast.For) -> ast.AST:
+        self.generic_visit(node)
+        if self.owner is not None:
+            return node  # inside the program's classes (a Value's backward): nothing to name
+        names = _target_names(node.target)
+        if names is None or (isinstance(names, ast.Constant) and str(names.value)[:1] == "."):
+            return node
+        local: bool | str = self.depth > 0 and (self.owner or True)
+        value = _loaded(node.target)
+        call = ast.Call(ast.Name(LOOP_HOOK, ast.Load()), [names, value, ast.Constant(local)], [])
+        node.body.insert(0, ast.copy_location(ast.Expr(call), node.body[0]))
+        return node
+
+    visit_AsyncFor = visit_For  # type: ignore[assignment]
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if self.class_body is None and self.owner is None:
+            node.args = [self._expression(a) for a in node.args]
+        return node
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        if self.class_body is None and self.owner is None:
+            node.left = self._expression(node.left)
+            node.right = self._expression(node.right)
+        return node
+
+    def _expression(self, e: ast.expr) -> ast.expr:
+        """``X[train]`` -> ``__agp_expr__('X[train]', X[train], local)``: an indexed name,
+        named by its text (only a tensor without a name takes it)."""
+        if not (isinstance(e, ast.Subscript) and isinstance(e.ctx, ast.Load) and _plain(e.value)):
+            return e
+        text = ast.unparse(e)
+        if len(text) > 40:
+            return e
+        local: bool | str = self.depth > 0 and (self.owner or True)
+        call = ast.Call(
+            ast.Name(EXPR_HOOK, ast.Load()), [ast.Constant(text), e, ast.Constant(local)], []
+        )
+        return ast.copy_location(call, e)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST | list[ast.AST]:
         self.generic_visit(node)

@@ -17,37 +17,41 @@ type Known<T> = { [K in keyof T as string extends K ? never : number extends K ?
 type HasIndex<T> = string extends keyof T ? true : false;
 type IndexValue<T> = T extends { [key: string]: infer V } ? V : never;
 
-/** The paths at which a value of the schema's type `A` is not a value of the page's type `O`. */
-type Mismatch<A, O, Path extends string> = Compare<Exclude<A, undefined>, Exclude<O, undefined>, Path>;
+/**
+ * The paths at which a value of the schema's type `A` is not a value of the page's type `O`.
+ * `D` counts the levels walked: a recursive type (a caption's MathNode holds MathNodes) is
+ * compared to a depth that covers every field once, then taken as checked.
+ */
+type Mismatch<A, O, Path extends string, D extends 0[] = []> = D["length"] extends 16 ? never : Compare<Exclude<A, undefined>, Exclude<O, undefined>, Path, [...D, 0]>;
 
-type Compare<A, O, Path extends string> =
+type Compare<A, O, Path extends string, D extends 0[]> =
   IsUnknown<A> extends true
     ? never // the schema leaves it open (any JSON): nothing to check
     : null extends A
       ? null extends O
-        ? Compare<NonNullable<A>, NonNullable<O>, Path>
+        ? Compare<NonNullable<A>, NonNullable<O>, Path, D>
         : `${Path}: the schema allows null`
       : [A] extends [readonly (infer AE)[]]
         ? [NonNullable<O>] extends [readonly (infer OE)[]]
-          ? Mismatch<AE, OE, `${Path}[]`>
+          ? Mismatch<AE, OE, `${Path}[]`, D>
           : `${Path}: the schema sends a list`
         : [A] extends [object]
           ? [NonNullable<O>] extends [object]
-            ? ObjectMismatch<A, NonNullable<O>, Path>
+            ? ObjectMismatch<A, NonNullable<O>, Path, D>
             : `${Path}: the schema sends an object`
           : [A] extends [NonNullable<O>]
             ? never
             : `${Path}: the schema's type is not the page's`;
 
-type ObjectMismatch<A, O, Path extends string> =
+type ObjectMismatch<A, O, Path extends string, D extends 0[]> =
   | {
       [K in keyof Known<O> & string]-?: K extends keyof Known<A>
-        ? Mismatch<Known<A>[K], Known<O>[K], `${Path}.${K}`>
+        ? Mismatch<Known<A>[K], Known<O>[K], `${Path}.${K}`, D>
         : HasIndex<A> extends true
           ? never // not declared yet, but the schema allows extra fields
           : `${Path}.${K}: not in the schema`;
     }[keyof Known<O> & string]
-  | (HasIndex<O> extends true ? (HasIndex<A> extends true ? Mismatch<IndexValue<A>, IndexValue<O>, `${Path}[key]`> : never) : never);
+  | (HasIndex<O> extends true ? (HasIndex<A> extends true ? Mismatch<IndexValue<A>, IndexValue<O>, `${Path}[key]`, D> : never) : never);
 
 /** Compiles only when `T` is `never`; otherwise the error shows the offending paths. */
 type Expect<T extends never> = T;

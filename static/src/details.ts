@@ -18,10 +18,15 @@ const KIND_TEXT = {
   error: "the operation that failed (not computed)",
 } as const;
 
-/** Fields shown explicitly; any other field the server adds (saved tensors ...) is listed after. */
+/**
+ * Fields shown explicitly, or kept out as the page's own bookkeeping (ids, a label's form inside a
+ * formula, a Value's group): the panel names things as the program does, never by an internal
+ * id. Any other field the server adds (saved tensors ...) is listed after.
+ */
 const KNOWN = new Set([
-  "id", "name", "label", "op", "grad_fn", "is_leaf", "requires_grad", "shape", "dtype", "value", "grad", "kind",
-  "untracked_reason", "module", "module_path", "operand_shapes", "expression", "retains_grad",
+  "id", "name", "label", "ref", "op", "grad_fn", "is_leaf", "requires_grad", "shape", "dtype", "value", "grad", "kind",
+  "untracked_reason", "module", "module_id", "module_path", "operand_shapes", "expression", "retains_grad",
+  "value_class", "compare", "compare_grad", "compare_reason",
 ]);
 
 /** The gradient `node` holds at `frame` as text ("not reached yet" before the walk gets there). */
@@ -72,7 +77,6 @@ export class DetailsPanel {
       this.title.textContent = nodeWord(node);
     }
     rows.push(
-      ["id", node.id],
       ["kind", KIND_TEXT[kindOf(node, graph.root)]],
       ["grad_fn", node.grad_fn ?? "None"],
       ["is_leaf", String(node.is_leaf)],

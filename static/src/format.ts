@@ -64,8 +64,10 @@ function flatten(value: TensorValue, out: (number | string)[]): void {
 }
 
 /**
- * Short text for a node row: the number, a small list in full, or min/mean/max. A list longer
- * than `shown` elements shows its first `shown - 1` and its length: "[0.5775, 1.294, … 64]".
+ * Short text for a node row: the number, a small list in full, or its mean and range (the
+ * legend explains `μ 0.07 [−0.9, 0.8]`). A list longer than `shown` elements shows its first
+ * `shown - 1` and how many values it holds: "[0.5775, 1.294, … 64 values]" (a bare "… 64" would
+ * read as a last element).
  */
 export function formatShort(value: TensorValue, shown: number = FORMAT.inlineElements): string {
   if (value === null || value === undefined) return "—";
@@ -76,7 +78,7 @@ export function formatShort(value: TensorValue, shown: number = FORMAT.inlineEle
   const flat: (number | string)[] = [];
   flatten(value, flat);
   if (flat.length <= shown) return `[${flat.map(formatScalar).join(", ")}]`;
-  return `[${flat.slice(0, Math.max(1, shown - 1)).map(formatScalar).join(", ")}, … ${flat.length}]`;
+  return `[${flat.slice(0, Math.max(1, shown - 1)).map(formatScalar).join(", ")}, … ${flat.length} values]`;
 }
 
 /** Full text for the details panel and hover card: nested lists kept nested, summaries spelled out. */

@@ -10,11 +10,23 @@ const KEYWORDS = new Set(
     "with yield").split(" "),
 );
 
-/** Names the sandbox provides (builtins and the torch-like namespace). */
-const PROVIDED = new Set(
-  ("torch nn F np math print range len sum round abs min max enumerate zip list tuple float int " +
-    "bool str dict isinstance sorted reversed pow").split(" "),
-);
+/**
+ * Names a program knows without importing them (server/program/known.py's KNOWN, checked
+ * equal by tests/api/test_expressions.py): torch, nn, F and the table's functions.
+ */
+export const KNOWN_NAMES = (
+  "torch nn F exp log log1p log2 log10 expm1 sqrt square sin cos tan sinh cosh asin acos atan " +
+  "tanh erf sigmoid relu clamp maximum minimum softplus gelu silu elu leaky_relu"
+).split(" ");
+
+/** Python's builtins a learner's expression may call, and the modules lessons import. */
+const PYTHON = (
+  "np math print range len sum round abs min max enumerate zip list tuple float int bool str " +
+  "dict isinstance sorted reversed pow True False None"
+).split(" ");
+
+/** Names the sandbox provides: never an input. */
+const PROVIDED = new Set([...KNOWN_NAMES, ...PYTHON]);
 
 /** Strip comments and string literals so their words do not count as names. */
 function stripStringsAndComments(source: string): string {
@@ -45,8 +57,9 @@ export function freeVariables(source: string): string[] {
   const code = stripStringsAndComments(source);
   const bound = boundNames(code);
   const seen: string[] = [];
-  // A name preceded by '.' is an attribute; one followed by '=' inside a call is a keyword argument.
-  for (const m of code.matchAll(/(?<![.\w])([A-Za-z_]\w*)(?!\w)(?!\s*=(?!=))/g)) {
+  // A name preceded by '.' is an attribute; one followed by '=' inside a call is a keyword
+  // argument; one followed by '(' is a function called (never a number to slide).
+  for (const m of code.matchAll(/(?<![.\w])([A-Za-z_]\w*)(?!\w)(?!\s*=(?!=))(?!\s*\()/g)) {
     const name = m[1] ?? "";
     if (KEYWORDS.has(name) || PROVIDED.has(name) || bound.has(name) || seen.includes(name)) continue;
     if (/^\d/.test(name)) continue;

@@ -27,15 +27,19 @@ import { Splitter } from "./splitter";
 import { setupTheme } from "./theme";
 import type { Graph, RunError, RunRequest, RunResponse } from "./types";
 import { WalkBar } from "./walkbar";
+import { openingPosition, positionForNode, recordedStep } from "./walknav";
 
-/** The lessons' tiny example as an expression; its inputs start at the lesson's values. */
+/**
+ * The lessons' tiny example as an expression; its inputs start at the lesson's values, each a
+ * leaf that requires grad (as every input of an expression does: the box beside it unticks it).
+ */
 const DEFAULTS: AppState = {
   source: "(w*x + b - y)**2\n",
   bindings: {
     w: { value: 0.5, requires_grad: true },
-    x: { value: 2, requires_grad: false },
+    x: { value: 2, requires_grad: true },
     b: { value: 0, requires_grad: true },
-    y: { value: 7, requires_grad: false },
+    y: { value: 7, requires_grad: true },
   },
   device: "cpu",
   seed: 0,
@@ -169,6 +173,15 @@ class Playground {
       this.selected = id;
       this.hoverCard.show(null, null, { x: 0, y: 0 }, null);
       this.details.show(this.graph, id ? this.graphView.boxInfo(id) : null, this.frame);
+      // A node clicked: the walk moves to the step that sends it its gradient.
+      const node = id ? this.graphView.nodeOf(id) : null;
+      const target = node && this.graph ? positionForNode(this.graph, node, this.player.current) : null;
+      if (target !== null && target !== this.player.current && this.graph && node) {
+        // The module drawn open around the node stays open, so the node (and its details) stay.
+        for (const [moduleId, group] of collapsibleModules(this.graph)) if (group.members.includes(node)) this.expanded.add(moduleId);
+        this.player.stop(false);
+        this.player.seek(target);
+      }
     };
     this.graphView.onHover = (id, at) => {
       // The card and the details panel never open together over the graph.
@@ -361,7 +374,7 @@ class Playground {
     this.expanded = new Set([...this.expanded].filter((id) => modules.has(id)));
     this.marks = accumulationMarks(graph);
     const total = graph.walk.length;
-    const position = Math.max(0, Math.min(total, step ?? total));
+    const position = openingPosition(total, step);
     const started = performance.now();
     const drawn = await this.draw(graph, this.expansionAt(graph, position), true, position);
     if (!drawn) return;
@@ -475,7 +488,7 @@ class Playground {
     this.walkBar.update(graph, this.frame, this.player.playing);
     this.updateStepOver();
     if (this.selected) this.details.show(graph, this.graphView.boxInfo(this.selected), this.frame);
-    const step = this.frame && position < this.frame.total ? position : null;
+    const step = this.frame ? recordedStep(position, this.frame.total) : null;
     if (step !== this.store.state.step) this.store.set({ step }, "replace");
   }
 

@@ -221,3 +221,8 @@ export function formulaToTex(line: string): string {
 function convert(text: string): string {
   return new Converter(text).run().replace(/ {2,}/g, " ").trim();
 }
+
+/** A node's label (`w`, `model[0].weight`, `(… + b)^2`) as TeX: a name, or the label's text. */
+export function labelToTex(label: string): string {
+  return /^[^\W\d][\w.[\]…#]*$/u.test(label) && !/\[/.test(label) ? nameTex(label) : convert(label);
+}

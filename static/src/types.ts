@@ -82,12 +82,38 @@ export interface Contribution {
   accumulated_grad: TensorValue;
 }
 
+/**
+ * A node of a caption's expression tree (engine/caption.py): `num` (value `v`, text `t`),
+ * `name` (a node's label), `const` (π, e), `text` (words), `d` (∂top/∂wrt), `+ − · / @`, `neg`,
+ * `^`, `T`, `fn` (function `f`), `sqrt`, `abs`, `sum` (Σ, `sub`), `iv` ([cond]), `cmp` (`ops`),
+ * `idx`, `seq`, and `paren`: the brackets, placed by the server where precedence needs them.
+ */
+export interface MathNode {
+  k: string;
+  t?: string | null;
+  v?: number | string | null;
+  f?: string | null;
+  ops?: string[] | null;
+  sub?: string | null;
+  a?: MathNode[] | null;
+}
+
+/** One caption line: `lhs op forms[0] = forms[1] = …`, and for `+=` the sum it makes. */
+export interface CaptionLine {
+  to?: string | null;
+  lhs: MathNode;
+  op: "=" | "+=";
+  forms: MathNode[];
+  /** With `+=`: [before + sent, the gradient after]. */
+  total?: MathNode[] | null;
+}
+
 export interface WalkStep {
   node: string;
   grad_output: TensorValue;
   formula: string | null;
-  /** The same formula in TeX, when the server provides it (else the page converts `formula`). */
-  formula_tex?: string | null;
+  /** The same lines as trees (the page typesets them); absent in older recordings. */
+  caption?: CaptionLine[] | null;
   contributions: Contribution[];
 }
 

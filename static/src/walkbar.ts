@@ -7,7 +7,8 @@ import { PLAYER } from "./config";
 import { byId, el } from "./dom";
 import { clipMiddle, formatShort, passLabel } from "./format";
 import { formulaLine } from "./formula";
-import { gradOwner, nodeExpression, nodeWord, type ForwardFrame, type WalkFrame } from "./graphmodel";
+import { formulaLines, gradOwner, nodeExpression, nodeWord, type ForwardFrame, type WalkFrame } from "./graphmodel";
+import { captionTex } from "./mathtree";
 import type { Player } from "./player";
 import type { Graph } from "./types";
 
@@ -134,7 +135,12 @@ export class WalkBar {
     const active = frame.active ? word(frame.active) : "";
     const head = el("span", "sr-only", `Step ${frame.position} of ${total}, at ${active}: `);
     const lines = frame.formulaLines.length ? frame.formulaLines : [`the gradient reaches ${active}`];
-    const tex = frame.steps.length === 1 ? frame.steps[0]?.formula_tex?.split("\n") : undefined;
+    // Each step's lines typeset from its caption trees (the server's brackets, nothing re-parsed).
+    const tex = frame.steps.flatMap((step) => {
+      const count = formulaLines(step).length;
+      const trees = step.caption ?? [];
+      return Array.from({ length: count }, (_, i) => (trees.length === count && trees[i] ? captionTex(trees[i]) : null));
+    });
     // Lines are separated by a space in the caption's text, as they are on screen.
     this.caption.replaceChildren(head, ...lines.flatMap((line, i) => [...(i ? [" "] : []), formulaLine(line, tex?.[i] ?? null)]));
     for (const flow of frame.flows) {

@@ -31,7 +31,7 @@ test("non-finite values", () => {
 
 test("short and full forms of tensors", () => {
   assert.equal(formatShort([1, -2]), "[1, −2]");
-  assert.equal(formatShort([1, 2, 3, 4, 5]), "[1, 2, 3, … 5]");
+  assert.equal(formatShort([1, 2, 3, 4, 5]), "[1, 2, 3, … 5 values]");
   assert.equal(formatFull([[1, -2], [3, 4.5]]), "[[1, −2], [3, 4.5]]");
   assert.equal(formatShort({ shape: [100], min: -1, max: 2, mean: 0.25, preview: [1] }), "μ 0.25 [−1, 2]");
   assert.equal(formatShort(null), "—");

@@ -82,7 +82,7 @@ def test_the_seed_as_it_stands_draws_its_graph_and_walk(client: TestClient) -> N
     assert [c["accumulated_grad"] for c in to_err] == [-6.0, -12.0]
     assert [c["accumulates"] for c in to_err] == [False, True]
     assert [c["arg"] for c in to_err] == [0, 1]
-    assert "∂loss/∂err += (−6) · 1 = −6  → −12" in seed["formula"]
+    assert "∂loss/∂err += −6 · 1 = −6  → −6 + (−6) = −12" in seed["formula"]
     mul = walk[-1]
     assert mul["grad_output"] == -12.0
     sent = {labels_of(first, [c["to"]])[0]: c for c in mul["contributions"]}

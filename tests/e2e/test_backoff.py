@@ -51,6 +51,7 @@ def test_playground_waits_out_a_busy_server_and_keeps_the_program(
     expect(page.get_by_test_id("editor")).to_contain_text("loss = err * err")
     expect(status).to_have_text(re.compile(r"^Ran on cpu"), timeout=20_000)
     assert answers[:BUSY_FIRST] == [503] * BUSY_FIRST and answers[-1] == 200, answers
+    page.get_by_test_id("walk-last").click()  # the walk opens at its first step: to its end
     expect(page.locator('[data-testid=graph] [data-node-name="w"]')).to_contain_text("−24")
 
 

@@ -38,13 +38,16 @@ def walk_total(page: Page) -> int:
 
 
 def check_every_step(page: Page, min_px: float) -> None:
-    """At the end of the walk and at each step from the start: legible, nothing overlapping."""
+    """Where the walk opens (its first step), at its end and at each step from the start:
+    legible, nothing overlapping."""
     total = walk_total(page)
-    positions = [total, *range(total + 1)]
+    positions = [min(1, total), total, *range(total + 1)]
     for index, position in enumerate(positions):
         if index == 1:
+            page.keyboard.press("End")
+        elif index == 2:
             page.keyboard.press("Home")
-        elif index > 1:
+        elif index > 2:
             page.keyboard.press("ArrowRight")
         expect(page.get_by_test_id("walk-position")).to_have_text(f"{position} / {total}")
         page.wait_for_function(

@@ -61,6 +61,7 @@ def position(page: Page) -> tuple[int, int]:
 
 def test_tiny_example_shows_w_gradient(page: Page) -> None:
     open_program(page, TINY)
+    page.get_by_test_id("walk-last").click()  # the walk opens at its first step: to its end
     expect(node(page, "w")).to_contain_text("−24")
     expect(node(page, "b")).to_contain_text("−12")
     expect(node(page, "w")).to_contain_text("0.5")
@@ -70,6 +71,7 @@ def test_tiny_example_shows_w_gradient(page: Page) -> None:
 def test_expression_default_page_runs_with_bindings(page: Page) -> None:
     page.goto("/")
     wait_ready(page)
+    page.get_by_test_id("walk-last").click()  # the walk opens at its first step: to its end
     expect(node(page, "w")).to_contain_text("−24")
     expect(page.get_by_test_id("binding-w-value")).to_have_value("0.5")
 
@@ -77,7 +79,8 @@ def test_expression_default_page_runs_with_bindings(page: Page) -> None:
 def test_walk_steps_with_buttons_and_keys(page: Page) -> None:
     graph = open_program(page, TINY)
     current, total = position(page)
-    assert current == total > 0
+    assert current == 1 and total > 1  # the walk opens at its first step, the loss's own
+    expect(graph.locator("[data-walk-active=true]")).to_have_attribute("data-node-name", "loss")
     page.get_by_test_id("walk-first").click()
     expect(page.get_by_test_id("walk-caption")).to_contain_text("Forward pass done")
     expect(graph.locator("[data-walk-active=true]")).to_have_count(0)
@@ -133,6 +136,7 @@ def test_accumulation_at_err(page: Page) -> None:
 
 def test_binding_slider_changes_gradient(page: Page) -> None:
     open_program(page, EXPRESSION, b="w:0.5:g,x:2,b:0:g,y:7")
+    page.get_by_test_id("walk-last").click()  # to the end; a re-run keeps the walk there
     expect(node(page, "w")).to_contain_text("−24")
     slider = page.get_by_test_id("binding-w")
     slider.focus()

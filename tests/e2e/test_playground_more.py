@@ -206,13 +206,25 @@ def test_pass_picker_shows_grad_accumulating(page: Page) -> None:
     expect(picker).to_be_visible()
     expect(picker.locator("option")).to_have_count(3)
     w = page.locator('[data-testid=graph] [data-node-name="w"]')
+    position = page.get_by_test_id("walk-position")
+
+    def to_the_end() -> None:
+        """A pass opens at its first step (once it is drawn): then to its end."""
+        expect(position).to_have_text(re.compile(r"^1 / "))
+        page.get_by_test_id("walk-last").click()
+        expect(position).not_to_have_text(re.compile(r"^1 / "))
+
+    to_the_end()
     expect(w).to_contain_text("grad 54")
     picker.select_option("0")
+    to_the_end()
     expect(w).to_contain_text("grad 18")
     expect(page).to_have_url(re.compile(r"pass=0"))
     picker.select_option("1")
+    to_the_end()
     expect(w).to_contain_text("grad 36")
     picker.select_option("2")
+    to_the_end()
     expect(w).to_contain_text("grad 54")
 
 

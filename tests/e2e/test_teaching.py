@@ -88,6 +88,7 @@ def test_autograd_error_after_a_good_pass_keeps_that_pass_to_replay(page: Page) 
     expect(page).to_have_url(re.compile(r"pass=0"))
     expect(page.locator("[data-testid=graph] [data-error-node=true]")).to_have_count(0)
     expect(page.get_by_test_id("walk-position")).not_to_have_text("0 / 0")
+    page.get_by_test_id("walk-last").click()  # the pass opens at its first step: to its end
     expect(page.locator('[data-testid=graph] [data-node-name="x"]')).to_contain_text("grad [2, 4]")
 
 
@@ -100,6 +101,7 @@ def test_passes_say_their_index_and_how_many_were_kept(page: Page) -> None:
     expect(options.first).to_have_text(re.compile(r"^pass 1 of 210 \(\d+ kept\)$"))
     expect(options.last).to_have_text(re.compile(r"^pass 210 of 210 \(\d+ kept\)$"))
     expect(picker).to_have_value("209")  # the last pass, by its index in the program
+    page.get_by_test_id("walk-last").click()  # the pass opens at its first step: to its end
     expect(page.locator('[data-testid=graph] [data-node-name="w"]')).to_contain_text("grad 3780")
 
 
@@ -186,6 +188,7 @@ def test_busy_server_is_waited_out_calmly_and_the_program_kept(
     wait_ready(page)
     expect(status).to_have_text(re.compile(r"^Ran on cpu"))
     assert answered == [503, 200]
+    page.get_by_test_id("walk-last").click()  # the walk opens at its first step: to its end
     expect(page.locator('[data-testid=graph] [data-node-name="w"]')).to_contain_text("−24")
 
 

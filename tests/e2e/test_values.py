@@ -32,6 +32,10 @@ def test_the_seed_value_graph_plays_its_own_walk(page: Page) -> None:
     graph = wait_runs(page, 1)
     expect(page.get_by_test_id("stdout")).to_contain_text("step 0: loss=36.000  dL/dw=-24.00")
     page.get_by_test_id("pass-select").select_option("0")
+    # the pass opens at its first step, the loss's own
+    expect(page.get_by_test_id("walk-position")).to_have_text("1 / 5")
+    expect(node(page, "loss")).to_have_attribute("data-walk-active", "true")
+    page.get_by_test_id("walk-last").click()
     expect(node(page, "w")).to_contain_text("grad −24")
     expect(node(page, "b")).to_contain_text("grad −12")
     expect(node(page, "w")).to_contain_text("your Value")
@@ -44,8 +48,8 @@ def test_the_seed_value_graph_plays_its_own_walk(page: Page) -> None:
     page.keyboard.press("ArrowRight")  # the first step: loss = err · err sends −6 twice
     expect(node(page, "loss")).to_have_attribute("data-walk-active", "true")
     caption = page.get_by_test_id("walk-caption")
-    expect(caption).to_contain_text("∂loss/∂err = (−6) · 1 = −6")
-    expect(caption).to_contain_text("∂loss/∂err += (−6) · 1 = −6  → −12")
+    expect(caption).to_contain_text("∂loss/∂err = −6 · 1 = −6")
+    expect(caption).to_contain_text("∂loss/∂err += −6 · 1 = −6  → −6 + (−6) = −12")
     expect(node(page, "err")).to_contain_text("grad −12")
     page.keyboard.press("ArrowRight")
     expect(node(page, "err")).to_have_attribute("data-walk-active", "true")

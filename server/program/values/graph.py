@@ -12,12 +12,13 @@ with ``accumulated_grad`` the parent's ``grad`` after it, so a wrong rule shows 
 from __future__ import annotations
 
 import math
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 import numpy as np
 
+from engine.caption import bracket, deriv, page_number, ref
 from engine.graph import LABEL_MAX, summarise
+from server.program.values.groups import groups
 from server.program.values.record import ValuePass
 
 #: op label -> how an unnamed result reads (the engine's own symbols)
@@ -29,17 +30,6 @@ BINARY = {
     "**": "{a}^{b}",
     "@": "{a} @ {b}",
 }
-
-
-_WORDS = {"+": "add", "*": "mul", "-": "sub", "/": "div", "**": "pow", "@": "matmul"}
-
-
-def _word(op: str | None) -> str:
-    """An op label as a word for ``add#6`` (a too-long expression's short label)."""
-    label = (op or "").strip()
-    if label.startswith("**"):
-        return "pow"
-    return _WORDS.get(label, label if label.isidentifier() else "op")
 
 
 def number(v: Any) -> float | None:
@@ -86,80 +76,38 @@ def _paren(label: str) -> str:
     return f"({label})" if " " in label or label.startswith("−") else label
 
 
-def page_number(v: float) -> str:
-    """A number as the page writes it (formatScalar in static/src/format.ts): integers plainly,
-    else four significant digits, ``5.81e−4`` below 1e−3 and from 1e6, a true minus. Rounded as
-    JavaScript rounds (half away from zero on the exact binary value; Python's format rounds an
-    exact tie such as −23.625 to even), so a caption and the node box it describes agree."""
-    if v != v:
-        return "NaN"
-    if v in (math.inf, -math.inf):
-        return "∞" if v > 0 else "−∞"
-    if v == 0:
-        return "0"
-    sign = "−" if v < 0 else ""
-    a = abs(v)
-    if v == int(v) and a < 1e6:
-        return sign + str(int(a))
-    if _exact_tie(a):
-        return sign + _rounded_half_up(a)
-    if a < 1e-3 or a >= 1e6:
-        mantissa, power = f"{a:.3e}".split("e")
-        return f"{sign}{_shortest(float(mantissa))}e{int(power)}".replace("-", "−")
-    text = f"{a:.4g}"  # no trailing zeros: as JavaScript writes it, unless in exponent style
-    return sign + (text if "e" not in text else _shortest(float(text)))
+__all__ = ["contributions", "export_pass", "json_value", "number", "page_number"]
 
 
-def _shortest(x: float) -> str:
-    """JavaScript's String(number) for a number of ordinary size: ``12350``, ``0.08333``."""
-    return str(int(x)) if x == int(x) else repr(x)
-
-
-def _exact_tie(a: float) -> bool:
-    """Whether ``a`` lies exactly halfway between two four-digit numbers (``23.625``): only
-    then do the two languages round differently. Such a number's shortest repr is its five
-    significant digits ending in 5; the exact check is left to Decimal."""
-    text = repr(a)
-    if len(text) > 12:  # most numbers: a long repr is never five digits
-        return False
-    text = text.split("e")[0].replace(".", "").strip("0")
-    return len(text) == 5 and text.endswith("5") and _rounded_half_up(a) != _shortest_4g(a)
-
-
-def _shortest_4g(a: float) -> str:
-    if a < 1e-3 or a >= 1e6:
-        mantissa, power = f"{a:.3e}".split("e")
-        return f"{_shortest(float(mantissa))}e{int(power)}".replace("-", "−")
-    return _shortest(float(f"{a:.4g}"))
-
-
-def _rounded_half_up(a: float) -> str:
-    """Four significant digits of the exact value of ``a``, a tie rounded up (as JavaScript)."""
-    exact = Decimal(a)
-    exponent = exact.adjusted()
-    if a < 1e-3 or a >= 1e6:
-        mantissa = exact.scaleb(-exponent).quantize(Decimal("0.001"), ROUND_HALF_UP)
-        if mantissa >= 10:
-            mantissa, exponent = (
-                (mantissa / 10).quantize(Decimal("0.001"), ROUND_HALF_UP),
-                exponent + 1,
-            )
-        return f"{_plain(mantissa)}e{exponent}".replace("-", "−")
-    return _plain(exact.quantize(Decimal(1).scaleb(exponent - 3), ROUND_HALF_UP))
-
-
-def _plain(d: Decimal) -> str:
-    """A decimal without trailing zeros or an exponent (JavaScript's String(Number(text)))."""
-    return format(d.normalize(), "f")
+NumberNode = tuple[dict[str, Any], dict[str, Any], str]
 
 
 class _Numbers(dict[float, str]):
-    """page_number, remembered (a pass repeats the same few numbers many times)."""
+    """page_number, remembered (a pass repeats the same few numbers many times), and the
+    caption's number nodes, shared by every line that shows the number."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._nodes: dict[float, NumberNode] = {}
 
     def __missing__(self, v: float) -> str:
         text = page_number(v)
         self[v] = text
         return text
+
+    def node(self, v: float) -> NumberNode:
+        """(the number's node, the same as the right operand of · or + (a negative one in
+        brackets, as engine.caption.bracket writes it), that operand's text)."""
+        found = self._nodes.get(v)
+        if found is None:
+            text = self[v]
+            node = {"k": "num", "v": v if v - v == 0 else json_value(float(v)), "t": text}
+            if text[0] == "−":
+                found = (node, {"k": "paren", "a": [node]}, f"({text})")
+            else:
+                found = (node, node, text)
+            self._nodes[v] = found
+        return found
 
 
 def _minus(after: Any, before: Any) -> Any:
@@ -186,15 +134,32 @@ def _nonzero(v: Any) -> bool:
 
 def _expression(op: str | None, parts: list[str]) -> str:
     """How an unnamed result reads: ``w · x``, ``tanh(n)``, ``a^2`` (micrograd's ``**2``);
-    ``parts`` are the inputs' labels, parenthesised where needed."""
+    ``parts`` are the inputs' labels, parenthesised where needed (not inside a call's own
+    brackets: ``tanh(… + b)``)."""
     label = (op or "").strip()
     if len(parts) == 2 and label in BINARY:
         return BINARY[label].format(a=parts[0], b=parts[1])
+    if len(parts) == 1 and label in BINARY:  # a set of parents keeps one of o * o
+        return BINARY[label].format(a=parts[0], b=parts[0])
     if len(parts) == 1 and label in ("-", "neg"):
         return f"−{parts[0]}"
     if len(parts) == 1 and label.startswith("**"):
         return f"{parts[0]}^{label[2:]}"
-    return f"{label or 'op'}({', '.join(parts)})"
+    bare = [p[1:-1] if len(parts) == 1 and _wrapped(p) else p for p in parts]
+    return f"{label or 'op'}({', '.join(bare)})"
+
+
+def _wrapped(text: str) -> bool:
+    """Whether ``text`` is one bracketed group, ``(a + b)`` (not ``(a) + (b)``)."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return False
+    depth = 0
+    for i, c in enumerate(text):
+        depth += c == "("
+        depth -= c == ")"
+        if depth == 0 and i < len(text) - 1:
+            return False
+    return True
 
 
 def contributions(record: ValuePass, step: list[Any]) -> list[tuple[int, Any, Any]]:
@@ -244,6 +209,7 @@ def export_pass(record: ValuePass) -> dict[str, Any]:
     names = record.names or [None] * n
     fmt = _Numbers()
     datas, grads, ops, all_parents = record.datas, record.grads_end, record.ops, record.parents
+    atoms: list[bool] = []  # a name or a number: never elided from a label
     for k in range(n):
         data = datas[k]
         parents = all_parents[k]
@@ -262,8 +228,8 @@ def export_pass(record: ValuePass) -> dict[str, Any]:
                 label = name
             elif len(expr) <= LABEL_MAX:
                 label = expr
-            else:
-                label = "L" if k == root else f"{_word(op)}#{k}"
+            else:  # the outermost operation over its inputs' names, the rest elided
+                label = _expression(op, [parens[j] if atoms[j] else "…" for j in parents])
             nodes.append(
                 {
                     "id": gid, "name": name, "label": label, "op": op or None,
@@ -276,7 +242,7 @@ def export_pass(record: ValuePass) -> dict[str, Any]:
                 edges.append({"src": ids[j], "dst": gid, "arg": a})
         else:
             f = number(data)
-            label = name or (fmt[f] if f is not None else f"{kind_name}#{k}")
+            label = name or (fmt[f] if f is not None else f"{kind_name} {shape}")
             nodes.append(
                 {
                     "id": gid, "name": name, "label": label, "op": "leaf", "kind": "param",
@@ -287,10 +253,12 @@ def export_pass(record: ValuePass) -> dict[str, Any]:
             )  # fmt: skip
         labels.append(label)
         parens.append(f"({label})" if " " in label or label[:1] == "−" else label)
+        atoms.append(bool(name) or not parents)
     nodes[root]["kind"] = "output"
+    graph_modules = _groups(record, nodes)
     root_label = labels[root] if names[root] else "L"
-    walk = _Walk(record, ids, parens, root_label, fmt)
-    return {
+    walk = _Walk(record, ids, labels, parens, root_label, fmt)
+    graph: dict[str, Any] = {
         "nodes": nodes,
         "edges": edges,
         "walk": [walk.step(s) for s in record.steps],
@@ -300,23 +268,75 @@ def export_pass(record: ValuePass) -> dict[str, Any]:
         "value_class": kind_name,
         "complete": record.complete,
     }
+    if graph_modules:
+        graph["modules"] = graph_modules
+    return graph
+
+
+def _groups(record: ValuePass, nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The calls of the program's own classes that made nodes of this pass (values/groups.py),
+    each node marked with the innermost; the program's objects are let go of afterwards."""
+    if not record.calls or not record.objs:
+        return []
+    try:
+        calls, owner = groups(record.objs, record.parents, record.calls, record.name_of or _no_name)
+    finally:
+        record.objs, record.calls = [], []
+    by_id = {c["id"]: c for c in calls}
+    for node, k in zip(nodes, owner, strict=True):
+        if k is None:
+            continue
+        call = calls[k]
+        path = [call["name"]]
+        parent = call["parent"]
+        while parent is not None:
+            path.append(by_id[parent]["name"])
+            parent = by_id[parent]["parent"]
+        node["module"] = call["id"]
+        node["module_id"] = call["id"]
+        node["module_path"] = path[::-1]
+    return calls
+
+
+def _no_name(obj: Any) -> str | None:
+    return None
 
 
 class _Walk:
-    """Observed calls as the walk's steps: numbers and formulas, as the engine writes them."""
+    """Observed calls as the walk's steps: numbers and formulas, as the engine writes them.
+
+    A line reads ``∂L/∂w = 2 · (−12) = −24``: the local derivative the program's rule applied
+    (what it added over the gradient it was given: the rule's own number, right or wrong),
+    times that gradient, and what it added. A parent that already held a gradient gets ``+=``
+    and the sum it now holds (``→ 4 + 6 = 10``). ``caption`` holds the same lines as trees
+    (engine.caption's shape) for the page to typeset."""
 
     def __init__(
-        self, record: ValuePass, ids: list[str], parens: list[str], root: str, fmt: _Numbers
+        self,
+        record: ValuePass,
+        ids: list[str],
+        labels: list[str],
+        parens: list[str],
+        root: str,
+        fmt: _Numbers,
     ) -> None:
         self.record = record
         self.ids = ids
+        self.labels = labels
         self.parens = parens
         self.root = root
+        self.root_ref = ref(root)
         self.fmt = fmt
+        self._lhs: dict[int, tuple[str, dict[str, Any]]] = {}
 
-    def _num(self, v: float) -> str:
-        s = self.fmt[v]
-        return f"({s})" if s.startswith("−") else s
+    def _d(self, j: int) -> tuple[str, dict[str, Any]]:
+        """``∂L/∂(parent j)`` as text and as a tree (shared by every line that names it)."""
+        found = self._lhs.get(j)
+        if found is None:
+            label = self.labels[j]
+            tree = bracket(deriv(self.root, label))
+            found = self._lhs[j] = (f"∂{self.root_ref}/∂{ref(label)}", tree)
+        return found
 
     def step(self, step: list[Any]) -> dict[str, Any]:
         if step[4] is None and not self.record.arrays and step[3] is not None:
@@ -325,15 +345,49 @@ class _Walk:
                 return fast
         return self._general(step)
 
+    def _line(
+        self, j: int, gout: float | None, delta: float | None, before: Any, after: Any
+    ) -> tuple[str, dict[str, Any], str]:
+        """(text, tree, local) of one contribution to parent j."""
+        fmt = self.fmt
+        accumulates = before != 0 if type(before) is float else _nonzero(before)
+        lhs, lhs_tree = self._d(j)
+        op = "+=" if accumulates else "="
+        forms: list[dict[str, Any]] = []
+        local = "?"
+        if delta is None:
+            text = f"{lhs} {op} what the rule added (see grad)"
+            words = {"k": "text", "t": "what the rule added (see grad)"}
+            return text, {"lhs": lhs_tree, "op": op, "forms": [words]}, local
+        sent, sent_factor, sent_text = fmt.node(delta)
+        if gout:
+            local_node = fmt.node(delta / gout)[0]
+            local = local_node["t"]
+            _, g_factor, g_text = fmt.node(gout)
+            forms = [{"k": "·", "a": [local_node, g_factor]}, sent]
+            text = f"{lhs} {op} {local} · {g_text} = {sent['t']}"
+        else:
+            forms = [sent]
+            text = f"{lhs} {op} {sent['t']}"
+        tree: dict[str, Any] = {"lhs": lhs_tree, "op": op, "forms": forms}
+        if accumulates:
+            total = number(after)
+            held = number(before)
+            if total is not None and held is not None:
+                before_node, after_node = fmt.node(held)[0], fmt.node(total)[0]
+                tree["total"] = [{"k": "+", "a": [before_node, sent_factor]}, after_node]
+                text += f"  → {before_node['t']} + {sent_text} = {after_node['t']}"
+        return text, tree, local
+
     def _numbers(self, step: list[Any]) -> dict[str, Any] | None:
         """A step whose gradients are all plain numbers (the common case, kept lean)."""
         i, gout, before, after = step[0], step[1], step[2], step[3]
         if type(gout) is not float and type(gout) is not int:
             return None
-        root, parens, fmt, ids = self.root, self.parens, self.fmt, self.ids
+        parens, ids = self.parens, self.ids
         out = parens[i]
-        g_text = self._num(gout)
         lines: list[str] = []
+        caption: list[dict[str, Any]] = []
         sent: list[dict[str, Any]] = []
         for arg, j in enumerate(self.record.parents[i]):
             b, a = before[arg], after[arg]
@@ -341,24 +395,16 @@ class _Walk:
             if (tb is not float and tb is not int) or (ta is not float and ta is not int):
                 return None
             delta = a - b
-            to = parens[j]
-            accumulates = b != 0
-            if gout:
-                local = fmt[delta / gout]
-                shown = f"({local})" if local[0] == "−" else local
-                line = f"∂{root}/∂{to} {'+=' if accumulates else '='} {shown} · {g_text} = {fmt[delta]}"
-            else:
-                local = "?"
-                line = f"∂{root}/∂{to} {'+=' if accumulates else '='} {fmt[delta]}"
-            if accumulates:
-                line = f"{line}  → {fmt[a]}"
-            lines.append(line)
+            text, tree, local = self._line(j, gout, delta, b, a)
+            tree["to"] = ids[j]
+            lines.append(text)
+            caption.append(tree)
             sent.append(
                 {
-                    "to": ids[j], "arg": arg, "local": local, "local_symbolic": f"∂{out}/∂{to}",
+                    "to": ids[j], "arg": arg, "local": local, "local_symbolic": f"∂{out}/∂{parens[j]}",
                     "grad": delta if delta - delta == 0 else json_value(float(delta)),
                     "accumulated_grad": a if a - a == 0 else json_value(float(a)),
-                    "accumulates": accumulates, "formula": line,
+                    "accumulates": b != 0, "formula": text,
                 }
             )  # fmt: skip
         return {
@@ -366,55 +412,45 @@ class _Walk:
             "grad_output": gout if gout - gout == 0 else json_value(float(gout)),
             "formula": "\n".join(lines)
             if lines
-            else f"∂{root}/∂{out} reaches a node with no inputs",
+            else f"∂{self.root_ref}/∂{out} reaches a node with no inputs",
+            "caption": caption,
             "contributions": sent,
         }
 
     def _general(self, step: list[Any]) -> dict[str, Any]:
         i, gout = step[0], step[1]
-        root, parens, fmt = self.root, self.parens, self.fmt
+        parens = self.parens
         out = parens[i]
-        d_out = f"∂{root}/∂{out}"
         g_num = number(gout)
-        g_text = self._num(g_num) if g_num is not None else d_out
         lines: list[str] = []
+        caption: list[dict[str, Any]] = []
         sent: list[dict[str, Any]] = []
         parents = self.record.parents[i]
         for arg, before, after in contributions(self.record, step):
             j = parents[arg]
-            to = parens[j]
             delta = _minus(after, before)
-            accumulates = _nonzero(before)
-            d_num = number(delta)
-            local = fmt[d_num / g_num] if d_num is not None and g_num else "?"
-            line = f"∂{root}/∂{to} {'+=' if accumulates else '='} "
-            if d_num is None:
-                line += "what the rule added (see grad)"
-            elif local != "?":
-                shown = f"({local})" if local.startswith("−") else local
-                line += f"{shown} · {g_text} = {fmt[d_num]}"
-            else:
-                line += fmt[d_num]
-            if accumulates:
-                total = number(after)
-                if total is not None:
-                    line += f"  → {fmt[total]}"
-            lines.append(line)
+            text, tree, local = self._line(j, g_num, number(delta), before, after)
+            tree["to"] = self.ids[j]
+            lines.append(text)
+            caption.append(tree)
             sent.append(
                 {
                     "to": self.ids[j],
                     "arg": arg,
                     "local": local,
-                    "local_symbolic": f"∂{out}/∂{to}",
+                    "local_symbolic": f"∂{out}/∂{parens[j]}",
                     "grad": json_value(delta),
                     "accumulated_grad": json_value(after),
-                    "accumulates": accumulates,
-                    "formula": line,
+                    "accumulates": _nonzero(before),
+                    "formula": text,
                 }
             )
         return {
             "node": self.ids[i],
             "grad_output": json_value(gout),
-            "formula": "\n".join(lines) if lines else f"{d_out} reaches a node with no inputs",
+            "formula": "\n".join(lines)
+            if lines
+            else f"∂{self.root_ref}/∂{out} reaches a node with no inputs",
+            "caption": caption,
             "contributions": sent,
         }

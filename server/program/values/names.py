@@ -1,6 +1,7 @@
 """The user's names for the objects of their own autograd (``w``, ``loss``, ``ypred[0]``,
-``layers[0].neurons[1].w[0]``), given by the naming pass (:mod:`server.program.source`) as
-tensors get theirs.
+``layers[0].neurons[1].w[0]``, ``layers[0][1].w[2]``, ``params['w1']``), given by the naming
+pass (:mod:`server.program.source`) as tensors get theirs; the program's other objects (a
+``Neuron``, an ``MLP``) get theirs too, for the boxes their calls collapse into.
 
 A name given at the top level wins over one given inside a function; the first name of each
 kind sticks; a name given inside a method of the Value class itself (``out`` in
@@ -11,6 +12,7 @@ names the Values inside the model by their path. Names are kept by ``id`` with a
 
 from __future__ import annotations
 
+import collections
 import weakref
 from typing import Any
 
@@ -74,16 +76,19 @@ class ValueNames:
                     self._set_name(value, name, weak)
                 self.last_candidate = value
             elif not local and not attribute:
-                self._name_members(value)
-        elif (
-            (t is list or t is tuple)
-            and not attribute
-            and 0 < len(value) <= MAX_LIST_NAMES
-            and type(value[0]) in self.classes
-        ):
-            for k, v in enumerate(value):
-                if type(v) in self.classes and looks_like_value(v):
-                    self._set_name(v, f"{name}[{k}]", weak=bool(local))
+                self._name_members(value, name, "")
+        elif (t is list or t is tuple or t is dict) and not attribute and value:
+            if not _may_hold_values(value, self.classes):
+                return
+            if local:  # a list inside a function: its Values, by index, as weak names
+                items = value.items() if t is dict else enumerate(value)
+                for k, v in list(items)[:MAX_LIST_NAMES]:
+                    if type(v) in self.classes and looks_like_value(v):
+                        self._set_name(
+                            v, f"{name}[{k!r}]" if t is dict else f"{name}[{k}]", weak=True
+                        )
+            else:
+                self._name_members(value, name, name)
 
     def name_of(self, obj: Any) -> str | None:
         entry = self._names.get(id(obj))
@@ -110,30 +115,65 @@ class ValueNames:
             self._class_names[type(value)] = names
         return owner in names
 
-    def _name_members(self, obj: Any) -> None:
-        """``n = MLP(...)``: name the Values inside by their path (``layers[0].w[1]``)."""
+    def _name_members(self, obj: Any, name: str, prefix: str) -> None:
+        """Name the Values inside ``obj`` by their path, whatever its shape: attributes of the
+        program's objects, items of lists and tuples, values of dicts (``layers[0][1].w[2]``,
+        ``params['w1']``). ``name`` names ``obj`` itself (a model's variable: its groups' box);
+        member paths start at ``prefix`` (empty inside one of the program's objects, as a
+        ``Net``'s parameters read ``fc1.weight``; the variable's name for a list or a dict).
+        Every object of the program's classes met on the way is named too (its calls' boxes)."""
         visits = 0
         seen: set[int] = set()
-        todo: list[tuple[Any, str, int]] = [(obj, "", 0)]
+        todo: collections.deque[tuple[Any, str, int]] = collections.deque([(obj, prefix, 0)])
+        classes = self.classes
         while todo and visits < MAX_MEMBER_VISITS:
-            current, path, depth = todo.pop(0)
-            visits += 1
+            current, path, depth = todo.popleft()
             if id(current) in seen:
                 continue
             seen.add(id(current))
-            d = instance_dict(current)
-            if d is None:
-                continue
-            for attr, v in list(d.items()):
-                if type(attr) is not str:
+            t = type(current)
+            children: Any
+            if t is list or t is tuple:
+                children = ((f"{path}[{k}]", v) for k, v in enumerate(current))
+            elif t is dict:
+                children = (
+                    (f"{path}[{k!r}]", v)
+                    for k, v in current.items()
+                    if type(k) is str or type(k) is int
+                )
+            else:
+                d = instance_dict(current)
+                if d is None:
                     continue
-                here = f"{path}.{attr}" if path else attr
-                items = enumerate(v) if type(v) in (list, tuple) else [(None, v)]
-                for k, item in items:
-                    if type(item) not in self.classes:
-                        continue
-                    where = here if k is None else f"{here}[{k}]"
+                self._set_name(current, path or name, weak=False)  # a Neuron: "layers[0][1]"
+                children = (
+                    (f"{path}.{attr}" if path else attr, v)
+                    for attr, v in list(d.items())
+                    if type(attr) is str
+                )
+            for where, item in children:
+                visits += 1
+                if visits >= MAX_MEMBER_VISITS:
+                    break
+                ti = type(item)
+                if ti in classes:
                     if looks_like_value(item):
                         self._set_name(item, where, weak=False)
                     elif depth < MAX_MEMBER_DEPTH:
                         todo.append((item, where, depth + 1))
+                elif (
+                    (ti is list or ti is tuple or ti is dict)
+                    and depth < MAX_MEMBER_DEPTH
+                    and _may_hold_values(item, classes)
+                ):
+                    todo.append((item, where, depth + 1))
+
+
+def _may_hold_values(container: Any, classes: set[type]) -> bool:
+    """Whether a list, tuple or dict may hold the program's objects: its first item is one, or
+    a container (a list of numbers is not walked)."""
+    if not container:
+        return False
+    first = next(iter(container.values())) if type(container) is dict else container[0]
+    t = type(first)
+    return t in classes or t is list or t is tuple or t is dict

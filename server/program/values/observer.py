@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from server.program.values.groups import CALL_METHODS, CallLog
 from server.program.values.names import PARENT_ATTRS, ValueNames, instance_dict
 from server.program.values.observers import (
     GeneralObservers,
@@ -108,6 +109,7 @@ class ValueObserver:
         self._busy = False
         self.names = ValueNames(self.classes)  # the naming pass's hook for these objects
         self._general = GeneralObservers()
+        self.calls = CallLog()  # calls of the program's Neuron, Layer, MLP ... (groups.py)
 
     @property
     def count(self) -> int:
@@ -123,6 +125,10 @@ class ValueObserver:
                 fn = cls.__dict__.get("backward")
                 if isinstance(fn, types.FunctionType):
                     type.__setattr__(cls, "backward", self._wrap_backward(cls, fn))
+                elif any(m in cls.__dict__ for m in CALL_METHODS) and all(
+                    base is object or base in self.classes for base in cls.__mro__[1:]
+                ):  # the program's own Neuron, Layer, MLP (an nn.Module has its own groups)
+                    self.calls.wrap(cls)
         except FATAL:
             raise
         except Exception:  # watching is optional: never the program's error
@@ -146,9 +152,11 @@ class ValueObserver:
         """Run the program's ``backward`` on ``root``, watching it when the graph fits."""
         self.called = True
         installed: Installed = []
+        calls = self.calls.take()
         try:
             with quiet_collector():
                 record = self.detect(owner, root, installed)
+                record.calls = calls
         except FATAL:
             raise
         except Exception as exc:
@@ -368,8 +376,11 @@ class ValueObserver:
         """Resolve the names now and let go of the program's objects."""
         record.names = self.names.names_of(record.objs)
         record.kind_name = str(type.__dict__["__name__"].__get__(record.kind))
-        record.objs = []
         record.dicts = []
+        if record.calls:  # the groups need the objects until the export (kept passes only)
+            record.name_of = self.names.name_of
+        else:
+            record.objs = []
 
     def _keep(self, record: ValuePass) -> None:
         record.index = self.count

@@ -38,7 +38,12 @@ class ValuePass:
     names: list[str | None] = field(default_factory=list)
     #: the nodes' instance dicts while the pass runs (the observers read grads there)
     dicts: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    #: calls of the program's own classes logged before this pass (values/groups.py); with
+    #: ``objs`` they are kept until the pass is exported, and only for the passes kept
+    calls: list[list[Any]] = field(default_factory=list, repr=False)
+    #: the name of an object of the program (a Neuron's "layers[0][1]"), for the groups
+    name_of: Any = field(default=None, repr=False)
 
     @property
     def root(self) -> int:
-        return len(self.objs) - 1
+        return len(self.datas) - 1

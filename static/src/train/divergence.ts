@@ -2,32 +2,53 @@
  * Watches the training loss for divergence, DOM-free: the page warns once it trips and offers
  * a learning rate at least ten times lower.
  *
- * Diverged: the loss is NaN or infinite (the server sends null: the weights are no longer
- * numbers, and no step brings them back), or it has grown tenfold from the best loss of the
- * run and is worse than the untrained model's. A single spike of a high but workable rate
- * (Adam at 0.3 on moons jumps from 0.7 to 5 once, then learns) stays below that; rates of 1
- * and more, which keep the loss in the tens, trip it within a few steps.
+ * Diverged, on any path (a rate set before the run or changed during it, points added, any
+ * optimizer):
+ * - "nan": the loss is NaN or infinite (the server sends null: the weights are no longer
+ *   numbers, and no step brings them back);
+ * - "growing": it has grown tenfold from the best loss since the run (or the rate) started and
+ *   is worse than the first loss seen then;
+ * - "thrashing": over the last `window` steps its median is more than `aboveChance` times the
+ *   loss of guessing (ln C for C classes: cross-entropy of the uniform prediction). A rate that
+ *   swings the loss between 3 and 49 trips this even when the first loss seen was already high
+ *   (a rate set mid-run, at a peak), which the growth rule alone missed (issue 19).
+ * A single spike of a high but workable rate (Adam at 0.3 on moons jumps from 0.7 to 5 once,
+ * then learns) stays below both; rates of 1 and more, which keep the loss in the tens, trip them
+ * within a few steps.
  */
 
 import type { OptimizerName } from "./types";
 
-export type Verdict = "nan" | "growing";
+export type Verdict = "nan" | "growing" | "thrashing";
 
 export const DIVERGENCE = {
   /** Loss over best loss that counts as blowing up. */
   growth: 10,
+  /** Steps whose median loss is compared with guessing's. */
+  window: 20,
+  /** Median loss over guessing's (ln C) that counts as thrashing. */
+  aboveChance: 3,
 };
 
 export class DivergenceWatch {
   private initial: number | null = null;
   private best = Infinity;
   private verdict: Verdict | null = null;
+  private recent: number[] = [];
+  /** The loss of guessing uniformly among the classes: ln C (2 classes until told). */
+  private chance = Math.log(2);
 
   /** Forget the run (a reset, or a new learning rate). */
   reset(): void {
     this.initial = null;
     this.best = Infinity;
     this.verdict = null;
+    this.recent = [];
+  }
+
+  /** How many classes the model predicts (the response says). */
+  set classes(count: number) {
+    if (count >= 2) this.chance = Math.log(count);
   }
 
   /** The verdict once tripped (it stays until `reset`). */
@@ -46,8 +67,19 @@ export class DivergenceWatch {
     if (this.initial === null) this.initial = loss;
     this.best = Math.min(this.best, loss);
     if (loss >= DIVERGENCE.growth * this.best && loss > this.initial) this.verdict = "growing";
+    this.recent.push(loss);
+    if (this.recent.length > DIVERGENCE.window) this.recent.shift();
+    if (!this.verdict && this.recent.length === DIVERGENCE.window && median(this.recent) > DIVERGENCE.aboveChance * this.chance) {
+      this.verdict = "thrashing";
+    }
     return this.verdict;
   }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
 /**

@@ -9,7 +9,7 @@ import { setupTheme } from "../theme";
 import { BoundaryView } from "./boundary";
 import { LineChart } from "./chart";
 import { CHOICES } from "./config";
-import { DivergenceWatch, lowerRate } from "./divergence";
+import { DivergenceWatch, lowerRate, type Verdict } from "./divergence";
 import { Notices } from "./notices";
 import { TrainSession } from "./session";
 import { SetupPanel } from "./setup";
@@ -187,6 +187,7 @@ class TrainPage {
   }
 
   private render(response: TrainResponse): void {
+    this.watch.classes = response.classes;
     if (response.data) this.boundary.setData(response.data, this.store.settings.points);
     this.boundary.setBoundary(response.boundary);
     for (const row of response.history) {
@@ -208,7 +209,7 @@ class TrainPage {
     this.countUpdate(response);
   }
 
-  private diverged(verdict: "nan" | "growing"): void {
+  private diverged(verdict: Verdict): void {
     const { lr, optimizer } = this.store.settings;
     this.notices.divergence(verdict, lr, lowerRate(lr, optimizer, CHOICES.lr));
     if (verdict === "nan") this.setPlaying(false); // NaN weights stay NaN: no step helps

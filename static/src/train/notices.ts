@@ -58,9 +58,12 @@ export class Notices {
     this.divergeBox.hidden = verdict === null;
     if (verdict === null) return;
     this.offered = lower;
-    this.divergeText.textContent = verdict === "nan"
-      ? `The loss became NaN: learning rate ${lr} was too high and the weights are no longer numbers. Training paused.`
-      : `The loss is diverging: it has grown more than tenfold from its best. Learning rate ${lr} is probably too high.`;
+    const said: Record<Verdict, string> = {
+      nan: `The loss became NaN: learning rate ${lr} was too high and the weights are no longer numbers. Training paused.`,
+      growing: `The loss is diverging: it has grown more than tenfold from its best. Learning rate ${lr} is probably too high.`,
+      thrashing: `The loss is diverging: it keeps swinging far above what guessing would score. Learning rate ${lr} is probably too high.`,
+    };
+    this.divergeText.textContent = said[verdict];
     this.lowerButton.textContent = `Restart with learning rate ${lower}`;
   }
 }

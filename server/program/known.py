@@ -1,0 +1,66 @@
+"""Names a program knows without importing them: the maths a learner types first.
+
+``tanh(w*x + b)``, ``exp(-x)*sin(x)``, ``relu(x) + sigmoid(y)``, ``torch.tanh(...)`` and
+``F.relu(...)`` run as they are: the table's functions (``tanh``, ``sigmoid``, ``relu``, ``exp``,
+``log``, ``sqrt``, ``sin``, ``cos`` ...) and ``torch``, ``nn``, ``F`` (``torch.nn.functional``)
+are in the program's builtins, so a bare expression with bindings needs no import line, and any
+name the program defines or imports itself (``from math import exp``, ``def relu(v): ...``)
+shadows them as Python's own scoping does. Python's own builtins (``abs``, ``sum``, ``max``,
+``min``, ``pow``, ``round``) stay Python's: ``abs(t)`` and ``max(a, b)`` already work on
+tensors through the operators they call.
+
+The page offers a slider for every other name of an expression (static/src/freevars.ts keeps the
+same list, KNOWN_NAMES: a test checks that the two agree).
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+from collections.abc import Callable, Mapping
+from types import ModuleType
+from typing import Any
+
+#: torch functions known by their bare names (engine.<name>)
+TORCH_FUNCTIONS: tuple[str, ...] = (
+    "exp", "log", "log1p", "log2", "log10", "expm1", "sqrt", "square",
+    "sin", "cos", "tan", "sinh", "cosh", "asin", "acos", "atan", "tanh", "erf",
+    "sigmoid", "relu", "clamp", "maximum", "minimum",
+)  # fmt: skip
+#: torch.nn.functional activations known by their bare names
+FUNCTIONAL: tuple[str, ...] = ("softplus", "gelu", "silu", "elu", "leaky_relu")
+#: modules known without an import: torch, torch.nn, torch.nn.functional
+MODULES: tuple[str, ...] = ("torch", "nn", "F")
+#: every bare name this module adds
+KNOWN: tuple[str, ...] = (*MODULES, *TORCH_FUNCTIONS, *FUNCTIONAL)
+
+
+def _accepting_numbers(fn: Callable[..., Any], tensor_type: type, to_tensor: Any) -> Any:
+    """``fn`` taking a plain number too (``tanh(2)``): PyTorch's functions want a tensor, but a
+    learner's expression may hold a constant."""
+
+    @functools.wraps(fn)
+    def call(x: Any, *args: Any, **kwargs: Any) -> Any:
+        if (
+            not isinstance(x, tensor_type)
+            and isinstance(x, int | float)
+            and not isinstance(x, bool)
+        ):
+            x = to_tensor(float(x))
+        return fn(x, *args, **kwargs)
+
+    return call
+
+
+def known_names(modules: Mapping[str, ModuleType]) -> dict[str, Any]:
+    """The names to add to a program's builtins (never one of Python's own)."""
+    torch = modules["torch"]
+    functional = modules["torch.nn.functional"]
+    names: dict[str, Any] = {"torch": torch, "nn": modules["torch.nn"], "F": functional}
+    for name in TORCH_FUNCTIONS:
+        names[name] = _accepting_numbers(getattr(torch, name), torch.Tensor, torch.tensor)
+    for name in FUNCTIONAL:
+        names[name] = _accepting_numbers(getattr(functional, name), torch.Tensor, torch.tensor)
+    clash = set(names) & set(vars(builtins))
+    assert not clash, f"would replace Python's own builtins: {clash}"
+    return names
