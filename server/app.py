@@ -19,7 +19,7 @@ from server.admission import Admission
 from server.clients import TrustedProxies
 from server.metrics import Metrics
 from server.middleware import BodyLimitMiddleware, RateLimitMiddleware, SecurityHeadersMiddleware
-from server.routes import api, pages, train
+from server.routes import api, notebook, pages, train
 from server.sandbox import service
 from server.serialize import OrjsonResponse
 from server.settings import Settings, get_settings
@@ -84,6 +84,7 @@ def create_app(settings: Settings | None = None, sandbox_paths: list[str] | None
 
     app.include_router(api.meta)
     app.include_router(api.router)
+    app.include_router(notebook.router)
     app.include_router(train.router)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.include_router(pages.router)

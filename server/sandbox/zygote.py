@@ -37,6 +37,7 @@ from server.sandbox.protocol import CONTROL_FD_ENV, PID, PID_STATUS
 
 def _load(config: dict[str, Any]) -> tuple[dict[str, Any], Any]:
     from server.program import imports as mods
+    from server.program.source import is_program_file
 
     for path in config.get("extra_sys_path", []):
         sys.path.insert(0, path)
@@ -52,7 +53,7 @@ def _load(config: dict[str, Any]) -> tuple[dict[str, Any], Any]:
     jail.preload()
 
     mods.present_as_torch(loaded)
-    mods.warn_on_non_leaf_grad(loaded["torch"].Tensor, "<program>")
+    mods.warn_on_non_leaf_grad(loaded["torch"].Tensor, is_program_file)
     if config.get("warm_up", True):
         _warm_up(loaded)
     mods.scrub_paths()
