@@ -14,6 +14,7 @@ const options = {
     playground: "static/src/main.ts",
     "layout-worker": "static/src/layout-worker.ts",
     train: "static/src/train/main.ts",
+    notebook: "static/src/notebook.ts",
   },
   outdir: "static/dist",
   bundle: true,
