@@ -186,7 +186,8 @@ export class CellView {
     this.status.textContent = status;
     this.status.hidden = status === "";
     this.status.dataset.state = look.running ? "running" : look.stale ? "stale" : "";
-    if (!look.running) this.showOutput(output);
+    // While a run prints into this cell, its output is what arrives; the model's comes after.
+    if (this.output.dataset.state !== "live") this.showOutput(output);
   }
 
   private showOutput(output: CellOutput | null): void {
