@@ -38,7 +38,11 @@ const workerOptions = { ...common, entryPoints: { "layout-worker": "static/src/l
 function pageOptions(workerFile) {
   return {
     ...common,
-    entryPoints: { playground: "static/src/main.ts", train: "static/src/train/main.ts" },
+    entryPoints: {
+      playground: "static/src/main.ts",
+      train: "static/src/train/main.ts",
+      notebook: "static/src/notebook.ts",
+    },
     define: { LAYOUT_WORKER_URL: JSON.stringify(`./${workerFile}`) },
   };
 }

@@ -701,15 +701,19 @@ def _exporter(
     node_grads: dict[int, Any] | None,
     frozen: dict[int, Any] | None = None,
     max_nodes: int | None = None,
+    since: int = -1,
 ) -> _Exporter:
     """Every node that produced these tensors (or, with ``max_nodes``, those nearest them), in
-    recording order (module calls first)."""
+    recording order (module calls first); with ``since``, only those recorded from that
+    sequence number on (the earlier ones' tensors become inputs, drawn like leaves)."""
     ex = _Exporter(root, node_grads or {}, frozen)
     roots = [getattr(t, "grad_fn", None) for t in tensors]
     nodes, cut = _topo_ascending(roots, max_nodes)
     if cut and max_nodes is not None:
         bound = COUNT_BOUND * max_nodes
         ex.cut = (count_nodes(roots, bound), bound, max_nodes)
+    if since >= 0:
+        nodes = [n for n in nodes if n.seq >= since]
     for node in nodes:  # name the module calls before any label refers to them
         scope = getattr(node, "module", None)
         if scope is not None:
@@ -861,6 +865,58 @@ def _local_template(node: Node, i: int) -> str:
     if node.op.name == "softplus" and float((node.attrs or {}).get("beta", 1)) == 1:
         return "σ({a})"
     return text
+
+
+# ---- a notebook cell's graph: what was recorded from a sequence number on ----------------------
+
+
+def _mark_earlier(ex: _Exporter, nodes: Iterable[Node], since: int) -> None:
+    """``"earlier": true`` on each node recorded before ``since``, and on each tensor made
+    before it that is drawn as an input (a leaf-like box for a tensor that has a grad_fn)."""
+    for node in nodes:
+        gid = ex.ids.get(id(node))
+        if node.seq < since and gid is not None:
+            ex.by_id[gid]["earlier"] = True
+    for gid, t in ex.tensors.items():
+        fn = t.grad_fn
+        if fn is not None and fn.seq < since and ex.by_id[gid]["op"] == "leaf":
+            ex.by_id[gid]["earlier"] = True
+
+
+def export_since(
+    tensors: Iterable[Any], since: int, max_nodes: int | None = None
+) -> dict[str, Any]:
+    """The graph of the operations recorded from sequence number ``since`` on (a notebook
+    cell's) that made these tensors, no walk: an operation recorded before ``since`` is not
+    drawn, and the tensor it made is an input, like a leaf, marked ``"earlier": true``. The
+    root is the tensor recorded last. Tensors recorded before ``since`` are left out."""
+    live = [
+        t
+        for t in tensors
+        if isinstance(t, Tensor) and t.grad_fn is not None and t.grad_fn.seq >= since
+    ]
+    ex = _exporter(None, live, None, None, max_nodes, since=since)
+    root_id = None
+    if live:
+        root_id = ex.ref(max(live, key=lambda t: t.grad_fn.seq if t.grad_fn is not None else -1))
+    _mark_earlier(ex, [], since)
+    return ex.graph(root_id, [], ex.labels[root_id] if root_id is not None else "L")
+
+
+def export_pass_since(
+    root: Any,
+    steps: list[WalkStep] | None = None,
+    node_grads: dict[int, Any] | None = None,
+    frozen: dict[int, Any] | None = None,
+    *,
+    since: int,
+    max_nodes: int | None = None,
+) -> dict[str, Any]:
+    """:func:`export` of a backward pass, whole (its walk is what ran), with the nodes
+    recorded before ``since`` (by an earlier notebook cell) marked ``"earlier": true``."""
+    graph, ex = _export(root, steps, node_grads, frozen, max_nodes)
+    _mark_earlier(ex, _topo_ascending([root.grad_fn], max_nodes)[0], since)
+    return graph
 
 
 def _step(ex: _Exporter, step: WalkStep, root: str, root_id: str) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from server.middleware import (
     SecurityHeadersMiddleware,
     SessionCookieMiddleware,
 )
-from server.routes import api, pages, train
+from server.routes import api, notebook, pages, train
 from server.sandbox import service
 from server.serialize import OrjsonResponse
 from server.settings import Settings, get_settings
@@ -109,6 +109,7 @@ def create_app(settings: Settings | None = None, sandbox_paths: list[str] | None
 
     app.include_router(api.meta)
     app.include_router(api.router)
+    app.include_router(notebook.router)
     app.include_router(train.router)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.include_router(pages.router)

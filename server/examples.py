@@ -1,9 +1,12 @@
-"""The examples gallery: the lessons' worked examples (../shared/seeds), ready to run."""
+"""The examples gallery: the lessons' worked examples (../shared/seeds), ready to run, and the
+lessons themselves as notebooks (:mod:`server.lessons`)."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from typing import Any
+
+from server.lessons import lessons
 
 
 @dataclass(frozen=True)
@@ -450,8 +453,8 @@ print("d2y/dx2 =", x.grad)              # 6x = 12
 
 
 def gallery() -> list[dict[str, Any]]:
-    """The examples as plain dicts (the API's response)."""
-    return [asdict(e) for e in EXAMPLES]
+    """The examples as plain dicts (the API's response), then the lessons as notebooks."""
+    return [asdict(e) for e in EXAMPLES] + [lesson.example() for lesson in lessons()]
 
 
 # ---- your own autograd, drawn: micrograd's Value, and the lesson's "what if" ---------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import keyword
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class Health(BaseModel):
@@ -180,7 +180,13 @@ class UserErrorInfo(BaseModel):
     traceback: str | None = Field(
         default=None,
         description="The program's own frames as Python prints them "
-        '(`File "<program>", line 7, in forward`), ending with the error.',
+        '(`File "<program>", line 7, in forward`; in a notebook `File "<cell 3>", line 2, '
+        "in <module>`), ending with the error.",
+    )
+    cell: int | None = Field(
+        default=None,
+        description="In a notebook: the cell (1-based, among the code cells) the error is in; "
+        "`line` and `col` are that cell's own.",
     )
 
 
@@ -263,6 +269,13 @@ class GraphNode(BaseModel):
     compare_reason: str | None = Field(
         default=None,
         description="With compare: why the node is not comparable, or how it differs.",
+    )
+    earlier: bool | None = Field(
+        default=None,
+        description="In a notebook cell's graph: recorded by an earlier cell. Without a "
+        "backward pass, a tensor an earlier cell made is drawn as an input, like a leaf; a "
+        "backward pass the cell called is drawn whole (its walk is what the cell ran) and the "
+        "nodes earlier cells recorded carry this mark.",
     )
 
 
@@ -495,8 +508,17 @@ class RunResponse(BaseModel):
     timing_ms: dict[str, float] = Field(default_factory=dict)
 
 
+class NotebookCell(BaseModel):
+    """One cell of a notebook: prose (markdown) or code."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["markdown", "code"]
+    source: str
+
+
 class Example(BaseModel):
-    """One gallery example."""
+    """One gallery example: a program, or a lesson as a notebook (``cells``)."""
 
     model_config = ConfigDict(
         json_schema_extra={
@@ -512,6 +534,12 @@ class Example(BaseModel):
     source: str
     bindings: dict[str, Binding] | None = Field(
         default=None, description="Free variables to run it with."
+    )
+    cells: list[NotebookCell] | None = Field(
+        default=None,
+        description="A lesson: its cells, the prose as markdown and the code blocks as code "
+        "(open it on /notebook, or run it with POST /api/v1/notebook/run); `source` is then "
+        "its code cells joined, which run as one program the same.",
     )
 
 
@@ -554,4 +582,168 @@ class RunStreamEvent(BaseModel):
     retry_after_s: int | None = Field(default=None, description="`busy`: seconds to wait.")
     response: RunResponse | None = Field(
         default=None, description="`result`: what `POST /api/v1/run` would have answered."
+    )
+
+
+# ---- POST /api/v1/notebook/run -----------------------------------------------------------------
+
+MAX_CELLS = 200
+
+NOTEBOOK_EXAMPLE: list[Any] = [
+    "import torch\nx = torch.tensor(2.0, requires_grad=True)",
+    "y = x * x + 3 * x\nprint(y.item())",
+    "y.backward()\nprint(x.grad.item())",
+]
+
+
+class NotebookRunRequest(BaseModel):
+    """A notebook's code cells and the cell to show: cells 1..``cell`` run in order."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"cells": list(NOTEBOOK_EXAMPLE), "cell": 3, "seed": 0}]},
+    )
+
+    cells: list[str] = Field(
+        min_length=1,
+        max_length=MAX_CELLS,
+        description="The code cells' sources, in order (markdown cells are left out: the "
+        "numbering is the code cells'). Real Python, run in a kernel jail; 64 KiB in all.",
+    )
+    cell: int = Field(
+        ge=1,
+        le=MAX_CELLS,
+        description="The cell to run and show (1-based). Cells 1..cell run in order in one "
+        "jailed worker, in one namespace, from the request's seed: the state cell `cell` sees "
+        "is what the cells before it left, every time (a one-shot run, deterministic).",
+    )
+    device: str = Field(
+        default="cpu", pattern=r"^(cpu|cuda(:\d{1,2})?)$", description="Where tensors live."
+    )
+    seed: int = Field(
+        default=0, ge=0, le=2**32 - 1, description="torch.manual_seed before cell 1 runs."
+    )
+    compare: bool = Field(
+        default=False, description="As RunRequest.compare, for the shown cell's Value graphs."
+    )
+
+    @field_validator("cells")
+    @classmethod
+    def _check_size(cls, cells: list[str]) -> list[str]:
+        size = sum(len(c.encode("utf-8", "surrogatepass")) for c in cells)
+        if size > 64 * 1024:
+            raise ValueError(f"the cells hold {size:,} bytes of code, at most 65,536")
+        return cells
+
+    @model_validator(mode="after")
+    def _check_cell(self) -> NotebookRunRequest:
+        if self.cell > len(self.cells):
+            raise ValueError(f"cell {self.cell} asked for, but there are {len(self.cells)} cells")
+        return self
+
+
+class CellRun(BaseModel):
+    """How one cell that ran ended, and what it printed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    cell: int = Field(description="The cell's number (1-based).")
+    ok: bool = Field(description="It ran to its end (false: the error is the response's).")
+    stdout: str = Field(description="What this cell printed (its part of `stdout`).")
+    result: str | None = Field(
+        default=None,
+        description="The repr of the cell's last statement's value when that statement is an "
+        "expression (a notebook's Out[n]); null when it is None or not an expression.",
+    )
+
+
+class NotebookRunResponse(BaseModel):
+    """What each cell that ran printed, the error that stopped the run if any, and the graphs
+    of the cell shown."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "ok": True,
+                    "cell": 3,
+                    "cells": [
+                        {"cell": 1, "ok": True, "stdout": "", "result": None},
+                        {"cell": 2, "ok": True, "stdout": "10.0\n", "result": None},
+                        {"cell": 3, "ok": True, "stdout": "7.0\n", "result": None},
+                    ],
+                    "stdout": "10.0\n7.0\n",
+                    "error": None,
+                    "graph": {"nodes": [], "edges": [], "walk": [], "root": None},
+                    "passes": [],
+                    "passes_total": 1,
+                    "device": "cpu",
+                    "notice": None,
+                    "timing_ms": {"parse": 0.3, "run": 0.6, "total": 1.4},
+                }
+            ]
+        },
+    )
+
+    ok: bool
+    cell: int = Field(
+        description="The cell whose graphs `graph` and `passes` are: the one asked for, or the "
+        "earlier cell whose error stopped the run."
+    )
+    cells: list[CellRun] = Field(
+        description="Each cell that ran, in order: cells 1..cell, or up to the one that failed "
+        "(empty when a cell could not be compiled: nothing ran)."
+    )
+    stdout: str = Field(description="Everything the cells printed, in order (see RunResponse).")
+    output_truncated: bool = Field(
+        default=False, description="As RunResponse's: the cells printed more than the budget."
+    )
+    output_chars: int | None = Field(
+        default=None, description="When `output_truncated`: how many characters they printed."
+    )
+    error: UserErrorInfo | None = Field(
+        default=None, description="The error that stopped the run; `cell` says where."
+    )
+    graph: Graph | None = Field(
+        default=None,
+        description="The shown cell's graph: its last backward pass, or without one the "
+        "operations the cell recorded (tensors earlier cells made are its inputs).",
+    )
+    passes: list[Graph] = Field(
+        default_factory=list, description="The backward passes the shown cell called (bounded)."
+    )
+    passes_total: int = Field(
+        default=0, description="How many backward passes the shown cell ran (kept or not)."
+    )
+    device: str
+    notice: str | None = None
+    timing_ms: dict[str, float] = Field(default_factory=dict)
+
+
+class NotebookStreamEvent(BaseModel):
+    """One line of ``POST /api/v1/notebook/run/stream``'s answer (newline-delimited JSON)."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"event": "start", "elapsed_ms": 0.0},
+                {"event": "cell", "elapsed_ms": 1.2, "cell": 1},
+                {"event": "stdout", "elapsed_ms": 3.4, "text": "10.0\n"},
+            ]
+        },
+    )
+
+    event: Literal["start", "cell", "stdout", "progress", "busy", "result"] = Field(
+        description="As RunStreamEvent's, and `cell`: cell `cell` starts, so the `stdout` "
+        "events that follow are its output."
+    )
+    elapsed_ms: float = Field(description="Milliseconds since the run started.")
+    cell: int | None = Field(default=None, description="`cell`: the cell that starts.")
+    text: str | None = Field(default=None, description="`stdout`: what the cell printed.")
+    retry_after_s: int | None = Field(default=None, description="`busy`: seconds to wait.")
+    response: NotebookRunResponse | None = Field(
+        default=None,
+        description="`result`: what `POST /api/v1/notebook/run` would have answered.",
     )

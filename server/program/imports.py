@@ -19,7 +19,7 @@ import pkgutil
 import sys
 import types
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 #: Standard modules that are not preloaded: side effects on import (``antigravity`` opens a
@@ -264,7 +264,7 @@ NON_LEAF_GRAD_WARNING = (
 )
 
 
-def warn_on_non_leaf_grad(tensor_type: type, program_file: str) -> None:
+def warn_on_non_leaf_grad(tensor_type: type, is_program_file: Callable[[str], bool]) -> None:
     """Make ``t.grad`` warn as PyTorch does when a program reads it on a non-leaf tensor.
 
     The engine keeps ``grad`` as a plain slot for speed; in a worker the slot is wrapped in a
@@ -278,7 +278,7 @@ def warn_on_non_leaf_grad(tensor_type: type, program_file: str) -> None:
             value is None
             and t.grad_fn is not None
             and not t.retains_grad
-            and sys._getframe(1).f_code.co_filename == program_file
+            and is_program_file(sys._getframe(1).f_code.co_filename)
         ):
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return value

@@ -6,10 +6,18 @@ the preloaded modules; its output goes to a stream the caller provides (the work
 tensors take the user's variable names (see :mod:`server.program.source`); every backward
 pass is recorded as a graph. Errors become ``{type, message, line, col, traceback}`` from the
 innermost frame of the user's program, with the user's frames only.
+
+A notebook is run the same way, still one-shot: to show cell k, cells 1..k run in order in the
+one namespace, each compiled on its own under its own name (``<cell 3>``), so line numbers are
+the cell's and an error says ``cell 3, line 2`` (``cell`` in the error). Only cell k is
+recorded: the backward passes it called (drawn whole, the nodes earlier cells recorded marked
+``earlier``), or without one, the operations it recorded, the tensors earlier cells made drawn
+as its inputs (:func:`engine.graph.export_since`).
 """
 
 from __future__ import annotations
 
+import ast
 import bisect
 import builtins
 import contextlib
@@ -22,7 +30,9 @@ import traceback
 import types
 import warnings
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol
 
 import numpy
@@ -226,7 +236,7 @@ class Namer:
 
 
 def _user_frames(tb: types.TracebackType | None) -> traceback.StackSummary:
-    frames = [f for f in traceback.extract_tb(tb) if f.filename == src.FILENAME]
+    frames = [f for f in traceback.extract_tb(tb) if src.is_program_file(f.filename)]
     return traceback.StackSummary.from_list(frames)
 
 
@@ -236,14 +246,19 @@ def _exception_text(exc: BaseException) -> str:
 
 
 def error_info(
-    exc: BaseException, fallback: tuple[int | None, int | None] = (None, None)
+    exc: BaseException,
+    fallback: tuple[int | None, int | None] = (None, None),
+    fallback_file: str = src.FILENAME,
 ) -> dict[str, Any]:
-    """``{type, message, line, col, traceback}`` from the innermost user frame."""
+    """``{type, message, line, col, traceback}`` from the innermost user frame (and ``cell``
+    when that frame is a notebook cell's); without one, at ``fallback`` in ``fallback_file``."""
     frames = _user_frames(exc.__traceback__)
     line, col = fallback
+    filename = fallback_file
     end_line = end_col = None
     if frames:
         last = frames[-1]
+        filename = last.filename
         line = last.lineno
         colno = getattr(last, "colno", None)
         col = colno + 1 if colno is not None else None
@@ -270,10 +285,15 @@ def error_info(
     }
     if end_col is not None:
         info["end_line"], info["end_col"] = end_line, end_col
+    cell = src.cell_of(filename)
+    if cell is not None:
+        info["cell"] = cell
     return info
 
 
-def source_error_info(exc: src.SourceError, source: str) -> dict[str, Any]:
+def source_error_info(
+    exc: src.SourceError, source: str, filename: str = src.FILENAME
+) -> dict[str, Any]:
     """A syntax or budget error found before running: Python's own text for a SyntaxError."""
     text = f"{exc.type_name}: {exc.message}"
     if exc.line is not None:
@@ -284,14 +304,18 @@ def source_error_info(exc: src.SourceError, source: str) -> dict[str, Any]:
             stripped = shown.lstrip()
             indent = len(shown) - len(stripped)
             caret = "\n    " + " " * max(exc.col - 1 - indent, 0) + "^"
-        text = f'  File "{src.FILENAME}", line {exc.line}\n    {shown.strip()}{caret}\n' + text
-    return {
+        text = f'  File "{filename}", line {exc.line}\n    {shown.strip()}{caret}\n' + text
+    info: dict[str, Any] = {
         "type": exc.type_name,
         "message": exc.message,
         "line": exc.line,
         "col": exc.col,
         "traceback": text,
     }
+    cell = src.cell_of(filename)
+    if cell is not None:
+        info["cell"] = cell
+    return info
 
 
 # ---- warnings ---------------------------------------------------------------------------------
@@ -312,18 +336,19 @@ class _WarningLog:
         file: Any = None,
         line: str | None = None,
     ) -> None:
-        at = lineno if filename == src.FILENAME else _innermost_program_line()
-        where = f"Line {at}: " if at is not None else ""
+        at = (filename, lineno) if src.is_program_file(filename) else _innermost_program_line()
+        place = src.place(*at) if at is not None else ""
+        where = f"{place[:1].upper()}{place[1:]}: " if place else ""
         text = f"{where}{category.__name__}: {message}"
         if text not in self.lines:
             self.lines.append(text)
 
 
-def _innermost_program_line() -> int | None:
+def _innermost_program_line() -> tuple[str, int] | None:
     frame = sys._getframe(1)
     while frame is not None:
-        if frame.f_code.co_filename == src.FILENAME:
-            return frame.f_lineno
+        if src.is_program_file(frame.f_code.co_filename):
+            return frame.f_code.co_filename, frame.f_lineno
         frame = frame.f_back  # type: ignore[assignment]
     return None
 
@@ -400,14 +425,79 @@ def _safe_repr(value: Any) -> str:
     return text
 
 
+@dataclass(frozen=True)
+class _Cell:
+    """One compiled piece of source: the program, or one of a notebook's cells."""
+
+    number: int  # 1-based (a program is cell 1)
+    filename: str  # <program>, or <cell 3>
+    source: str
+    tree: ast.Module
+    code: types.CodeType
+    has_last: bool  # it ends with an expression (whose value is its result)
+
+
+def _compile(number: int, filename: str, source: str, budgets: Budgets) -> _Cell:
+    """Parse (within the budgets), rewrite and compile; SourceError when it cannot run."""
+    try:
+        tree = src.parse(
+            source,
+            src.SourceBudgets(
+                budgets.max_source_bytes, budgets.max_ast_nodes, budgets.max_ast_depth
+            ),
+            filename,
+        )
+        tree, has_last = src.rewrite(tree)
+        code = compile(tree, filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:  # found by the compiler, not the parser
+        line = getattr(exc, "lineno", None)
+        col = getattr(exc, "offset", None)
+        msg = getattr(exc, "msg", None) or str(exc)
+        raise src.SourceError(type(exc).__name__, msg, line, col) from None
+    return _Cell(number, filename, source, tree, code, has_last)
+
+
+def _sources(job: Mapping[str, Any]) -> tuple[list[str], int] | None:
+    """A notebook job's cells and the cell to show (1-based, within them); None for a program."""
+    cells = job.get("cells")
+    if cells is None:
+        return None
+    sources = [str(c) for c in cells] or [""]
+    shown = int(job.get("cell") or len(sources))
+    return sources, max(1, min(shown, len(sources)))
+
+
+def _notebook_too_long(sources: list[str], budgets: Budgets) -> dict[str, Any] | None:
+    """The budget on source applies to a notebook's cells together."""
+    size = sum(len(s.encode("utf-8", "surrogatepass")) for s in sources)
+    if size <= budgets.max_source_bytes:
+        return None
+    return {
+        "type": "BudgetExceeded",
+        "message": f"notebook too long: {size:,} bytes of code, at most "
+        f"{budgets.max_source_bytes:,} (budget: max_source_bytes)",
+        "line": None,
+        "col": None,
+        "traceback": None,
+    }
+
+
 def run_program(
     job: Mapping[str, Any],
     output: Output,
     modules: Mapping[str, types.ModuleType],
     timed: bool = True,
+    on_cell: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
     """Run ``job`` = {source, device, seed, bindings, budgets}; return the response dict
     without ``stdout`` (the caller collects what ``output`` received).
+
+    A notebook's job has ``cells`` (the code cells' sources) and ``cell`` (the one to show,
+    1-based) instead of ``source``: cells 1..cell run, and the answer says, in ``cells``, how
+    each that ran ended (``{cell, ok, result}``) and, in ``cell``, whose graphs it holds (the
+    cell asked for, or the earlier one that stopped the run). ``on_cell`` is told each cell's
+    number as it starts, before it prints anything (the worker tells the server, which so
+    knows which cell printed what).
 
     ``modules`` are the importable modules (:func:`server.program.imports.preload`); ``timed``
     arms the soft wall clock (a signal: only in a worker's main thread).
@@ -415,44 +505,48 @@ def run_program(
     started = time.perf_counter()
     budgets = Budgets(**job.get("budgets", {}))
     device = str(job.get("device", "cpu"))
-    source = str(job.get("source", ""))
+    notebook = _sources(job)
+    sources, shown = notebook if notebook is not None else ([str(job.get("source", ""))], 1)
     result: dict[str, Any] = {
         "ok": False, "error": None, "graph": None, "passes": [], "passes_total": 0,
-        "result": None, "device": device, "notice": None, "timing_ms": {},
+        "device": device, "notice": None, "timing_ms": {},
     }  # fmt: skip
+    if notebook is None:
+        result["result"] = None
+    else:
+        result["cell"] = shown
+        result["cells"] = []
+        result["error"] = _notebook_too_long(sources, budgets)
+        if result["error"] is not None:
+            return result
+    cell_runs: list[dict[str, Any]] = result.get("cells", [])
     timing = result["timing_ms"]
     engine = modules["torch"]
     stream = ProgramStream(output, budgets.max_output_chars)
     warning_log = _WarningLog()
     notices: list[str] = []
-    try:
-        tree = src.parse(
-            source,
-            src.SourceBudgets(
-                budgets.max_source_bytes, budgets.max_ast_nodes, budgets.max_ast_depth
-            ),
-        )
-        tree, has_last = src.rewrite(tree)
-        code = compile(tree, src.FILENAME, "exec", dont_inherit=True)
-    except src.SourceError as exc:
-        result["error"] = source_error_info(exc, source)
-        timing["total"] = _ms(started)
-        return result
-    except (SyntaxError, ValueError) as exc:  # found by the compiler, not the parser
-        line = getattr(exc, "lineno", None)
-        col = getattr(exc, "offset", None)
-        msg = getattr(exc, "msg", None) or str(exc)
-        result["error"] = source_error_info(
-            src.SourceError(type(exc).__name__, msg, line, col), source
-        )
-        timing["total"] = _ms(started)
-        return result
+    cells: list[_Cell] = []
+    for number, source in enumerate(sources[:shown], 1):
+        filename = src.cell_filename(number) if notebook is not None else src.FILENAME
+        try:
+            cells.append(_compile(number, filename, source, budgets))
+        except src.SourceError as exc:
+            result["error"] = source_error_info(exc, source, filename)
+            if notebook is not None:
+                result["cell"] = number
+            timing["total"] = _ms(started)
+            return result
     timing["parse"] = _ms(started)
-    linecache.cache[src.FILENAME] = (len(source), None, source.splitlines(True), src.FILENAME)
+    for cell in cells:
+        linecache.cache[cell.filename] = (
+            len(cell.source), None, cell.source.splitlines(True), cell.filename,
+        )  # fmt: skip
 
     values = ValueObserver(
         budgets.max_graph_nodes, budgets.max_drawn_numbers, budgets.max_recorded_passes
     )
+    # a notebook watches only the cell it shows: the earlier ones run unrecorded
+    values.watching = notebook is None
     namer = Namer(engine, values)
     last: list[Any] = []
     importer = Importer(modules)
@@ -475,11 +569,14 @@ def run_program(
     main = types.ModuleType("__main__")
     namespace = main.__dict__
     namespace["__builtins__"] = program_builtins
-    namespace["__file__"] = src.FILENAME
+    namespace["__file__"] = cells[0].filename
     sys.modules["__main__"] = main
 
     root = None
     log = None
+    current = cells[0]
+    since = -1  # the sequence number the current cell's recording starts at
+    next_seq = engine.core.next_seq  # (taken now: the program may replace what it can reach)
     run_started = time.perf_counter()
     with contextlib.ExitStack() as stack:
         stack.enter_context(contextlib.redirect_stdout(stream))  # type: ignore[type-var]
@@ -487,43 +584,67 @@ def run_program(
         stack.enter_context(warnings.catch_warnings())
         warnings.simplefilter("default")
         warnings.showwarning = warning_log.show
-        log = stack.enter_context(
-            engine.autograd.record_passes(budgets.max_recorded_passes, budgets.max_graph_nodes)
-        )
-        values.tensor_log = log
+        if notebook is None:
+            log = stack.enter_context(
+                engine.autograd.record_passes(budgets.max_recorded_passes, budgets.max_graph_nodes)
+            )
+            values.tensor_log = log
         try:
             _seed_everything(engine, int(job.get("seed", 0)))
             engine.set_default_device(device)
             for name, spec in (job.get("bindings") or {}).items():
                 namespace[name] = _binding_tensor(engine, name, spec)
             with _wall_clock(budgets.wall_clock_s, timed):
-                try:
-                    exec(code, namespace)
-                except SystemExit as exc:
-                    if exc.code not in (None, 0):
-                        raise
-                value = last[-1] if last else None
-                if log.count == 0 and not values.called:
-                    root = _implicit_root(engine, value)
-                    if root is not None:
-                        try:
-                            root.backward()
-                        except Exception as exc:
-                            raise exc.with_traceback(None) from None
-                        notices.append(IMPLICIT_BACKWARD_NOTICE)
-                if has_last and value is not None:
-                    result["result"] = _safe_repr(value)
+                for current in cells:
+                    if notebook is not None:
+                        if on_cell is not None:
+                            stream.flush()  # what the cell before printed is that cell's
+                            on_cell(current.number)
+                        since = next_seq()
+                        cell_runs.append({"cell": current.number, "ok": False, "result": None})
+                        if current is cells[-1]:  # the cell shown: record it
+                            log = stack.enter_context(_cell_passes(engine, budgets, since))
+                            values.tensor_log = log
+                            values.watching = True
+                    last.clear()
+                    ended = False
+                    try:
+                        exec(current.code, namespace)
+                    except SystemExit as exc:
+                        if exc.code not in (None, 0):
+                            raise
+                        ended = True  # the program ends here, cleanly
+                    value = last[-1] if last else None
+                    if current is cells[-1] and log is not None and _unwalked(log, values):
+                        root = _implicit_root(engine, value)
+                        if root is not None:
+                            try:
+                                root.backward()
+                            except Exception as exc:
+                                raise exc.with_traceback(None) from None
+                            notices.append(IMPLICIT_BACKWARD_NOTICE)
+                    shown_value = None
+                    if current.has_last and value is not None:
+                        shown_value = _safe_repr(value)
+                    if notebook is None:
+                        result["result"] = shown_value
+                    else:
+                        cell_runs[-1].update(ok=True, result=shown_value)
+                    if ended:
+                        break
             result["ok"] = True
         except BaseException as exc:  # the program's error, whatever it is
             if isinstance(exc, KeyboardInterrupt | GeneratorExit):
                 exc = RuntimeError(type(exc).__name__)
-            result["error"] = error_info(exc, src.last_position(tree))
+            result["error"] = error_info(exc, src.last_position(current.tree), current.filename)
             _add_focus(engine, result, exc, budgets.max_graph_nodes)
             if result["graph"] is None:
-                _add_failed_op(engine, result, exc, namespace, budgets.max_graph_nodes)
+                _add_failed_op(engine, result, exc, namespace, budgets.max_graph_nodes, since)
         finally:
             with contextlib.suppress(Exception):
                 stream.flush()
+    if notebook is not None:
+        result["cell"] = current.number
     timing["run"] = _ms(run_started)
     export_started = time.perf_counter()
     tensor_graphs = list(log.graphs) if log is not None else []
@@ -536,18 +657,16 @@ def run_program(
         budgets.max_recorded_passes,
     )
     result["passes_total"] = tensor_total + values.count
-    if not graphs and result["ok"]:
+    if not graphs and result["ok"] and log is not None:
         value = last[-1] if last else None
         tensor = root if root is not None else value
         with contextlib.suppress(Exception):
-            if isinstance(tensor, engine.Tensor):
+            if isinstance(tensor, engine.Tensor) and notebook is None:
                 graphs = [engine.graph.export(tensor, max_nodes=budgets.max_graph_nodes)]
             elif not values.called and (fallback := _value_fallback(values, value)):
                 graphs = fallback  # the program's own Value objects, without a walk
             else:  # no backward: what the program recorded, so the page still shows a graph
-                recorded = [t for t in _live_tensors(engine, namespace) if t.grad_fn is not None]
-                if recorded:
-                    graphs = [engine.graph.export_tensors(recorded, budgets.max_graph_nodes)]
+                graphs = _recorded_graph(engine, namespace, tensor, since, budgets.max_graph_nodes)
     notices.extend(values.notices)
     if log is not None and log.failures:  # the program ran; only its drawing failed
         notices.append(f"The playground could not draw {log.failures[0]}")
@@ -565,6 +684,36 @@ def run_program(
     timing["export"] = _ms(export_started)
     timing["total"] = _ms(started)
     return result
+
+
+def _unwalked(log: Any, values: ValueObserver) -> bool:
+    """No backward pass ran while recording (of tensors, nor of the program's own Values)."""
+    return bool(log.count == 0 and not values.called)
+
+
+def _cell_passes(engine: Any, budgets: Budgets, since: int) -> Any:
+    """Record a notebook cell's backward passes: each drawn whole (the walk is what the cell
+    ran), the nodes recorded before ``since`` (by earlier cells) marked ``earlier``."""
+    export = partial(engine.graph.export_pass_since, since=since, max_nodes=budgets.max_graph_nodes)
+    freeze = partial(engine.graph.freeze_leaves, max_nodes=budgets.max_graph_nodes)
+    log = engine.core.PassLog(budgets.max_recorded_passes, export, freeze)
+    return engine.core.recording(log)
+
+
+def _recorded_graph(
+    engine: Any, namespace: Mapping[str, Any], last: Any, since: int, max_nodes: int
+) -> Any:
+    """A run without backward: the operations it recorded that made the tensors it holds (and
+    its last statement's value). In a notebook (``since`` >= 0), the shown cell's operations
+    only: a tensor an earlier cell made is drawn as an input."""
+    held = _live_tensors(engine, namespace, {"": last})
+    recorded = [t for t in held if t.grad_fn is not None]
+    if not recorded:
+        return []
+    if since < 0:
+        return [engine.graph.export_tensors(recorded, max_nodes)]
+    graph = engine.graph.export_since(recorded, since, max_nodes)
+    return [graph] if graph["nodes"] else []
 
 
 # ---- the program's own autograd -----------------------------------------------------------------
@@ -671,19 +820,24 @@ def _add_failed_op(
     exc: BaseException,
     namespace: Mapping[str, Any],
     max_nodes: int,
+    since: int = -1,
 ) -> None:
-    """A forward error inside a recorded op: the graph recorded up to it, the op marked."""
+    """A forward error inside a recorded op: the graph recorded up to it, the op marked (in a
+    notebook, ``since`` >= 0: of the variables, those the failing cell recorded)."""
     failed = getattr(exc, "failed_op", None)
     if failed is None:
         return
     frames = [
         frame.f_locals
         for frame, _ in traceback.walk_tb(exc.__traceback__)
-        if frame.f_code.co_filename == src.FILENAME
+        if src.is_program_file(frame.f_code.co_filename)
     ]
+    held = _live_tensors(engine, namespace)
+    if since >= 0:
+        held = [t for t in held if t.grad_fn is not None and t.grad_fn.seq >= since]
     with contextlib.suppress(Exception):  # best effort: the error itself is already reported
         graph, node_id = engine.graph.export_error(
-            _live_tensors(engine, namespace, *frames), failed, max_nodes
+            [*held, *_live_tensors(engine, *frames)], failed, max_nodes
         )
         result["graph"] = graph
         result["error"]["node"] = node_id

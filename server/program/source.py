@@ -34,6 +34,38 @@ LOOP_HOOK = "__agp_loop__"
 LAST_HOOK = "__agp_last__"
 CLASS_HOOK = "__agp_class__"
 FILENAME = "<program>"
+#: a notebook's cells are compiled one by one, each under its own name (``<cell 3>``), so that
+#: a line number is the cell's own and an error says which cell it is in
+CELL_FILENAME = "<cell {}>"
+_CELL_PREFIX, _CELL_SUFFIX = CELL_FILENAME.split("{}")
+
+
+def cell_filename(number: int) -> str:
+    """The file name a notebook's cell ``number`` (1-based) is compiled under."""
+    return CELL_FILENAME.format(number)
+
+
+def cell_of(filename: str) -> int | None:
+    """The cell number of a cell's file name; None for anything else (``<program>`` too)."""
+    if filename.startswith(_CELL_PREFIX) and filename.endswith(_CELL_SUFFIX):
+        number = filename[len(_CELL_PREFIX) : -len(_CELL_SUFFIX)]
+        if number.isdigit():
+            return int(number)
+    return None
+
+
+def is_program_file(filename: str) -> bool:
+    """True for code the learner wrote: the program, or one of a notebook's cells."""
+    return filename == FILENAME or cell_of(filename) is not None
+
+
+def place(filename: str, line: int | None) -> str:
+    """Where a line is, as the learner reads it: ``line 7``, or ``cell 3, line 7``."""
+    cell = cell_of(filename)
+    at = f"line {line}" if line is not None else ""
+    if cell is None:
+        return at
+    return f"cell {cell}, {at}" if at else f"cell {cell}"
 
 
 class SourceError(Exception):
@@ -54,7 +86,7 @@ class SourceBudgets:
     max_ast_depth: int = 100
 
 
-def parse(source: str, budgets: SourceBudgets) -> ast.Module:
+def parse(source: str, budgets: SourceBudgets, filename: str = FILENAME) -> ast.Module:
     """Parse and check the budgets; raise SourceError with line and column when refused."""
     size = len(source.encode("utf-8", "surrogatepass"))
     if size > budgets.max_source_bytes:
@@ -66,7 +98,7 @@ def parse(source: str, budgets: SourceBudgets) -> ast.Module:
             None,
         )
     try:
-        tree = ast.parse(source, filename=FILENAME, mode="exec")
+        tree = ast.parse(source, filename=filename, mode="exec")
     except SyntaxError as exc:
         raise SourceError(
             type(exc).__name__, exc.msg or "invalid syntax", exc.lineno, exc.offset

@@ -121,7 +121,7 @@ def devices() -> list[DeviceInfo]:
     return [DeviceInfo(**d) for d in backend.devices()]
 
 
-def _unavailable_device(device: str) -> str | None:
+def unavailable_device(device: str) -> str | None:
     """Why ``device`` cannot run programs here, or None."""
     info = {d["name"]: d for d in backend.devices()}
     kind = device.split(":")[0]
@@ -145,17 +145,29 @@ async def run(request: RunRequest, http: Request) -> Response:
     the queue is full (or the wait would outlast the wall-clock budget) the answer is 503 with
     ``Retry-After``.
     """
-    reason = _unavailable_device(request.device)
+    reason = unavailable_device(request.device)
     if reason is not None:
-        body = service.error_response(
-            request.device, "RuntimeError", f"device '{request.device}' is not available: {reason}"
-        )
-        return json_bytes_response(dumps(body))
+        return json_bytes_response(dumps(device_error(request.device, reason)))
+    sandbox: Sandbox = http.app.state.sandbox
+    job = service.job_for(request, app_settings(http))
+    return await run_job(
+        http, job, lambda outcome: service.respond(outcome, request.device, sandbox.mode == "none")
+    )
+
+
+def device_error(device: str, reason: str) -> dict[str, Any]:
+    return service.error_response(
+        device, "RuntimeError", f"device '{device}' is not available: {reason}"
+    )
+
+
+async def run_job(http: Request, job: dict[str, Any], respond: service.Responder) -> Response:
+    """Run ``job`` through admission control and the sandbox; answer ``respond(outcome)``
+    (503 with Retry-After when saturated)."""
     settings = app_settings(http)
     sandbox: Sandbox = http.app.state.sandbox
     admission: Admission = http.app.state.admission
     stats = metrics_of(http.app)
-    job = service.job_for(request, settings)
     loop = asyncio.get_running_loop()
     try:
         async with admission.slot(client_of(http), session_of(http)) as ticket:
@@ -176,7 +188,7 @@ async def run(request: RunRequest, http: Request) -> Response:
         if stats is not None:
             stats.refusals.labels("busy").inc()
         return busy_response(1, "no sandbox worker became ready in time")
-    body_bytes = service.respond(outcome, request.device, sandbox.mode == "none")
+    body_bytes = respond(outcome)
     if stats is not None:
         stats.run_seconds.observe(elapsed)
         stats.runs.labels(
@@ -208,12 +220,18 @@ async def run_stream(request: RunRequest, http: Request) -> Response:
     ``max_output_chars`` the output stops arriving and the program runs on (the response says
     ``output_truncated``). Closing the connection kills the program's worker at once: a page's
     Stop, or a newer run replacing this one, frees the slot for the next."""
-    reason = _unavailable_device(request.device)
+    reason = unavailable_device(request.device)
     if reason is not None:
-        body = service.error_response(
-            request.device, "RuntimeError", f"device '{request.device}' is not available: {reason}"
-        )
-        return NdjsonResponse(single_result(dumps(body)))
+        return NdjsonResponse(single_result(dumps(device_error(request.device, reason))))
+    job = service.job_for(request, app_settings(http))
+    return await stream_job(http, job, request.device, None)
+
+
+async def stream_job(
+    http: Request, job: dict[str, Any], device: str, respond: service.Responder | None
+) -> Response:
+    """Run ``job`` through admission control as a stream of NDJSON events (RunStream), its
+    last line ``respond(outcome)`` (a program's RunResponse when None)."""
     settings = app_settings(http)
     sandbox: Sandbox = http.app.state.sandbox
     admission: Admission = http.app.state.admission
@@ -242,8 +260,8 @@ async def run_stream(request: RunRequest, http: Request) -> Response:
                 stats.runs.labels("stopped" if stopped else "error").inc()
 
     stream = RunStream(
-        sandbox, service.job_for(request, settings), request.device,
-        settings.sandbox_queue_timeout_s, release, on_long=long,
+        sandbox, job, device, settings.sandbox_queue_timeout_s, release, respond,
+        on_long=long,
     )  # fmt: skip
 
     async def close() -> None:  # on the event loop, as admission control wants
@@ -254,5 +272,6 @@ async def run_stream(request: RunRequest, http: Request) -> Response:
 
 @router.get("/examples", response_model=list[Example], tags=["playground"])
 def examples() -> Response:
-    """The examples gallery: the lessons' worked examples, each with an explanation."""
+    """The examples gallery: the lessons' worked examples, each with an explanation, and the
+    lessons themselves as notebooks (``cells``: prose as markdown, code blocks as code)."""
     return json_bytes_response(dumps(gallery()))

@@ -27,3 +27,9 @@ def playground(request: Request) -> HTMLResponse:
 def train(request: Request) -> HTMLResponse:
     """The train page: a small MLP learning a toy dataset live."""
     return templates.TemplateResponse(request, "train.html", {"title": "Train"})
+
+
+@router.get("/notebook", response_class=HTMLResponse)
+def notebook(request: Request) -> HTMLResponse:
+    """The notebook page: markdown and code cells, each cell's output and graph."""
+    return templates.TemplateResponse(request, "notebook.html", {"title": "Notebook"})

@@ -35,6 +35,7 @@ from typing import Any
 import orjson
 
 from server.program.source import FILENAME as PROGRAM_FILENAME
+from server.program.source import cell_filename, cell_of, place
 from server.sandbox import protocol
 from server.sandbox.supervisor import (
     ENV_ALLOW,
@@ -150,6 +151,8 @@ class Outcome:
     result: dict[str, Any] | None
     error: dict[str, Any] | None  # set when the worker ended without a usable result
     timing_ms: dict[str, float]
+    #: a notebook's cells as they started: (cell number, where its output begins in stdout)
+    cells: list[tuple[int, int]] = field(default_factory=list)
 
 
 def _error(type_name: str, message: str) -> dict[str, Any]:
@@ -519,12 +522,14 @@ class Sandbox:
         *,
         cancel: Cancel | None = None,
         on_stdout: Callable[[str], None] | None = None,
+        on_cell: Callable[[int], None] | None = None,
         on_long: Callable[[], None] | None = None,
     ) -> Outcome:
         """Run one job on a fresh worker; hard-kill it after wall clock + grace, or as soon as
         ``cancel`` is set. ``on_stdout`` gets the program's output as it arrives (from this
-        thread), each piece as it was printed; ``on_long`` is called (from another thread)
-        once, if the program becomes long (:meth:`_levels`)."""
+        thread), each piece as it was printed; ``on_cell`` each notebook cell's number as it
+        starts (in order with the output: what follows is that cell's); ``on_long`` is called
+        (from another thread) once, if the program becomes long (:meth:`_levels`)."""
         kind = "cuda" if str(job.get("device", "cpu")).startswith("cuda") else "cpu"
         started = time.monotonic()
         if not self._running.acquire(timeout=queue_timeout_s):
@@ -535,10 +540,12 @@ class Sandbox:
             w = self._take(kind, max(0.1, queue_timeout_s - (time.monotonic() - started)))
             waited = time.monotonic() - started
             w.on_long = on_long
+            cells: list[tuple[int, int]] = []
             try:
-                outcome = self._drive(w, job, cancel, on_stdout)
+                outcome = self._drive(w, job, cancel, on_stdout, (cells, on_cell))
             finally:
                 self._discard(w)
+            outcome.cells = cells
             outcome.timing_ms["queue"] = round(waited * 1000, 3)
             self.runs += 1
             return outcome
@@ -551,14 +558,22 @@ class Sandbox:
         job: dict[str, Any],
         cancel: Cancel | None = None,
         on_stdout: Callable[[str], None] | None = None,
+        cells: _CellMarks | None = None,
     ) -> Outcome:
         cfg = self.config
         payload = protocol.frame(protocol.JOB, orjson.dumps(job))
         stdout_cap = 4 * cfg.max_output_chars + 4096
         reader = protocol.FrameReader(
-            {protocol.STDOUT: stdout_cap, protocol.RESULT: cfg.max_result_bytes, protocol.READY: 0},
+            {
+                protocol.STDOUT: stdout_cap,
+                protocol.RESULT: cfg.max_result_bytes,
+                protocol.READY: 0,
+                protocol.CELL: protocol.CELL_CAP,
+            },
             stacks=True,
         )
+        marks, on_cell = cells if cells is not None else ([], None)
+        chars = 0  # characters of output so far (where a cell's output begins)
         stack = bytearray()  # the program's stack, asked for before a hard kill
         if w.early:  # a frame's first bytes, read while looking for READY: the rest follows
             with contextlib.suppress(protocol.ProtocolError):
@@ -617,8 +632,15 @@ class Sandbox:
                         if len(out) + len(body) > stdout_cap:
                             raise protocol.ProtocolError("more output than the budget allows")
                         out += body
-                        if on_stdout is not None and body:
-                            on_stdout(body.decode("utf-8", "replace"))
+                        text = body.decode("utf-8", "replace")
+                        chars += len(text)
+                        if on_stdout is not None and text:
+                            on_stdout(text)
+                    elif kind == protocol.CELL:
+                        number = protocol.cell_number(body)
+                        marks.append((number, chars))
+                        if on_cell is not None:
+                            on_cell(number)
                     elif kind == protocol.STACK:
                         stack += (body + b"\n")[: max(0, self.STACK_CAP - len(stack))]
                         if asked_stack:  # it has answered: the rest follows within moments
@@ -636,7 +658,7 @@ class Sandbox:
         if cancel is not None:
             cancel._bind(None)
         if killed:  # keep what it printed before it was killed
-            self._drain(w, reader, out, stdout_cap, stack)
+            self._drain(w, reader, out, stdout_cap, stack, marks)
         stdout = out.decode("utf-8", "replace")
         timing = {"worker": round((time.monotonic() - started) * 1000, 3)}
         if cancel is not None and cancel.requested and result_bytes is None:
@@ -659,9 +681,7 @@ class Sandbox:
             error = _error(
                 "TimeoutError", f"stopped after {cfg.wall_clock_s:g} s (budget: wall_clock_s)"
             )
-            return Outcome(
-                stdout, None, _at_stack(error, bytes(stack), str(job.get("source", ""))), timing
-            )
+            return Outcome(stdout, None, _at_stack(error, bytes(stack), _sources(job)), timing)
         if broken is not None:
             return Outcome(stdout, None, _error("RuntimeError", broken), timing)
         self.crashes += 1
@@ -674,6 +694,7 @@ class Sandbox:
         out: bytearray,
         cap: int,
         stack: bytearray,
+        marks: list[tuple[int, int]],
     ) -> None:
         end = time.monotonic() + 0.5
         while time.monotonic() < end:
@@ -690,6 +711,9 @@ class Sandbox:
                 for kind, body in reader.feed(data):
                     if kind == protocol.STDOUT and len(out) + len(body) <= cap:
                         out += body
+                    elif kind == protocol.CELL:
+                        chars = len(out.decode("utf-8", "replace"))
+                        marks.append((protocol.cell_number(body), chars))
                     elif kind == protocol.STACK:
                         stack += (body + b"\n")[: max(0, self.STACK_CAP - len(stack))]
             except protocol.ProtocolError:
@@ -810,35 +834,51 @@ class Sandbox:
             zygote.stop()
 
 
-_STACK_LINE = re.compile(
-    rb'^  File "' + re.escape(PROGRAM_FILENAME.encode()) + rb'", line (\d+) in (\S{1,200})$'
-)
+_STACK_LINE = re.compile(rb'^  File "(<[a-z]{1,10}(?: \d{1,6})?>)", line (\d+) in (\S{1,200})$')
+
+#: (cell marks, on_cell): where the notebook cells' outputs begin, and who to tell
+_CellMarks = tuple[list[tuple[int, int]], Callable[[int], None] | None]
 
 
-def _at_stack(error: dict[str, Any], stack: bytes, source: str) -> dict[str, Any]:
+def _sources(job: dict[str, Any]) -> dict[str, str]:
+    """The job's source by the file name it runs under (a notebook's cells: ``<cell 3>``)."""
+    cells = job.get("cells")
+    if isinstance(cells, list):
+        return {cell_filename(i): str(c) for i, c in enumerate(cells, 1)}
+    return {PROGRAM_FILENAME: str(job.get("source", ""))}
+
+
+def _at_stack(error: dict[str, Any], stack: bytes, sources: dict[str, str]) -> dict[str, Any]:
     """Locate a hard-killed program's error at the line its stack (faulthandler's text, most
     recent call first; as untrusted as anything a worker sends) says it was on."""
     frames = []
     for raw in stack.splitlines():
         match = _STACK_LINE.match(raw)
-        if match:
-            frames.append((int(match.group(1)), match.group(2).decode("ascii", "replace")))
+        filename = match.group(1).decode("ascii") if match else ""
+        if match and filename in sources:
+            frames.append(
+                (filename, int(match.group(2)), match.group(3).decode("ascii", "replace"))
+            )
     if not frames:
         return error
-    lines = source.splitlines()
     calls = ""
-    for number, name in reversed(frames):
-        calls += f'  File "{PROGRAM_FILENAME}", line {number}, in {name}\n'
+    for filename, number, name in reversed(frames):
+        lines = sources[filename].splitlines()
+        calls += f'  File "{filename}", line {number}, in {name}\n'
         if 0 < number <= len(lines) and lines[number - 1].strip():
             calls += f"    {lines[number - 1].strip()}\n"
-    line = frames[0][0]
-    message = f"{error['message']}, stuck in a call on line {line}"
-    return {
+    filename, line, _ = frames[0]
+    message = f"{error['message']}, stuck in a call on {place(filename, line)}"
+    located = {
         **error,
         "line": line,
         "message": message,
         "traceback": f"Traceback (most recent call last):\n{calls}{error['type']}: {message}",
     }
+    cell = cell_of(filename)
+    if cell is not None:
+        located["cell"] = cell
+    return located
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -3,7 +3,9 @@
 A frame is one kind byte, a 4-byte big-endian length and that many payload bytes. The worker
 says ``READY`` (empty) once it is jailed and warm; the server sends one ``JOB`` frame (JSON);
 the worker answers with any number of ``STDOUT`` frames (UTF-8
-text, as the program prints it) and at most one ``RESULT`` frame (JSON) before it exits.
+text, as the program prints it), for a notebook a ``CELL`` frame as each cell starts (its
+number, ASCII digits: what follows is that cell's output), and at most one ``RESULT`` frame
+(JSON) before it exits.
 Everything the worker sends is untrusted: :class:`FrameReader` refuses unknown kinds and
 frames over their caps instead of buffering them.
 """
@@ -16,7 +18,10 @@ JOB = b"j"
 STDOUT = b"o"
 RESULT = b"r"
 READY = b"y"  # empty: the worker is jailed and warm, waiting for its job
-KINDS = frozenset({JOB, STDOUT, RESULT, READY})
+CELL = b"c"  # a notebook's cell starts: its number (1-based) in ASCII digits
+KINDS = frozenset({JOB, STDOUT, RESULT, READY, CELL})
+#: the longest CELL payload (a cell number)
+CELL_CAP = 6
 
 #: Not a frame: the program's Python stack as CPython's faulthandler writes it (plain text: a
 #: header line such as ``Stack (most recent call first):``, then lines that start with two
@@ -36,6 +41,13 @@ CONTROL_FD_ENV = "AGP_ZYGOTE_FD"
 
 class ProtocolError(Exception):
     """The peer sent something that is not a well-formed frame within its caps."""
+
+
+def cell_number(payload: bytes) -> int:
+    """A CELL frame's number; ProtocolError unless it is 1 to CELL_CAP ASCII digits."""
+    if not (0 < len(payload) <= CELL_CAP and payload.isdigit()):
+        raise ProtocolError("a cell frame that is not a cell number")
+    return int(payload)
 
 
 def frame(kind: bytes, payload: bytes) -> bytes:

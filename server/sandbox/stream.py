@@ -5,7 +5,9 @@
 arrive together are sent together, at most every ``COALESCE_S``), ``progress`` when nothing was
 printed for ``HEARTBEAT_S``, and last ``result`` with the whole ``RunResponse`` (the one
 ``POST /api/v1/run`` would have answered), or ``busy`` when no worker became ready in time.
-Each carries ``elapsed_ms`` since the run started.
+Each carries ``elapsed_ms`` since the run started. A notebook's run (``POST
+/api/v1/notebook/run/stream``) also says ``cell`` as each cell starts, in order with the
+output, so that a page shows each cell's output under it.
 
 Closing the connection stops the run: its worker is killed at once (:class:`Cancel`), so a page
 that stops a program, or replaces it with a newer run, frees the worker and the slot for the
@@ -60,12 +62,17 @@ class RunStream:
         device: str,
         queue_timeout_s: float,
         release: Callable[[Outcome | None, float], None],
+        respond: Callable[[Outcome], bytes] | None = None,
         on_long: Callable[[], None] | None = None,
     ) -> None:
         self.sandbox = sandbox
         self.job = job
         self.device = device
         self.queue_timeout_s = queue_timeout_s
+        #: the answer's body from the outcome (a notebook's differs from a program's)
+        self.respond = respond or (
+            lambda outcome: service.respond(outcome, device, sandbox.mode == "none")
+        )
         self.cancel = Cancel()
         self._release = release
         self.on_long = on_long
@@ -90,35 +97,51 @@ class RunStream:
         loop = asyncio.get_running_loop()
         wake = asyncio.Event()
         lock = threading.Lock()
-        parts: list[str] = []
+        parts: list[str | int] = []  # output, and the number of each cell as it starts
         waiting = False
         started = time.monotonic()
 
-        def on_stdout(text: str) -> None:  # the pool's thread
+        def arrived(part: str | int) -> None:  # the pool's thread
             nonlocal waiting
             with lock:
-                parts.append(text)
+                parts.append(part)
                 if waiting:
                     return
                 waiting = True
             with contextlib.suppress(RuntimeError):  # the loop is closing: nobody is listening
                 loop.call_soon_threadsafe(wake.set)
 
-        def take() -> str:
+        def take() -> list[str | int]:
+            """What arrived since the last look, output pieces that came together joined."""
             nonlocal waiting
             with lock:
-                text = "".join(parts)
+                taken: list[str | int] = []
+                for part in parts:
+                    if isinstance(part, str) and taken and isinstance(taken[-1], str):
+                        taken[-1] += part
+                    else:
+                        taken.append(part)
                 parts.clear()
                 waiting = False
             wake.clear()
-            return text
+            return taken
+
+        def lines(taken: list[str | int], elapsed_s: float) -> list[bytes]:
+            return [
+                event_line("stdout", elapsed_s, text=part)
+                if isinstance(part, str)
+                else event_line("cell", elapsed_s, cell=part)
+                for part in taken
+                if part != ""
+            ]
 
         run = partial(
             self.sandbox.run,
             self.job,
             self.queue_timeout_s,
             cancel=self.cancel,
-            on_stdout=on_stdout,
+            on_stdout=arrived,
+            on_cell=arrived,
             on_long=self.on_long,
         )
         future = loop.run_in_executor(None, run)
@@ -139,23 +162,23 @@ class RunStream:
                     )
                 finally:
                     woken.cancel()
-                text = take()
-                if text:
-                    yield event_line("stdout", time.monotonic() - started, text=text)
+                events = lines(take(), time.monotonic() - started)
+                if events:
+                    for line in events:
+                        yield line
                     if not future.done():
                         await asyncio.sleep(COALESCE_S)
                 elif not future.done():
                     yield event_line("progress", time.monotonic() - started)
             elapsed = time.monotonic() - started
-            text = take()  # what arrived after the last look
-            if text:
-                yield event_line("stdout", elapsed, text=text)
+            for line in lines(take(), elapsed):  # what arrived after the last look
+                yield line
             try:
                 outcome = future.result()
             except PoolBusy:
                 yield event_line("busy", elapsed, retry_after_s=1)
                 return
-            body = service.respond(outcome, self.device, self.sandbox.mode == "none")
+            body = self.respond(outcome)
             head = event_line("result", elapsed)[:-2]  # without the closing brace and newline
             yield head + b',"response":' + body + b"}\n"
         finally:

@@ -61,6 +61,11 @@ class PipeSink:
         self._size = 0
         write_all(self.fd, protocol.frame(protocol.STDOUT, data))
 
+    def cell(self, number: int) -> None:
+        """A notebook's cell ``number`` starts: what it prints from now on is its own."""
+        self.flush()
+        write_all(self.fd, protocol.frame(protocol.CELL, str(number).encode("ascii")))
+
 
 def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
@@ -146,7 +151,7 @@ def serve(
         from server.program.runner import run_program
 
         sink = PipeSink(out_fd)
-        result = run_program(job, sink, modules)
+        result = run_program(job, sink, modules, on_cell=sink.cell)
         sink.flush()
         write_all(out_fd, protocol.frame(protocol.RESULT, encode(result)))
         # The server reads until this pipe closes (anything after the result is the program

@@ -52,6 +52,7 @@ ENTRY = "from server.sandbox.zygote import serve\nserve()()"
 
 def _load(config: dict[str, Any]) -> dict[str, Any]:
     from server.program import imports as mods
+    from server.program.source import is_program_file
 
     for path in config.get("extra_sys_path", []):
         sys.path.insert(0, path)
@@ -67,7 +68,7 @@ def _load(config: dict[str, Any]) -> dict[str, Any]:
     jail.preload()
 
     mods.present_as_torch(loaded)
-    mods.warn_on_non_leaf_grad(loaded["torch"].Tensor, "<program>")
+    mods.warn_on_non_leaf_grad(loaded["torch"].Tensor, is_program_file)
     # Before the warm-up, so that the code objects it specialises are the ones workers run;
     # and again after it, for whatever it loaded lazily.
     hostpaths.rename_code()

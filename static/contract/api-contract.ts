@@ -67,7 +67,10 @@ export type Responses = [
   Expect<Mismatch<Api.ApiExample, Page.Example, "Example">>,
   Expect<Mismatch<Api.ApiDeviceInfo, Page.DeviceInfo, "DeviceInfo">>,
   Expect<Mismatch<Api.ApiRunStreamEvent, Page.RunStreamEvent, "RunStreamEvent">>,
+  Expect<Mismatch<Api.ApiNotebookRunResponse, Page.NotebookRunResponse, "NotebookRunResponse">>,
+  Expect<Mismatch<Api.ApiNotebookStreamEvent, Page.NotebookStreamEvent, "NotebookStreamEvent">>,
 ];
 
 /** Every request the page builds is one the schema accepts. */
 export const requestFits = (request: Page.RunRequest): Api.ApiRunRequest => request;
+export const notebookRequestFits = (request: Page.NotebookRunRequest): Api.ApiNotebookRunRequest => request;

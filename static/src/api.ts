@@ -1,7 +1,7 @@
 /** The API client: the only module that talks to the server. */
 import { readRunStream } from "./run-stream";
 import { BusyError, parseRetryAfter } from "./runner";
-import type { DeviceInfo, Example, RunRequest, RunResponse } from "./types";
+import type { DeviceInfo, Example, NotebookRunRequest, NotebookRunResponse, RunRequest, RunResponse } from "./types";
 
 /** Error for a request the server refused (4xx) or could not answer. */
 export class ApiError extends Error {}
@@ -43,6 +43,28 @@ export async function runProgramStream(request: RunRequest, signal: AbortSignal,
   await check(response);
   if (!response.body) throw new ApiError("the run's answer has no body");
   return readRunStream<RunResponse>(response.body, { onOutput: output });
+}
+
+/**
+ * Run a notebook's cells 1..`request.cell` and follow them: POST /api/v1/notebook/run/stream.
+ * `onCell` is told each cell as it starts, `output` what it prints; resolves with the response.
+ * Aborting `signal` stops the run on the server. Throws BusyError when the server is busy.
+ */
+export async function runNotebookStream(
+  request: NotebookRunRequest,
+  signal: AbortSignal,
+  output: (text: string, elapsedMs: number) => void,
+  onCell: (cell: number) => void,
+): Promise<NotebookRunResponse> {
+  const response = await fetch("/api/v1/notebook/run/stream", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(request),
+    signal,
+  });
+  await check(response);
+  if (!response.body) throw new ApiError("the run's answer has no body");
+  return readRunStream<NotebookRunResponse>(response.body, { onOutput: output, onCell });
 }
 
 /** The examples gallery: GET /api/v1/examples (empty when the server has none yet). */

@@ -59,6 +59,12 @@ export interface EditorOptions {
   onRun: () => void;
   /** Every change of the text. */
   onChange: (source: string) => void;
+  /** More keys (CodeMirror's names, e.g. "Shift-Enter"), before the default ones. */
+  keys?: { key: string; run: () => void }[];
+  /** The editor's accessible name, test hook and description (the playground's by default). */
+  label?: string;
+  testId?: string;
+  help?: string;
 }
 
 /** A thin wrapper so the rest of the page never touches CodeMirror's API. */
@@ -68,6 +74,7 @@ export class Editor {
 
   constructor(options: EditorOptions) {
     const runKey = { key: "Mod-Enter", run: () => (options.onRun(), true), preventDefault: true };
+    const keys = (options.keys ?? []).map(({ key, run }) => ({ key, run: () => (run(), true), preventDefault: true }));
     const extensions: Extension[] = [
       lineNumbers(),
       highlightActiveLineGutter(),
@@ -80,11 +87,16 @@ export class Editor {
       python(),
       errorField,
       this.wrapping.of(options.wrap ? EditorView.lineWrapping : []),
-      keymap.of([runKey, ...defaultKeymap, ...historyKeymap, indentWithTab]),
+      keymap.of([runKey, ...keys, ...defaultKeymap, ...historyKeymap, indentWithTab]),
       // tabindex: the content is focusable anyway (contenteditable); saying so lets checkers see
       // that the scrolling editor has focusable content.
       // Tab indents, so the way out is said: Escape, then Tab (CodeMirror's tab-focus mode).
-      EditorView.contentAttributes.of({ "data-testid": "editor", "aria-label": "Program", "aria-describedby": "editor-help", tabindex: "0" }),
+      EditorView.contentAttributes.of({
+        "data-testid": options.testId ?? "editor",
+        "aria-label": options.label ?? "Program",
+        "aria-describedby": "editor-help",
+        tabindex: "0",
+      }),
       EditorView.updateListener.of((update) => {
         if (update.docChanged) options.onChange(update.state.doc.toString());
       }),
@@ -102,7 +114,7 @@ export class Editor {
     const help = document.createElement("p");
     help.id = "editor-help";
     help.className = "sr-only";
-    help.textContent = EDITOR_HELP;
+    help.textContent = options.help ?? EDITOR_HELP;
     shadow.append(sheet, help, mount);
     this.view = new EditorView({
       root: shadow,

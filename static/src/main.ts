@@ -204,6 +204,10 @@ class Playground {
     renderShortcutList(byId("shortcuts-list", HTMLElement));
     const gallery = new ExamplesGallery(byId("examples-dialog", HTMLDialogElement), byId("examples-list", HTMLElement), byId("examples-open", HTMLButtonElement));
     gallery.onPick = (example) => {
+      if (example.cells) {
+        window.location.assign(`/notebook#lesson=${encodeURIComponent(example.id)}`); // a lesson is a notebook
+        return;
+      }
       this.editor.setText(example.source);
       this.store.set({ source: example.source, step: null, pass: null }, "push");
       this.run(false);

@@ -5,7 +5,7 @@
  * anywhere, and a notebook cell can reuse it.
  */
 import { BusyError } from "./runner";
-import type { RunStreamEvent } from "./types";
+import type { NotebookStreamEvent, RunStreamEvent } from "./types";
 
 /** What a reader of the stream is told while it runs. */
 export interface StreamHandlers {
@@ -13,6 +13,8 @@ export interface StreamHandlers {
   onOutput?: (text: string, elapsedMs: number) => void;
   /** Any event: the run is alive `elapsedMs` after it started. */
   onProgress?: (elapsedMs: number) => void;
+  /** A notebook's cell `cell` starts: the output that follows is its own. */
+  onCell?: (cell: number) => void;
 }
 
 /** The stream ended before its `result` line (the connection broke, the server went away). */
@@ -56,9 +58,10 @@ export async function readRunStream<Res>(body: ReadableStream<Uint8Array>, handl
       const { done, value } = await reader.read();
       const text = done ? decoder.decode() : decoder.decode(value, { stream: true });
       for (const line of [...lines.push(text), ...(done ? lines.end() : [])]) {
-        const event = JSON.parse(line) as RunStreamEvent;
+        const event = JSON.parse(line) as RunStreamEvent | NotebookStreamEvent;
         handlers.onProgress?.(event.elapsed_ms);
         if (event.event === "stdout" && event.text) handlers.onOutput?.(event.text, event.elapsed_ms);
+        else if (event.event === "cell" && event.cell) handlers.onCell?.(event.cell);
         else if (event.event === "busy") throw new BusyError(503, event.retry_after_s ?? null);
         else if (event.event === "result" && event.response) return event.response as Res;
       }

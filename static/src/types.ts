@@ -58,6 +58,9 @@ export interface GraphNode {
   module_path?: string[] | null;
   /** For the `error` node of a forward error: the shapes of the operands it was given. */
   operand_shapes?: (number[] | null)[] | null;
+  /** In a notebook cell's graph: recorded by an earlier cell (an input made there, or a node of
+   * a backward pass that reaches back into what earlier cells recorded). */
+  earlier?: boolean | null;
   [extra: string]: unknown;
 }
 
@@ -145,6 +148,8 @@ export interface RunError {
   node?: string | null;
   /** The user's frames as Python prints them ('File "<program>", line 7, in forward'). */
   traceback?: string | null;
+  /** In a notebook: the (1-based) code cell the error is in; `line` and `col` are that cell's. */
+  cell?: number | null;
 }
 
 export interface RunResponse {
@@ -193,11 +198,67 @@ export interface RunRequest {
   compare?: boolean;
 }
 
+/** One cell of a notebook: prose (markdown) or code. */
+export interface NotebookCell {
+  kind: "markdown" | "code";
+  source: string;
+}
+
 export interface Example {
   id: string;
   title: string;
   explanation: string;
   source: string;
+  /** A lesson: its cells (open it as a notebook); `source` is its code cells joined. */
+  cells?: NotebookCell[] | null;
+}
+
+/** POST /api/v1/notebook/run: the code cells, and the cell to show (cells 1..cell run). */
+export interface NotebookRunRequest {
+  cells: string[];
+  /** 1-based, among the code cells. */
+  cell: number;
+  device: string;
+  seed: number;
+}
+
+/** How one cell that ran ended, and what it printed. */
+export interface CellRun {
+  cell: number;
+  ok: boolean;
+  stdout: string;
+  /** The repr of its last statement's value when that is an expression (Out[n]). */
+  result?: string | null;
+}
+
+export interface NotebookRunResponse {
+  ok: boolean;
+  /** The cell whose graphs these are: the one asked for, or the earlier one that failed. */
+  cell: number;
+  /** Each cell that ran, in order. */
+  cells: CellRun[];
+  stdout: string;
+  output_truncated?: boolean;
+  output_chars?: number | null;
+  /** The error that stopped the run (`error.cell` says where). */
+  error: RunError | null;
+  graph: Graph | null;
+  passes: Graph[];
+  passes_total?: number | null;
+  device: string;
+  notice?: string | null;
+  timing_ms: Record<string, number>;
+}
+
+/** One line of POST /api/v1/notebook/run/stream (newline-delimited JSON). */
+export interface NotebookStreamEvent {
+  event: "start" | "cell" | "stdout" | "progress" | "busy" | "result";
+  elapsed_ms: number;
+  /** `cell`: the cell that starts (what is printed next is its output). */
+  cell?: number | null;
+  text?: string | null;
+  retry_after_s?: number | null;
+  response?: NotebookRunResponse | null;
 }
 
 /** One entry of GET /api/v1/devices. */

@@ -54,3 +54,25 @@ def err(source: str, **budget_overrides: Any) -> dict[str, Any]:
     assert not result["ok"], result["stdout"]
     assert result["error"] is not None
     return dict(result["error"])
+
+
+def run_notebook(
+    cells: list[str], cell: int | None = None, seed: int = 0, **budget_overrides: Any
+) -> dict[str, Any]:
+    """The notebook response body (a dict) for running ``cells`` up to ``cell`` (the last by
+    default), with budgets overridden by keyword."""
+    budgets = replace(FAST, **budget_overrides)
+    shown = cell if cell is not None else len(cells)
+    job = {
+        "cells": cells,
+        "cell": shown,
+        "device": "cpu",
+        "seed": seed,
+        "budgets": asdict(budgets),
+    }
+    box = sandbox(budgets.wall_clock_s)
+    outcome = box.run(job)
+    body: dict[str, Any] = orjson.loads(
+        service.respond_notebook(outcome, "cpu", box.mode == "none", shown)
+    )
+    return body

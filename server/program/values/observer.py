@@ -106,6 +106,9 @@ class ValueObserver:
         self.notices: list[str] = []
         self.tensor_log: Any = None  # the engine's PassLog (its count interleaves passes)
         self.called = False  # a Value's backward() ran (observed or refused)
+        #: False while nothing is to be recorded (a notebook's cells before the one it shows):
+        #: backward() then runs as the program wrote it, unwatched
+        self.watching = True
         self._busy = False
         self.names = ValueNames(self.classes)  # the naming pass's hook for these objects
         self._general = GeneralObservers()
@@ -140,7 +143,7 @@ class ValueObserver:
 
         @functools.wraps(fn)
         def backward(self: Any, *args: Any, **kwargs: Any) -> Any:
-            if observer._busy or not isinstance(self, owner):
+            if observer._busy or not observer.watching or not isinstance(self, owner):
                 return fn(self, *args, **kwargs)
             return observer.observe(owner, fn, self, args, kwargs)
 

@@ -1,0 +1,90 @@
+"""The notebook's JSON API: run a notebook's cells up to the one to show (a one-shot run)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from server.routes.api import (
+    REQUEST_ERRORS,
+    run_job,
+    stream_job,
+    unavailable_device,
+)
+from server.sandbox import service
+from server.sandbox.pool import Outcome, Sandbox
+from server.sandbox.stream import NdjsonResponse, single_result
+from server.schemas import NotebookRunRequest, NotebookRunResponse, NotebookStreamEvent
+from server.serialize import dumps, json_bytes_response
+from server.settings import app_settings
+
+router = APIRouter(prefix="/api/v1/notebook", tags=["notebook"])
+
+
+def _refusal(request: NotebookRunRequest) -> bytes | None:
+    """The answer for a request no worker can run (its device is not here), or None."""
+    reason = unavailable_device(request.device)
+    if reason is None:
+        return None
+    message = f"device '{request.device}' is not available: {reason}"
+    body = service.notebook_error_response(request.device, request.cell, "RuntimeError", message)
+    return dumps(body)
+
+
+def _responder(request: NotebookRunRequest, http: Request) -> service.Responder:
+    sandbox: Sandbox = http.app.state.sandbox
+
+    def respond(outcome: Outcome) -> bytes:
+        return service.respond_notebook(
+            outcome, request.device, sandbox.mode == "none", request.cell
+        )
+
+    return respond
+
+
+@router.post(
+    "/run",
+    response_model=NotebookRunResponse,
+    responses=REQUEST_ERRORS,
+    summary="Run a notebook's cells 1..cell in one jailed worker; return each cell's output "
+    "and the graphs of cell `cell`",
+)
+async def run(request: NotebookRunRequest, http: Request) -> Response:
+    """Run a notebook, still one-shot: to show cell k, cells 1..k run in order in one jailed
+    worker and one namespace, from the request's seed, so the state cell k sees is what the
+    cells before it left, every time. Each cell is compiled on its own: an error says which
+    cell (`error.cell`) and the line within it. The answer holds what each cell printed and
+    cell k's graphs: the backward passes it called, drawn whole (the nodes earlier cells
+    recorded are marked `earlier`), or without one the operations it recorded, tensors earlier
+    cells made drawn as its inputs. Same admission control and budgets as
+    ``POST /api/v1/run`` (503 with ``Retry-After`` when saturated)."""
+    refused = _refusal(request)
+    if refused is not None:
+        return json_bytes_response(refused)
+    job = service.notebook_job_for(request, app_settings(http))
+    return await run_job(http, job, _responder(request, http))
+
+
+@router.post(
+    "/run/stream",
+    response_class=NdjsonResponse,
+    responses={
+        200: {
+            "model": NotebookStreamEvent,
+            "description": "Newline-delimited JSON, one NotebookStreamEvent a line: `start`, "
+            "then `cell` as each cell starts and `stdout` as it prints (`progress` while "
+            "quiet), and last `result` with the whole NotebookRunResponse (or `busy`).",
+        },
+        **REQUEST_ERRORS,
+    },
+    summary="Run a notebook's cells, streaming what each prints; closing the connection stops it",
+)
+async def run_stream(request: NotebookRunRequest, http: Request) -> Response:
+    """The same run as ``POST /api/v1/notebook/run``, answered as it happens: a `cell` event
+    as each cell starts, what it prints, and the NotebookRunResponse last. Closing the
+    connection kills the worker at once (a page's Stop)."""
+    refused = _refusal(request)
+    if refused is not None:
+        return NdjsonResponse(single_result(refused))
+    job = service.notebook_job_for(request, app_settings(http))
+    return await stream_job(http, job, request.device, _responder(request, http))
