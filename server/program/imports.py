@@ -28,6 +28,7 @@ STDLIB_SKIPPED = frozenset(
     {
         "antigravity", "this", "idlelib", "tkinter", "turtle", "turtledemo", "test",
         "lib2to3", "ensurepip", "venv", "pydoc_data", "readline", "__main__", "__phello__",
+        "distutils",
     }
 )  # fmt: skip
 
@@ -36,7 +37,7 @@ NUMPY: tuple[str, ...] = (
     "numpy", "numpy.random", "numpy.linalg", "numpy.fft", "numpy.testing", "numpy.polynomial",
     "numpy.ma", "numpy.lib", "numpy.lib.recfunctions", "numpy.lib.stride_tricks", "numpy.char",
     "numpy.ctypeslib", "numpy.emath", "numpy.exceptions", "numpy.dtypes", "numpy.rec",
-    "numpy.matlib", "numpy.strings", "numpy.typing",
+    "numpy.strings", "numpy.typing",
 )  # fmt: skip
 
 #: torch.* -> the engine's module.

@@ -28,6 +28,7 @@ import sysconfig
 import types
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = str(Path(__file__).resolve().parents[2])
 
@@ -164,8 +165,17 @@ def forget_caches() -> None:
     roots = _roots()
     needles = tuple(directory for directory, _, _ in roots)
 
+    byte_needles = tuple(os.fsencode(n) for n in needles)
+
     def host(value: object) -> bool:
+        if isinstance(value, bytes):  # multiprocessing keeps sys.executable as bytes
+            return any(n in value for n in byte_needles)
         return isinstance(value, str) and any(n in value for n in needles)
+
+    def neutral(value: Any) -> Any:
+        if isinstance(value, bytes):
+            return os.fsencode(neutral_text(os.fsdecode(value), roots))
+        return neutral_text(value, roots)
 
     keep = {id(sys.path), id(os.environ), id(getattr(os.environ, "_data", None))}
     seen: set[int] = set(keep)
@@ -184,24 +194,28 @@ def forget_caches() -> None:
             for key, value in list(namespace.items()):
                 if host(value):
                     with contextlib.suppress(AttributeError, TypeError):
-                        setattr(obj, key, neutral_text(value, roots))
+                        setattr(obj, key, neutral(value))
             queue.extend(namespace.values())
             queue.extend(obj.__bases__)
             continue
         if isinstance(obj, dict):
             for key, value in list(obj.items()):
                 if host(value):
-                    obj[key] = neutral_text(value, roots)
+                    obj[key] = neutral(value)
                 if host(key):
-                    obj[neutral_text(key, roots)] = obj.pop(key)
+                    obj[neutral(key)] = obj.pop(key)
         elif isinstance(obj, list):
             for i, value in enumerate(obj):
                 if host(value):
-                    obj[i] = neutral_text(value, roots)
+                    obj[i] = neutral(value)
         elif isinstance(obj, types.FunctionType):
             defaults = obj.__defaults__
             if defaults and any(host(d) for d in defaults):
-                obj.__defaults__ = tuple(neutral_text(d, roots) if host(d) else d for d in defaults)
+                obj.__defaults__ = tuple(neutral(d) if host(d) else d for d in defaults)
+        elif type(obj).__name__ == "_NamespacePath":  # a namespace package's parent path
+            last = getattr(obj, "_last_parent_path", None)
+            if isinstance(last, tuple) and any(host(p) for p in last):
+                setattr(obj, "_last_parent_path", tuple(neutral(p) if host(p) else p for p in last))
         elif isinstance(obj, functools._lru_cache_wrapper):
             if _mentions(obj, host):
                 obj.cache_clear()
