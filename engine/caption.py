@@ -346,7 +346,7 @@ _TOKEN = re.compile(
 #: names that are functions when an opening bracket follows
 _FUNCTIONS = frozenset(
     ["ln", "exp", "tanh", "sin", "cos", "sinh", "cosh", "tan", "sign", "σ", "Φ", "φ", "erf",
-     "softmax", "clip", "mean", "cumsum", "gelu"]
+     "softmax", "clip", "mean", "cumsum", "gelu", "det"]
 )  # fmt: skip
 _COMPARISONS = frozenset(">≥≤<=≠")
 _CONSTANTS = frozenset("πe")

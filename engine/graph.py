@@ -32,6 +32,7 @@ kind ``"error"`` for the failing op (:func:`export_error`).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import deque
@@ -120,6 +121,7 @@ _SUM, _PRODUCT, _NEGATION, _POWER, _ATOM = 1, 2, 3, 4, 5
 _BINARY = {" + ": _SUM, " − ": _SUM, " · ": _PRODUCT, " / ": _PRODUCT, " @ ": _PRODUCT}
 
 
+@functools.lru_cache(maxsize=8192)  # labels repeat: each pass renders the same ones
 def _prec(text: str) -> int:
     """How tightly ``text`` holds together as an operand: the loosest operator outside its
     parentheses (``w · x + b`` is a sum, ``(w · x)^2`` a power, ``exp(x)`` and ``w`` atoms)."""
@@ -148,6 +150,7 @@ def _prec(text: str) -> int:
     return loosest
 
 
+@functools.lru_cache(maxsize=4096)
 def _needed(template: str, start: int, end: int) -> int:
     """How tightly an operand must hold together at template[start:end] to need no
     parentheses: 0 where brackets or commas delimit it (``exp(x)``, ``max(a, b)``)."""
@@ -241,6 +244,9 @@ class _Exporter:
         self.tensors: dict[str, Any] = {}
         # how each label is made: a fixed text, or a template over other nodes' labels
         self.terms: dict[str, tuple[str, list[str], dict[str, str]]] = {}
+        #: (gid, depth) -> its text inside another label: shared subexpressions (an unrolled
+        #: RNN's hidden state) are rendered once per depth, not once per path to them
+        self._inner: dict[tuple[str, int], str | None] = {}
         self.calls: dict[int, _Call] = {}  # id(ModuleCall) -> its export
         self.call_of_output: dict[int, _Call] = {}  # id(Node) -> outermost call returning it
         self._consumed: set[int] = set()
@@ -322,17 +328,39 @@ class _Exporter:
         """The label of gid: its expression at the greatest depth that fits in ``limit``
         (inner parts elided as ``…``; the outermost operation is always shown). Each step
         deeper only lengthens the text, so this stops within ``limit`` characters' work."""
-        text = self._at_depth(gid, 1, top=True)
+        key = (gid, -limit)  # (depths are positive: the same memo holds whole labels)
+        known = self._inner.get(key)
+        if known is not None:
+            return known
+        text = self._render(gid, limit)
+        self._inner[key] = text
+        return text
+
+    def _render(self, gid: str, limit: int) -> str:
+        text = self._at_depth(gid, 1, top=True) or ""
         for depth in range(2, 64):
             if "…" not in text:
                 break  # nothing left to expand
             deeper = self._at_depth(gid, depth, top=True)
-            if len(deeper) > limit:
+            if deeper is None or len(deeper) > limit:
                 break
             text = deeper
         return text
 
-    def _at_depth(self, gid: str, depth: int, top: bool = False) -> str:
+    def _at_depth(self, gid: str, depth: int, top: bool = False) -> str | None:
+        """gid's text with ``depth`` levels of operations shown; inside another label (not
+        ``top``), None once it is longer than any label may be (EXPRESSION_MAX): the label
+        holding it would be too, so no one reads it, and a shared subexpression (an unrolled
+        RNN's hidden state) is not written out once per path to it. Memoised per depth."""
+        if not top:
+            key = (gid, depth)
+            if key in self._inner:
+                return self._inner[key]
+            text = self._inner[key] = self._expand(gid, depth, False)
+            return text
+        return self._expand(gid, depth, True)
+
+    def _expand(self, gid: str, depth: int, top: bool) -> str | None:
         template, children, attrs = self.terms[gid]
         if not children:
             return template
@@ -341,10 +369,14 @@ class _Exporter:
             if child not in self.terms or not self.terms[child][1]:
                 parts[key] = self.labels[child]  # a name, a constant: never elided
             else:
-                parts[key] = self._at_depth(child, depth - 1) if depth > 1 else "…"
+                part = self._at_depth(child, depth - 1) if depth > 1 else "…"
+                if part is None:
+                    return None  # too long to be read: so is this
+                parts[key] = part
         if not top and all(parts.get(k) == "…" for k in "abc"[: len(children)]):
             return "…"  # nothing of it would be shown but its operator: … · … is …
-        return _fill(template, parts)
+        text = _fill(template, parts)
+        return None if not top and len(text) > EXPRESSION_MAX else text
 
     # --- nodes -----------------------------------------------------------------------------
     def _add(self, node: dict[str, Any]) -> str:
@@ -473,6 +505,8 @@ class _Exporter:
         self.labels[gid] = label
         if name:
             self.terms[gid] = (name, [], {})
+            for limit in (LABEL_MAX, EXPRESSION_MAX):  # inside others, it reads as its name
+                self._inner.pop((gid, -limit), None)
         value = getattr(node, "out_value", None)
         if value is None:
             value = out._data if out is not None else None

@@ -1355,8 +1355,8 @@ CONV = _row(
         ("{b} (each window)", "{a} (each window)", "1"),
         "conv({a}, {b})",
         chain=(
-            "{g} ⋆ {b} (transposed convolution)",
-            "{g} ⋆ {a} (correlation)",
+            "{g} convolved back through {b} (a transposed convolution)",
+            "{g} correlated with {a} over each window",
             "Σ {g} per channel",
         ),
         functional=("conv1d", "conv2d"),
@@ -1509,10 +1509,10 @@ INV = _row(
         "LinalgInvExBackward0",
         lambda xp, a: xp.linalg.inv(a),
         _inv_vjp,
-        ("−{out}ᵀ (·) {out}ᵀ",),
+        ("−{out}ᵀ on the left and {out}ᵀ on the right",),
         "{a}⁻¹",
         saves="out",
-        chain=("−{out}ᵀ {g} {out}ᵀ",),
+        chain=("−{out}ᵀ @ {g} @ {out}ᵀ",),
     )
 )
 
@@ -1529,10 +1529,10 @@ DET = _row(
         "LinalgDetBackward0",
         lambda xp, a: xp.asarray(xp.linalg.det(a), dtype=a.dtype),
         _det_vjp,
-        ("det({a}) {a}⁻ᵀ",),
+        ("det({a}) · ({a}^(−1))ᵀ",),
         "det({a})",
         saves="both",
-        chain=("{g} · det({a}) · {a}⁻ᵀ",),
+        chain=("{g} · det({a}) · ({a}^(−1))ᵀ",),
     )
 )
 
@@ -1754,7 +1754,7 @@ INDEX_PUT = _row(
         ("1 where not overwritten", "1 at the written places"),
         "{a}[…] = {b}",
         saves="",
-        chain=("{g}, 0 at the written places", "{g} at the written places"),
+        chain=("{g} where not overwritten", "{g} at the written places"),
     )
 )
 

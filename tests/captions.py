@@ -30,7 +30,7 @@ RESULT_ROUNDINGS = 8 + LIBRARY_FUNCTION
 _TOKEN = re.compile(
     r"\s*(?:"
     r"(?P<num>\d+(?:\.\d+)?(?:e[−-]?\d+)?|∞)"
-    r"|(?P<fn>Σ_rows|exp|ln|tanh|sinh|cosh|tan|sin|cos|sign|σ|Φ|φ|erf|softmax|clip)(?=\()"
+    r"|(?P<fn>Σ_rows|exp|ln|tanh|sinh|cosh|tan|sin|cos|sign|σ|Φ|φ|erf|softmax|clip|det)(?=\()"
     r"|(?P<const>π|e(?![\w]))"
     r"|(?P<op>[-+·/@^²³ᵀ√Σ()\[\]|,>≥≤<=≠−])"
     r"|(?P<other>\S)"
@@ -73,6 +73,7 @@ FUNCTIONS: dict[str, Callable[..., float]] = {
     "erf": math.erf,
     "softmax": lambda x: 1.0,  # of one number: itself over itself
     "clip": lambda x, lo, hi: min(max(x, lo), hi),
+    "det": lambda x: x,  # of a 1×1 matrix: its one entry
 }
 COMPARE: dict[str, Callable[[float, float], bool]] = {
     ">": lambda a, b: a > b,
