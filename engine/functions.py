@@ -1330,6 +1330,14 @@ def _type(self: Tensor, dtype: DType | None = None) -> Any:
     if dtype is None:
         prefix = "torch." if self._data.__class__ is np.ndarray else "torch.cuda."
         return f"{prefix}{dtypes.type_word(self._data.dtype)}Tensor"
+    legacy = getattr(dtype, "_dtype", None)  # torch.FloatTensor, the class (as 2017 code has it)
+    if isinstance(dtype, type) and isinstance(legacy, DType):
+        dtype = legacy
+    elif isinstance(dtype, str):  # 'torch.DoubleTensor'
+        words = {f"torch.{dtypes.type_word(d.np)}Tensor": d for d in dtypes.ALL}
+        if dtype not in words:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = words[dtype]
     return to_copy(self, dtype, None)
 
 
