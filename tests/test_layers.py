@@ -22,7 +22,11 @@ ENGINE_LAYERS: list[set[str]] = [
     {"engine.tensor"},
     {"engine.factories"},
     {"engine.functions"},
-    {"engine.function", "engine.higher", "engine.graph", "engine.library"},
+    # (the graph's export: values summarised, a pass's walk, the graph; caption below them)
+    {"engine.function", "engine.higher", "engine.library", "engine.caption"},
+    {"engine.summaries"},
+    {"engine.graph_walk"},
+    {"engine.graph"},
     {"engine.autograd"},
     {"engine.methods"},
     {
@@ -73,12 +77,13 @@ ENGINE_LAYERS: list[set[str]] = [
 #: runs it, below the routes that call the jail, below the app that mounts the routes.
 SERVER_LAYERS: list[set[str]] = [
     {"server", "server.settings", "server.schemas", "server.serialize", "server.clients",
-     "server.metrics", "server.admission", "server.examples", "server.assets"},
+     "server.metrics", "server.admission", "server.examples", "server.assets", "server.lessons"},
     # the program: parse, name, run, record (no process, no pipe, no web)
     {"server.program", "server.program.budgets", "server.program.source",
      "server.program.imports", "server.program.values", "server.program.values.record",
-     "server.program.values.names"},
-    {"server.program.values.observers", "server.program.values.graph"},
+     "server.program.values.names", "server.program.packing", "server.program.known"},
+    {"server.program.values.observers", "server.program.values.graph",
+     "server.program.values.groups"},
     {"server.program.values.observer", "server.program.values.compare"},
     {"server.program.runner"},
     # the jail that runs one program per process
@@ -98,7 +103,7 @@ SERVER_LAYERS: list[set[str]] = [
     # the web
     {"server.middleware"},
     {"server.routes", "server.routes.api", "server.routes.pages"},
-    {"server.routes.train"},
+    {"server.routes.train", "server.routes.notebook"},
     {"server.app"},
     {"server.serving"},
     {"server.__main__"},

@@ -87,7 +87,7 @@ def test_a_cell_without_backward_shows_only_its_own_operations(client: TestClien
     root = next(n for n in graph["nodes"] if n["id"] == graph["root"])
     assert root["name"] == "z"
     # the same operations run as one program draw cell 2's mul too
-    whole = client.post("/api/v1/run", json={"source": "\n".join(CELLS[:3])}).json()
+    whole = unpack_answer(client.post("/api/v1/run", json={"source": "\n".join(CELLS[:3])}).json())
     assert sorted(op_names(whole["graph"])) == ["add", "mul", "mul"]
 
 
