@@ -32,6 +32,7 @@ kind ``"error"`` for the failing op (:func:`export_error`).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import deque
 from collections.abc import Iterable
@@ -61,6 +62,7 @@ _SUM, _PRODUCT, _NEGATION, _POWER, _ATOM = 1, 2, 3, 4, 5
 _BINARY = {" + ": _SUM, " − ": _SUM, " · ": _PRODUCT, " / ": _PRODUCT, " @ ": _PRODUCT}
 
 
+@functools.lru_cache(maxsize=4096)
 def _prec(text: str) -> int:
     """How tightly ``text`` holds together as an operand: the loosest operator outside its
     parentheses (``w · x + b`` is a sum, ``(w · x)^2`` a power, ``exp(x)`` and ``w`` atoms)."""
@@ -89,6 +91,7 @@ def _prec(text: str) -> int:
     return loosest
 
 
+@functools.lru_cache(maxsize=4096)
 def _needed(template: str, start: int, end: int) -> int:
     """How tightly an operand must hold together at template[start:end] to need no
     parentheses: 0 where brackets or commas delimit it (``exp(x)``, ``max(a, b)``)."""
@@ -118,7 +121,14 @@ def _needed(template: str, start: int, end: int) -> int:
 
 def _fill(template: str, parts: dict[str, str]) -> str:
     """The template with each placeholder replaced by its part, in parentheses only where the
-    part would otherwise bind differently (``w · x + b``, ``(w · x + b − y)^2``, ``exp(w · x)``)."""
+    part would otherwise bind differently (``w · x + b``, ``(w · x + b − y)^2``, ``exp(w · x)``).
+    Remembered: a loop's passes fill the same templates with the same labels."""
+    return _filled(template, tuple(sorted(parts.items())))
+
+
+@functools.lru_cache(maxsize=4096)
+def _filled(template: str, items: tuple[tuple[str, str], ...]) -> str:
+    parts = dict(items)
 
     def sub(m: re.Match[str]) -> str:
         text = parts.get(m.group(1))
