@@ -23,6 +23,21 @@ test("a real packed answer decodes to exactly what the server's unpack_answer gi
   assert.equal("graph_pass" in decoded, false);
 });
 
+test("the walk's gradients the numbers already hold are left out on the wire and put back", () => {
+  const sent = wire.passes[0]?.walk ?? [];
+  const steps = sent.map((step) => step as unknown as Record<string, unknown>);
+  assert.ok(steps.length > 0 && steps.every((step) => !("grad_output" in step)));
+  const contributions = sent.flatMap((step) => step.contributions).map((c) => c as unknown as Record<string, unknown>);
+  assert.ok(contributions.some((c) => !("accumulated_grad" in c)));
+  assert.ok(contributions.some((c) => !("grad" in c)));
+  const walk = decodeRunResponse(wire).passes[0]?.walk ?? [];
+  const nodes = decodeRunResponse(wire).passes[0]?.nodes ?? [];
+  for (const step of walk) {
+    assert.deepEqual(step.grad_output, nodes.find((n) => n.id === step.node)?.grad);
+    for (const c of step.contributions) assert.ok("grad" in c && "accumulated_grad" in c);
+  }
+});
+
 test("the graph shown is the pass graph_pass names, as an object of its own", () => {
   const decoded = decodeRunResponse(wire);
   assert.equal(wire.graph, null);
