@@ -39,15 +39,13 @@ _FLOAT32 = "torch.float32"
 
 
 def _split(graph: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(structure, the pass's own parts) of one exported graph."""
-    structure = {k: v for k, v in graph.items() if k not in PASS_GRAPH_KEYS and k != "nodes"}
-    nodes = graph.get("nodes") or []
-    structure["nodes"] = [
-        {k: v for k, v in node.items() if k not in PASS_NODE_KEYS} for node in nodes
-    ]
+    """(structure, the pass's own parts) of one exported graph, taken apart in place (its node
+    dicts lose their numbers and become the structure's)."""
+    structure = {k: v for k, v in graph.items() if k not in PASS_GRAPH_KEYS}
+    nodes = structure.setdefault("nodes", [])
     own = {k: graph[k] for k in PASS_GRAPH_KEYS if k in graph}
-    own["values"] = [node.get("value") for node in nodes]
-    own["grads"] = [node.get("grad") for node in nodes]
+    own["values"] = [node.pop("value", None) for node in nodes]
+    own["grads"] = [node.pop("grad", None) for node in nodes]
     return structure, own
 
 
@@ -126,7 +124,8 @@ def _shorten(structure: dict[str, Any], own: dict[str, Any]) -> None:
 
 
 def pack_answer(result: dict[str, Any], shorten: bool = True) -> dict[str, Any]:
-    """``result`` (run_program's answer, its ``passes`` whole graphs) packed, in place."""
+    """``result`` (run_program's answer, its ``passes`` whole graphs) packed, in place (its
+    graphs are taken apart: copy them first to keep them)."""
     graphs = result.get("passes") or []
     structures: list[dict[str, Any]] = []
     packed = []
