@@ -56,7 +56,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="shorter timings")
     parser.add_argument(
         "--only",
-        choices=["engine", "api", "programs", "classroom", "train", "values"],
+        choices=["engine", "api", "programs", "layers", "classroom", "train", "values"],
         default=None,
     )
     args = parser.parse_args()
@@ -70,6 +70,8 @@ def main() -> None:
         optional_table("bench.values_cost", "Watching your own autograd: a 2,000-node Value graph")
     if args.only == "programs":
         optional_table("bench.programs", "Lesson programs through the playground vs PyTorch")
+    if args.only in (None, "layers"):
+        optional_table("bench.layers", "Lesson programs layer by layer (issue 22)")
     if args.only in (None, "classroom"):
         optional_table(
             "bench.classroom", "A classroom and a flood (server as `make run` starts it)"

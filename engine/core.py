@@ -21,6 +21,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from heapq import heappop, heappush
+from time import perf_counter
 from typing import Any, Protocol
 
 import numpy as np
@@ -435,16 +436,18 @@ class PassLog:
     ``freeze`` are engine.graph's, given by the layer above).
 
     The first ``max_passes - 1`` passes are exported as they happen (they are always kept).
-    Later passes compete for the last place, so each is only *frozen* (its leaves' values and
-    gradients copied, since an optimizer changes them in place) and exported when ``graphs``
-    is read: a loop of 700 backward passes exports 20 graphs, not 700.
+    Later passes compete for the last place: each is kept only as its walk and copies of what
+    export reads that the program may change afterwards (``freeze``: its leaves' values and
+    gradients, which an optimizer changes in place), and only the latest of them is exported,
+    once, when ``graphs`` is read: a loop of 700 backward passes exports 20 graphs, not 700.
+    ``export_s`` and ``freeze_s`` add up the seconds spent in each (bench/layers.py).
     """
 
     def __init__(
         self,
         max_passes: int,
         export: Callable[..., dict[str, Any]],
-        freeze: Callable[[Any], dict[int, Any]] | None = None,
+        freeze: Callable[..., dict[int, Any]] | None = None,
     ) -> None:
         self.export = export
         self.freeze = freeze
@@ -454,15 +457,22 @@ class PassLog:
         self.count = 0
         self.root_tensors: list[Any] = []
         self.failures: list[str] = []
+        self.export_s = 0.0
+        self.freeze_s = 0.0
 
     def record(self, root: Any, steps: list[WalkStep], node_grads: dict[int, Any]) -> None:
         """One backward pass has run (called by the backward loop). Drawing it is a bonus: a
         failure to export is kept in ``failures``, never raised into the program."""
+        started = perf_counter()
         try:
             if self.freeze is None or len(self._graphs) < self.max_passes - 1:
-                self.add(self.export(root, steps, node_grads))
+                graph = self.export(root, steps, node_grads)
+                self.export_s += perf_counter() - started
+                self.add(graph)
                 return
-            self._pending = (self.count, root, steps, node_grads, self.freeze(root))
+            self._pending = None  # the pass before is not the latest any more: let it go
+            self._pending = (self.count, root, steps, node_grads, self.freeze(root, steps))
+            self.freeze_s += perf_counter() - started
         except Exception as exc:
             self.failures.append(f"pass {self.count + 1}: {type(exc).__name__}: {exc}")
         self.count += 1
@@ -482,11 +492,14 @@ class PassLog:
             return
         index, root, steps, node_grads, frozen = self._pending
         self._pending = None
+        started = perf_counter()
         try:
             graph = self.export(root, steps, node_grads, frozen)
         except Exception as exc:
             self.failures.append(f"pass {index + 1}: {type(exc).__name__}: {exc}")
             return
+        finally:
+            self.export_s += perf_counter() - started
         graph["pass_index"] = index
         self._graphs[self.max_passes - 1 :] = [graph]
 

@@ -33,7 +33,6 @@ kind ``"error"`` for the failing op (:func:`export_error`).
 from __future__ import annotations
 
 import functools
-import math
 import re
 from collections import deque
 from collections.abc import Iterable
@@ -41,76 +40,18 @@ from typing import Any
 
 import numpy as np
 
-from engine import caption as cap
-from engine.backend import to_numpy
 from engine.core import ModuleCall, Node, WalkStep, edge
+from engine.graph_walk import walk_step
 from engine.ops import OPS
+from engine.summaries import fmt_number, num, scalar, summarise
 from engine.tensor import Tensor
 
-FULL_LIMIT = 64
-PREVIEW = 8
 #: labels longer than this are elided from the inside (``(… + b − y)^2``)
 LABEL_MAX = 24
 #: the same for a node's ``expression`` (the hover card's fuller text)
 EXPRESSION_MAX = 120
 #: a graph too big to draw is counted up to this many times the drawing budget
 COUNT_BOUND = 100
-
-
-def _num(v: float) -> Any:
-    if math.isfinite(v):
-        return v
-    return "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
-
-
-def _clean(x: Any) -> Any:
-    if isinstance(x, list):
-        return [_clean(y) for y in x]
-    if isinstance(x, float):
-        return _num(x)
-    return x
-
-
-def summarise(arr: Any) -> Any:
-    """A JSON-ready value: full for small arrays, a summary for large ones."""
-    if arr is None:
-        return None
-    a = to_numpy(arr) if not isinstance(arr, int | float | bool) else np.asarray(arr)
-    if a.dtype.kind == "b":
-        a = a.astype(np.int64)
-    if a.size <= FULL_LIMIT:
-        if a.dtype.kind != "f" or np.isfinite(a).all():
-            return a.tolist()  # nothing to spell out: skip the per-element walk
-        return _clean(a.tolist())
-    af = a.astype(np.float64)
-    finite = af[np.isfinite(af)]
-    return {
-        "shape": list(a.shape),
-        "min": _num(float(finite.min())) if finite.size else None,
-        "max": _num(float(finite.max())) if finite.size else None,
-        "mean": _num(float(finite.mean())) if finite.size else None,
-        "preview": _clean(af.reshape(-1)[:PREVIEW].tolist()),
-    }
-
-
-def fmt_number(v: float) -> str:
-    """A number for a label or a caption, as the page writes it (engine.caption.page_number):
-    integers plainly, else 4 significant digits, ``5.81e−4``; a true minus."""
-    return cap.page_number(v)
-
-
-def _scalar(arr: Any) -> float | None:
-    if isinstance(arr, int | float | bool | np.number):
-        return float(arr)
-    if arr is not None and getattr(arr, "size", 2) == 1:
-        return float(to_numpy(arr).reshape(()))
-    return None
-
-
-def _number(arr: Any) -> cap.Expr | None:
-    """A scalar operand as a number node (None for a tensor: its label stays)."""
-    v = _scalar(arr)
-    return cap.num(v) if v is not None else None
 
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
@@ -180,7 +121,14 @@ def _needed(template: str, start: int, end: int) -> int:
 
 def _fill(template: str, parts: dict[str, str]) -> str:
     """The template with each placeholder replaced by its part, in parentheses only where the
-    part would otherwise bind differently (``w · x + b``, ``(w · x + b − y)^2``, ``exp(w · x)``)."""
+    part would otherwise bind differently (``w · x + b``, ``(w · x + b − y)^2``, ``exp(w · x)``).
+    Remembered: a loop's passes fill the same templates with the same labels."""
+    return _filled(template, tuple(sorted(parts.items())))
+
+
+@functools.lru_cache(maxsize=4096)
+def _filled(template: str, items: tuple[tuple[str, str], ...]) -> str:
+    parts = dict(items)
 
     def sub(m: re.Match[str]) -> str:
         text = parts.get(m.group(1))
@@ -445,7 +393,7 @@ class _Exporter:
                 "untracked_reason": "a Python number (constants are not tracked)",
                 "shape": [],
                 "dtype": "float32" if isinstance(x, float) else "int64",
-                "value": _num(float(x)) if isinstance(x, int | float) else None,
+                "value": num(float(x)) if isinstance(x, int | float) else None,
                 "grad": None,
             }
             self._in_module(node, None)
@@ -465,7 +413,7 @@ class _Exporter:
 
     @staticmethod
     def _const_label(value: Any) -> str | None:
-        v = _scalar(value)
+        v = scalar(value)
         return fmt_number(v) if v is not None else None
 
     def op_node(self, node: Node) -> str:
@@ -758,16 +706,46 @@ def _exporter(
     return ex
 
 
-def freeze_leaves(root: Any, max_nodes: int | None = None) -> dict[int, Any]:
-    """Copies of the values and gradients of the leaves under ``root`` (those a graph drawn
-    within ``max_nodes`` shows), keyed by ``id``, so that a pass can be exported later as it
-    was (optimizers change leaves in place). Runs once per backward pass of a long loop."""
+def _copies(x: Tensor) -> tuple[Any, Any]:
+    return x._data.copy(), (x.grad._data.copy() if x.grad is not None else None)
+
+
+def _freeze_walked(steps: list[WalkStep]) -> dict[int, Any] | None:
+    """:func:`freeze_leaves` from a pass's walk: the leaves its steps' nodes read, when the
+    walk holds every node they lead to (None otherwise: then the graph is walked)."""
+    walked = {id(step.node) for step in steps}
     frozen: dict[int, Any] = {}
+    for step in steps:
+        node = step.node
+        seq = node.seq
+        for x in node.inputs:
+            if x.__class__ is not Tensor and not isinstance(x, Tensor):
+                continue
+            fn = x.grad_fn if x._fn_history is None else edge(x, seq)
+            if fn is None:
+                if id(x) not in frozen:
+                    frozen[id(x)] = _copies(x)
+            elif id(fn) not in walked:
+                return None  # a node the backward did not reach: walk the graph instead
+    return frozen
+
+
+def freeze_leaves(
+    root: Any, steps: list[WalkStep] | None = None, max_nodes: int | None = None
+) -> dict[int, Any]:
+    """Copies of the values and gradients of the leaves under ``root`` (those a graph drawn
+    within ``max_nodes`` shows, or more), keyed by ``id``, so that a pass can be exported later
+    as it was (optimizers change leaves in place). Runs once per backward pass of a long loop:
+    with the pass's walk ``steps`` (every node of a pass that fits the drawing budget), the
+    leaves are read off the walk, without walking the graph again."""
     fn = root.grad_fn
     if fn is None:
-        grad = root.grad._data.copy() if root.grad is not None else None
-        frozen[id(root)] = (root._data.copy(), grad)
-        return frozen
+        return {id(root): _copies(root)}
+    if steps and steps[0].node is fn and (max_nodes is None or len(steps) <= max_nodes):
+        walked = _freeze_walked(steps)
+        if walked is not None:
+            return walked
+    frozen: dict[int, Any] = {}
     if max_nodes is not None:
         nodes, _ = _topo_ascending([fn], max_nodes, ordered=False)
     else:  # a plain walk, no ordering
@@ -785,8 +763,7 @@ def freeze_leaves(root: Any, max_nodes: int | None = None) -> dict[int, Any]:
     for node in nodes:
         for x in node.inputs:
             if edge(x, node.seq) is None and isinstance(x, Tensor) and id(x) not in frozen:
-                grad = x.grad._data.copy() if x.grad is not None else None
-                frozen[id(x)] = (x._data.copy(), grad)
+                frozen[id(x)] = _copies(x)
     return frozen
 
 
@@ -805,7 +782,7 @@ def _export(
         node["grad"] = summarise(steps[0].grad_output)
     root_label = ex.labels[root_id] if root._name else "L"
     drawn = ex.input_ids  # the op nodes drawn (an omitted node's step is not)
-    walk = [_step(ex, s, root_label, root_id) for s in steps or [] if id(s.node) in drawn]
+    walk = [walk_step(ex, s, root_label, root_id) for s in steps or [] if id(s.node) in drawn]
     return ex.graph(root_id, walk, root_label), ex
 
 
@@ -871,36 +848,6 @@ def export_error(
     return ex.graph(gid, [], ex.labels[gid]), gid
 
 
-def _count(node: Node, out: Any) -> float:
-    """N of a rule that divides by a count: the elements averaged over (mean, a loss with
-    reduction="mean"), or how many elements tie for the maximum (amax); 1 otherwise."""
-    attrs = node.attrs or {}
-    a = getattr(node.inputs[0], "_data", None) if node.inputs else None
-    size = int(getattr(a, "size", 1))
-    if node.op.name == "mean":
-        return size / max(int(getattr(out, "size", 1)), 1)
-    if node.op.name == "amax" and a is not None and out is not None:
-        o = to_numpy(out)
-        axis = attrs.get("axis")
-        if axis is not None and not attrs.get("keepdim"):
-            o = np.expand_dims(o, axis)
-        ties = (to_numpy(a) == o).sum(axis=axis, keepdims=True)
-        return float(ties.reshape(-1)[0]) if ties.size == 1 else 1.0
-    if attrs.get("reduction") == "mean":
-        return float(size)
-    return 1.0
-
-
-def _local_template(node: Node, i: int) -> str:
-    """The row's local derivative for input i (a choice of form where attributes make one
-    simpler: softplus with β = 1 is σ(a))."""
-    local = node.op.local
-    text = local[min(i, len(local) - 1)] if local else ""  # einsum: one rule for every operand
-    if node.op.name == "softplus" and float((node.attrs or {}).get("beta", 1)) == 1:
-        return "σ({a})"
-    return text
-
-
 # ---- a notebook cell's graph: what was recorded from a sequence number on ----------------------
 
 
@@ -951,104 +898,3 @@ def export_pass_since(
     graph, ex = _export(root, steps, node_grads, frozen, max_nodes)
     _mark_earlier(ex, _topo_ascending([root.grad_fn], max_nodes)[0], since)
     return graph
-
-
-def _step(ex: _Exporter, step: WalkStep, root: str, root_id: str) -> dict[str, Any]:
-    """One recorded backward step: for each contribution, its caption line as a tree (the
-    symbolic form, the same with numbers when every operand is one, the result) and as text."""
-    node = step.node
-    gid = ex.ids[id(node)]
-    out_label = root if gid == root_id else ex.labels[gid]
-    out = node.out() if node.out is not None else None
-    input_ids = ex.input_ids[id(node)]
-    sym: dict[str, cap.Expr | None] = {}
-    num: dict[str, cap.Expr | None] = {}
-    for k, x, iid in zip("abc", node.inputs, input_ids, strict=False):
-        sym[k] = cap.name(ex.labels[iid])
-        num[k] = _number(getattr(x, "_data", x))
-    for k, v in (node.attrs or {}).items():
-        if isinstance(v, int | float) and not isinstance(v, bool):
-            sym[k] = num[k] = cap.num(float(v))
-        elif v is None and k in ("lo", "hi"):
-            sym[k] = num[k] = cap.num(-math.inf if k == "lo" else math.inf)
-    if "p" in sym:
-        sym["pm1"] = num["pm1"] = cap.num(float((node.attrs or {})["p"]) - 1)
-    out_data = out._data if out is not None else None
-    sym["N"] = num["N"] = cap.num(_count(node, out_data))
-    sym["out"] = cap.name(out_label)
-    num["out"] = _number(out_data)
-    top = root
-    d_out = cap.deriv(top, out_label)
-    sym["g"] = d_out
-    num["g"] = _number(step.grad_output)
-    contributions = []
-    lines = []
-    caption = []
-    for i, _x, g_sent, acc in step.contributions:
-        to = input_ids[i]
-        to_label = ex.labels[to]
-        local_text = _local_template(node, i)
-        local_tree = cap.template(local_text) if local_text else {"k": "text", "t": "?"}
-        chains = node.op.chain
-        chain = chains[min(i, len(chains) - 1)] if chains else None  # cat: one for every input
-        chain_tree = (
-            cap.template(chain) if chain else cap.binary("·", local_tree, {"k": "slot", "t": "g"})
-        )
-        sym["local"] = cap.fill(local_tree, sym)
-        num["local"] = cap.fill(local_tree, num)
-        s_tree = cap.fill(chain_tree, sym) or {"k": "text", "t": "?"}
-        n_tree = cap.fill(chain_tree, num)
-        res = _scalar(g_sent)
-        upstream = getattr(step.grad_output, "size", 1)
-        # an elementwise rule whose input was broadcast: the loop summed the gradient back to
-        # the input's shape (the one place that un-broadcasts); say so, and show the sum
-        summed = node.op.chain is None and getattr(g_sent, "size", 1) < upstream
-        if summed:
-            s_tree = {"k": "sum", "a": [s_tree]}
-            n_tree = None  # the numbers summed are a tensor's: the symbolic form says it
-        forms = [s_tree]
-        if n_tree is not None and cap.numeric(n_tree) and cap.text(n_tree) != cap.text(s_tree):
-            forms.append(n_tree)
-        if res is not None and (len(forms) > 1 or summed or num["g"] is not None):
-            result = cap.num(res)
-            if cap.text(result) != cap.text(forms[-1]):
-                forms.append(result)
-        accumulates = not np.array_equal(np.asarray(to_numpy(acc)), np.asarray(to_numpy(g_sent)))
-        total = _scalar(acc)
-        before = after = None
-        if accumulates and total is not None and res is not None:
-            before, after = cap.num(total - res), cap.num(total)
-            if len(forms) == 1 or forms[-1]["k"] != "num":
-                forms.append(cap.num(res))
-        cap_line = cap.line(cap.deriv(top, to_label), bool(accumulates), forms, before, after)
-        cap_line["to"] = to
-        text_line = cap.line_text(cap_line)
-        caption.append(cap_line)
-        lines.append(text_line)
-        local_sym = cap.text(sym["local"]) if sym["local"] is not None else "?"
-        local_num = (
-            cap.text(num["local"])
-            if num["local"] is not None and cap.numeric(num["local"])
-            else local_sym
-        )
-        contributions.append(
-            {
-                "to": to,
-                "arg": i,
-                "local": local_num,
-                "local_symbolic": local_sym,
-                "grad": summarise(g_sent),
-                "accumulated_grad": summarise(acc),
-                "accumulates": bool(accumulates),
-                "formula": text_line,
-            }
-        )
-    return {
-        "node": gid,
-        "grad_output": summarise(step.grad_output),
-        "formula": "\n".join(lines)
-        if lines
-        else f"{cap.text(d_out)} reaches a node with no tracked inputs",
-        "caption": caption,
-        "contributions": contributions,
-    }

@@ -208,8 +208,8 @@ class Summary(BaseModel):
     preview: list[Any]
 
 
-class GraphNode(BaseModel):
-    """One tensor of the recorded graph."""
+class NodeShape(BaseModel):
+    """One tensor of a recorded graph, without its numbers (a pass's structure)."""
 
     model_config = ConfigDict(
         extra="allow",
@@ -224,8 +224,6 @@ class GraphNode(BaseModel):
                     "requires_grad": True,
                     "shape": [],
                     "dtype": "torch.float32",
-                    "value": 0.5,
-                    "grad": -24.0,
                 }
             ]
         },
@@ -241,10 +239,6 @@ class GraphNode(BaseModel):
     requires_grad: bool
     shape: list[int]
     dtype: str = Field(examples=["torch.float32"])
-    value: Any = Field(
-        default=None, description="Number, nested list, or a Summary above the size limit."
-    )
-    grad: Any = Field(default=None, description="Like value; null when no gradient.")
     value_class: str | None = Field(
         default=None,
         description="For a node drawn from the program's own autograd objects (a "
@@ -277,6 +271,35 @@ class GraphNode(BaseModel):
         "backward pass the cell called is drawn whole (its walk is what the cell ran) and the "
         "nodes earlier cells recorded carry this mark.",
     )
+
+
+class GraphNode(NodeShape):
+    """One tensor of the recorded graph."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "examples": [
+                {
+                    "id": "n2",
+                    "name": "w",
+                    "op": None,
+                    "grad_fn": None,
+                    "is_leaf": True,
+                    "requires_grad": True,
+                    "shape": [],
+                    "dtype": "torch.float32",
+                    "value": 0.5,
+                    "grad": -24.0,
+                }
+            ]
+        },
+    )
+
+    value: Any = Field(
+        default=None, description="Number, nested list, or a Summary above the size limit."
+    )
+    grad: Any = Field(default=None, description="Like value; null when no gradient.")
 
 
 class GraphEdge(BaseModel):
@@ -434,6 +457,66 @@ class Graph(BaseModel):
     )
 
 
+class GraphStructure(BaseModel):
+    """What the passes that share it have in common: a Graph without its walk, its pass index
+    and its nodes' ``value`` and ``grad`` (those are the pass's: see PassValues)."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "examples": [
+                {
+                    "nodes": [{"id": "n0", "name": "w", "op": "leaf", "grad_fn": None,
+                               "is_leaf": True, "requires_grad": True, "shape": [],
+                               "dtype": "torch.float32"}],
+                    "edges": [],
+                    "root": "n0",
+                    "root_label": "w",
+                    "modules": [],
+                }
+            ]
+        },
+    )  # fmt: skip
+
+    nodes: list[NodeShape]
+    edges: list[GraphEdge]
+    root: str | None = None
+    value_class: str | None = Field(
+        default=None,
+        description="Set when the graph was drawn from the program's own autograd objects "
+        "(a micrograd-style Value): their class's name.",
+    )
+
+
+class PassValues(BaseModel):
+    """One kept backward pass: its structure (an index into the answer's ``structures``), its
+    nodes' values and gradients in the structure's node order, and its walk. The pass's whole
+    graph is the structure with ``nodes[i].value = values[i]``, ``nodes[i].grad = grads[i]``
+    and this object's other keys (``walk``, ``pass_index``, ``compare``) added."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "examples": [
+                {"structure": 0, "pass_index": 0, "values": [0.5], "grads": [1.0], "walk": []}
+            ]
+        },
+    )
+
+    structure: int = Field(ge=0, description="Index into the answer's `structures`.")
+    pass_index: int | None = Field(
+        default=None, description="Which backward pass of the program this is (0-based)."
+    )
+    values: list[Any] = Field(
+        description="Each node's value (as GraphNode.value), in the structure's node order."
+    )
+    grads: list[Any] = Field(description="Each node's gradient (as GraphNode.grad), same order.")
+    walk: list[WalkStep] = Field(default_factory=list)
+    compare: CompareSummary | None = Field(
+        default=None, description="With RunRequest.compare, for a Value graph: the counts."
+    )
+
+
 class RunResponse(BaseModel):
     """What the program printed, its error if any, and the graphs of its backward passes."""
 
@@ -485,11 +568,24 @@ class RunResponse(BaseModel):
         description="When `output_truncated`: how many characters the program printed in all.",
     )
     error: UserErrorInfo | None = None
-    graph: Graph | None = Field(default=None, description="The last backward pass's graph.")
-    passes: list[Graph] = Field(
+    graph: Graph | None = Field(
+        default=None,
+        description="The graph to show when it is not one of `passes` (an error's graph, or "
+        "what a program that never called backward recorded); null when `graph_pass` names "
+        "the pass to show (or there is no graph).",
+    )
+    graph_pass: int | None = Field(
+        default=None,
+        description="The graph to show is `passes[graph_pass]` (the last backward pass).",
+    )
+    structures: list[GraphStructure] = Field(
+        default_factory=list,
+        description="The structures of the kept passes, each once (passes of a loop share one).",
+    )
+    passes: list[PassValues] = Field(
         default_factory=list,
         description="Backward passes, each with its real `pass_index` (bounded: the first ones "
-        "and the last are kept).",
+        "and the last are kept): its structure's index, and its values, gradients and walk.",
     )
     passes_total: int = Field(
         default=0, description="How many backward passes the program ran (kept or not)."
@@ -707,11 +803,20 @@ class NotebookRunResponse(BaseModel):
     )
     graph: Graph | None = Field(
         default=None,
-        description="The shown cell's graph: its last backward pass, or without one the "
-        "operations the cell recorded (tensors earlier cells made are its inputs).",
+        description="The shown cell's graph when it is not one of `passes`: without a "
+        "backward pass, the operations the cell recorded (tensors earlier cells made are its "
+        "inputs); null when `graph_pass` names it.",
     )
-    passes: list[Graph] = Field(
-        default_factory=list, description="The backward passes the shown cell called (bounded)."
+    graph_pass: int | None = Field(
+        default=None,
+        description="The shown cell's graph is `passes[graph_pass]` (its last backward pass).",
+    )
+    structures: list[GraphStructure] = Field(
+        default_factory=list, description="The structures of the kept passes, each once."
+    )
+    passes: list[PassValues] = Field(
+        default_factory=list,
+        description="The backward passes the shown cell called (bounded), as in RunResponse.",
     )
     passes_total: int = Field(
         default=0, description="How many backward passes the shown cell ran (kept or not)."

@@ -22,7 +22,11 @@ ENGINE_LAYERS: list[set[str]] = [
     {"engine.tensor"},
     {"engine.factories"},
     {"engine.functions"},
-    {"engine.function", "engine.higher", "engine.graph", "engine.library"},
+    # (the graph's export: values summarised, a pass's walk, the graph; caption below them)
+    {"engine.function", "engine.higher", "engine.library", "engine.caption"},
+    {"engine.summaries"},
+    {"engine.graph_walk"},
+    {"engine.graph"},
     {"engine.autograd"},
     {"engine.methods"},
     {
@@ -77,7 +81,7 @@ SERVER_LAYERS: list[set[str]] = [
     # the program: parse, name, run, record (no process, no pipe, no web)
     {"server.program", "server.program.budgets", "server.program.source",
      "server.program.imports", "server.program.values", "server.program.values.record",
-     "server.program.values.names", "server.program.known"},
+     "server.program.values.names", "server.program.packing", "server.program.known"},
     {"server.program.values.observers", "server.program.values.graph",
      "server.program.values.groups"},
     {"server.program.values.observer", "server.program.values.compare"},

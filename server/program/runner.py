@@ -584,7 +584,8 @@ def run_program(
         stack.enter_context(warnings.catch_warnings())
         warnings.simplefilter("default")
         warnings.showwarning = warning_log.show
-        if notebook is None:
+        # ``record`` off: the program runs unrecorded (bench/layers.py measures what it costs)
+        if notebook is None and job.get("record", True):
             log = stack.enter_context(
                 engine.autograd.record_passes(budgets.max_recorded_passes, budgets.max_graph_nodes)
             )
@@ -682,6 +683,9 @@ def run_program(
     notices.extend(warning_log.lines)
     result["notice"] = "\n".join(notices) if notices else None
     timing["export"] = _ms(export_started)
+    if log is not None:  # of which (and of run) exporting kept passes, freezing pending ones
+        timing["passes_export"] = round(log.export_s * 1000, 3)
+        timing["passes_freeze"] = round(log.freeze_s * 1000, 3)
     timing["total"] = _ms(started)
     return result
 

@@ -106,7 +106,7 @@ def notebook_job_for(request: NotebookRunRequest, settings: Settings) -> dict[st
 def error_response(device: str, type_name: str, message: str, stdout: str = "") -> dict[str, Any]:
     return {
         "ok": False, "stdout": stdout, "output_truncated": False, "output_chars": None,
-        "graph": None, "passes": [], "passes_total": 0,
+        "graph": None, "graph_pass": None, "structures": [], "passes": [], "passes_total": 0,
         "result": None, "notice": None, "device": device, "timing_ms": {},
         "error": {"type": type_name, "message": message, "line": None, "col": None},
     }  # fmt: skip

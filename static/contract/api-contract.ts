@@ -63,11 +63,11 @@ type Expect<T extends never> = T;
 type Pending = never;
 
 export type Responses = [
-  Expect<Exclude<Mismatch<Api.ApiRunResponse, Page.RunResponse, "RunResponse">, `${Pending}: not in the schema`>>,
+  Expect<Exclude<Mismatch<Api.ApiRunResponse, Page.WireRunResponse, "RunResponse">, `${Pending}: not in the schema`>>,
   Expect<Mismatch<Api.ApiExample, Page.Example, "Example">>,
   Expect<Mismatch<Api.ApiDeviceInfo, Page.DeviceInfo, "DeviceInfo">>,
   Expect<Mismatch<Api.ApiRunStreamEvent, Page.RunStreamEvent, "RunStreamEvent">>,
-  Expect<Mismatch<Api.ApiNotebookRunResponse, Page.NotebookRunResponse, "NotebookRunResponse">>,
+  Expect<Mismatch<Api.ApiNotebookRunResponse, Page.WireNotebookRunResponse, "NotebookRunResponse">>,
   Expect<Mismatch<Api.ApiNotebookStreamEvent, Page.NotebookStreamEvent, "NotebookStreamEvent">>,
 ];
 

@@ -1,7 +1,8 @@
 /** The API client: the only module that talks to the server. */
+import { decodeNotebookResponse, decodeRunResponse } from "./passes";
 import { readRunStream } from "./run-stream";
 import { BusyError, parseRetryAfter } from "./runner";
-import type { DeviceInfo, Example, NotebookRunRequest, NotebookRunResponse, RunRequest, RunResponse } from "./types";
+import type { DeviceInfo, Example, NotebookRunRequest, NotebookRunResponse, RunRequest, RunResponse, WireNotebookRunResponse, WireRunResponse } from "./types";
 
 /** Error for a request the server refused (4xx) or could not answer. */
 export class ApiError extends Error {}
@@ -42,7 +43,7 @@ export async function runProgramStream(request: RunRequest, signal: AbortSignal,
   });
   await check(response);
   if (!response.body) throw new ApiError("the run's answer has no body");
-  return readRunStream<RunResponse>(response.body, { onOutput: output });
+  return decodeRunResponse(await readRunStream<WireRunResponse>(response.body, { onOutput: output }));
 }
 
 /**
@@ -64,7 +65,7 @@ export async function runNotebookStream(
   });
   await check(response);
   if (!response.body) throw new ApiError("the run's answer has no body");
-  return readRunStream<NotebookRunResponse>(response.body, { onOutput: output, onCell });
+  return decodeNotebookResponse(await readRunStream<WireNotebookRunResponse>(response.body, { onOutput: output, onCell }));
 }
 
 /** The examples gallery: GET /api/v1/examples (empty when the server has none yet). */

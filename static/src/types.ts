@@ -31,7 +31,8 @@ export interface ModuleInfo {
   parent: string | null;
 }
 
-export interface GraphNode {
+/** A node of a pass's structure: a GraphNode without its numbers (`value`, `grad`). */
+export interface NodeShape {
   id: string;
   name: string | null;
   /** Display label the engine derives for unnamed results from the source: "model[0](X)", "err * err". */
@@ -42,8 +43,6 @@ export interface GraphNode {
   requires_grad: boolean;
   shape: number[];
   dtype: string;
-  value: TensorValue;
-  grad: TensorValue;
   kind?: NodeKind;
   untracked_reason?: string | null;
   /** Drawn from the program's own autograd objects (a micrograd-style Value): their class. */
@@ -62,6 +61,12 @@ export interface GraphNode {
    * a backward pass that reaches back into what earlier cells recorded). */
   earlier?: boolean | null;
   [extra: string]: unknown;
+}
+
+/** One tensor of a recorded graph, with its value and gradient in that pass. */
+export interface GraphNode extends NodeShape {
+  value: TensorValue;
+  grad: TensorValue;
 }
 
 /** How a Value node's gradient compares with what PyTorch's rules send it. */
@@ -135,6 +140,43 @@ export interface Graph {
   pass_index?: number | null;
 }
 
+/**
+ * On the wire (server/program/packing.py): what the kept passes that share it have in common,
+ * once: a Graph without its walk, its pass index and its nodes' numbers.
+ */
+export interface GraphStructure {
+  nodes: NodeShape[];
+  edges: GraphEdge[];
+  root: string | null;
+  value_class?: string | null;
+  modules?: ModuleInfo[] | null;
+  [extra: string]: unknown;
+}
+
+/**
+ * On the wire: one kept pass, its structure's index and its numbers in the structure's node
+ * order; its whole Graph is the structure with `value`/`grad` filled in and these keys added.
+ */
+export interface PassValues {
+  structure: number;
+  pass_index?: number | null;
+  values: TensorValue[];
+  grads: TensorValue[];
+  walk: WalkStep[];
+  compare?: Graph["compare"];
+  [extra: string]: unknown;
+}
+
+/** The passes as the server sends them (passes.ts decodes them into Graphs). */
+export interface PackedPasses {
+  /** The graph to show when it is not one of `passes` (an error's), else null. */
+  graph: Graph | null;
+  /** The graph to show is `passes[graph_pass]`. */
+  graph_pass?: number | null;
+  structures: GraphStructure[];
+  passes: PassValues[];
+}
+
 export interface RunError {
   type: string;
   message: string;
@@ -173,6 +215,9 @@ export interface RunResponse {
   notice?: string | null;
 }
 
+/** A RunResponse as the server sends it: its passes packed (see passes.ts). */
+export type WireRunResponse = Omit<RunResponse, "graph" | "passes"> & PackedPasses;
+
 /** One line of POST /api/v1/run/stream (newline-delimited JSON). */
 export interface RunStreamEvent {
   event: "start" | "stdout" | "progress" | "busy" | "result";
@@ -182,8 +227,8 @@ export interface RunStreamEvent {
   text?: string | null;
   /** `busy`: seconds to wait before trying again. */
   retry_after_s?: number | null;
-  /** `result`: the run's whole answer. */
-  response?: RunResponse | null;
+  /** `result`: the run's whole answer (its passes packed). */
+  response?: WireRunResponse | null;
 }
 
 /** A binding sent with a run: a plain value, or a value with its requires_grad flag. */
@@ -250,6 +295,9 @@ export interface NotebookRunResponse {
   timing_ms: Record<string, number>;
 }
 
+/** A NotebookRunResponse as the server sends it: its passes packed (see passes.ts). */
+export type WireNotebookRunResponse = Omit<NotebookRunResponse, "graph" | "passes"> & PackedPasses;
+
 /** One line of POST /api/v1/notebook/run/stream (newline-delimited JSON). */
 export interface NotebookStreamEvent {
   event: "start" | "cell" | "stdout" | "progress" | "busy" | "result";
@@ -258,7 +306,7 @@ export interface NotebookStreamEvent {
   cell?: number | null;
   text?: string | null;
   retry_after_s?: number | null;
-  response?: NotebookRunResponse | null;
+  response?: WireNotebookRunResponse | null;
 }
 
 /** One entry of GET /api/v1/devices. */

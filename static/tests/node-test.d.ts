@@ -15,10 +15,11 @@ declare module "node:assert/strict" {
     equal<T>(actual: unknown, expected: T, message?: string): asserts actual is T;
     notEqual(actual: unknown, expected: unknown, message?: string): void;
     deepEqual<T>(actual: unknown, expected: T, message?: string): asserts actual is T;
+    notDeepEqual(actual: unknown, expected: unknown, message?: string): void;
     ok(value: unknown, message?: string): asserts value;
     match(value: string, pattern: RegExp, message?: string): void;
     doesNotMatch(value: string, pattern: RegExp, message?: string): void;
-    throws(fn: () => unknown, message?: string): void;
+    throws(fn: () => unknown, expected?: string | (new (...args: never[]) => Error)): void;
     fail(message?: string): never;
     rejects(promise: Promise<unknown> | (() => Promise<unknown>), expected?: unknown): Promise<void>;
   }

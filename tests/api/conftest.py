@@ -9,6 +9,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from server.app import create_app
+from server.program.packing import unpack_answer
+from server.schemas import Graph, RunResponse
 from server.settings import Settings
 
 TEST_SETTINGS = dict(
@@ -34,8 +36,18 @@ def client() -> Iterator[TestClient]:
 
 
 def run(client: TestClient, source: str, **fields: Any) -> dict[str, Any]:
-    """POST /api/v1/run and return the JSON body (asserting a 200)."""
+    """POST /api/v1/run and return the JSON body (asserting a 200), its passes unpacked into
+    whole graphs (``graph`` the one shown): tests/api/test_packing.py tests the packed form."""
     response = client.post("/api/v1/run", json={"source": source, **fields})
     assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()
+    raw = response.json()
+    RunResponse.model_validate(raw, strict=True)  # the packed answer is the documented one
+    body: dict[str, Any] = unpack_answer(raw)
     return body
+
+
+def validate_graphs(body: dict[str, Any], strict: bool = False) -> None:
+    """Every graph of an unpacked answer (each pass, and ``graph``) is a documented Graph."""
+    for graph in [*body["passes"], body["graph"]]:
+        if graph is not None:
+            Graph.model_validate(graph, strict=strict)

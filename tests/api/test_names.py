@@ -13,8 +13,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from server.schemas import RunResponse
-from tests.api.conftest import run
+from tests.api.conftest import run, validate_graphs
 
 ROOT = Path(__file__).resolve().parents[2]
 MLP = (ROOT / "tests/e2e/fixtures/mlp_list_of_lists.txt").read_text()
@@ -24,7 +23,7 @@ VALUE = MLP[: MLP.index("class Neuron:")]
 def graph_of(client: TestClient, source: str) -> dict[str, Any]:
     body = run(client, source)
     assert body["ok"], body["error"]
-    RunResponse.model_validate(body, strict=True)
+    validate_graphs(body, strict=True)
     return dict(body["graph"])
 
 

@@ -16,6 +16,8 @@ from fastapi.testclient import TestClient
 
 from server.app import create_app
 from server.lessons import lessons
+from server.program.packing import unpack_answer
+from server.schemas import NotebookRunResponse
 from tests.api.conftest import make_settings
 from tests.e2e.live_server import live_server
 
@@ -32,15 +34,22 @@ def notebook(client: TestClient, cells: list[str], cell: int, **fields: Any) -> 
     """POST /api/v1/notebook/run and return the JSON body (asserting a 200)."""
     response = client.post("/api/v1/notebook/run", json={"cells": cells, "cell": cell, **fields})
     assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()
+    raw = response.json()
+    NotebookRunResponse.model_validate(raw, strict=True)
+    body: dict[str, Any] = unpack_answer(raw)  # its passes as whole graphs
     return body
 
 
 def events(client: TestClient, cells: list[str], cell: int) -> list[dict[str, Any]]:
+    """The stream's events, the result's passes unpacked into whole graphs."""
     response = client.post("/api/v1/notebook/run/stream", json={"cells": cells, "cell": cell})
     assert response.status_code == 200, response.text
     assert response.headers["content-type"].startswith("application/x-ndjson")
-    return [orjson.loads(line) for line in response.text.splitlines()]
+    got = [orjson.loads(line) for line in response.text.splitlines()]
+    for event in got:
+        if event.get("response"):
+            event["response"] = unpack_answer(event["response"])
+    return got
 
 
 def op_names(graph: dict[str, Any]) -> list[str]:
@@ -78,7 +87,7 @@ def test_a_cell_without_backward_shows_only_its_own_operations(client: TestClien
     root = next(n for n in graph["nodes"] if n["id"] == graph["root"])
     assert root["name"] == "z"
     # the same operations run as one program draw cell 2's mul too
-    whole = client.post("/api/v1/run", json={"source": "\n".join(CELLS[:3])}).json()
+    whole = unpack_answer(client.post("/api/v1/run", json={"source": "\n".join(CELLS[:3])}).json())
     assert sorted(op_names(whole["graph"])) == ["add", "mul", "mul"]
 
 

@@ -17,6 +17,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from server.app import create_app
+from server.program.packing import unpack_answer
+from server.schemas import RunResponse
 from tests.api.conftest import TEST_SETTINGS, make_settings, run
 from tests.e2e.live_server import live_server
 
@@ -28,12 +30,18 @@ GRAPH = (
 
 
 def events(client: TestClient, source: str, **fields: Any) -> list[dict[str, Any]]:
-    """Every event of one streamed run, in order."""
+    """Every event of one streamed run, in order (the result's passes unpacked into whole
+    graphs, as conftest's ``run`` gives them)."""
     response = client.post("/api/v1/run/stream", json={"source": source, **fields})
     assert response.status_code == 200, response.text
     assert response.headers["content-type"].startswith("application/x-ndjson")
     assert response.text.endswith("\n")
-    return [orjson.loads(line) for line in response.text.splitlines()]
+    got = [orjson.loads(line) for line in response.text.splitlines()]
+    for event in got:
+        if event.get("response"):
+            RunResponse.model_validate(event["response"], strict=True)
+            event["response"] = unpack_answer(event["response"])
+    return got
 
 
 def test_events_are_start_output_and_the_run_response_last(client: TestClient) -> None:

@@ -14,6 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from server.app import create_app
+from server.program.packing import unpack_answer
 from server.training.stream import streams
 from tests.api.conftest import make_settings
 from tests.tolerances import tol
@@ -102,7 +103,7 @@ def test_include_graph_returns_the_last_step_graph_and_its_program(tc: TestClien
     # The program is the same step as a PyTorch program: the playground runs it and gets the
     # same loss: the same engine operations on the same float32 values (the program's numbers
     # read back exactly) with this machine's NumPy kernels, so the same bits on any CPU.
-    run = tc.post("/api/v1/run", json={"source": out["program"]}).json()
+    run = unpack_answer(tc.post("/api/v1/run", json={"source": out["program"]}).json())
     assert run["ok"], run["error"]
     assert run["stdout"].strip() == f"loss = {loss_node['value']:.4f}"
     run_names = {n["name"] for n in run["graph"]["nodes"] if n["name"]}

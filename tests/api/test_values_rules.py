@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from server.schemas import RunResponse
-from tests.api.conftest import TEST_SETTINGS, run
+from tests.api.conftest import TEST_SETTINGS, run, validate_graphs
 
 # A Value in the lessons' style; {parents}, {op}, {step} and {data} are the parts under test.
 TEMPLATE = """
@@ -83,7 +82,7 @@ def value_program(
 
 def body_of(client: TestClient, source: str, **fields: Any) -> dict[str, Any]:
     body = run(client, source, **fields)
-    RunResponse.model_validate(body, strict=True)
+    validate_graphs(body, strict=True)
     return body
 
 

@@ -17,6 +17,8 @@ from typing import Any
 
 from playwright.sync_api import Page, Route
 
+from server.program.packing import pack_answer, unpack_answer
+
 JSON = dict[str, Any]
 
 #: The 3-layer MLP the issue measures: nn.Sequential of 3 Linear + 2 ReLU, MSE.
@@ -53,10 +55,11 @@ MLP_LAYERS = [
 
 
 def run_program(page: Page, source: str) -> JSON:
-    """POST the program to the page's server and return the response body."""
+    """POST the program to the page's server and return the response body, its passes unpacked
+    into whole graphs (server/program/packing.py); :func:`serve` packs them again."""
     response = page.request.post("/api/v1/run", data={"source": source})
     assert response.ok, response.text()
-    body: JSON = response.json()
+    body: JSON = unpack_answer(response.json())
     return body
 
 
@@ -170,7 +173,9 @@ def with_passes_total(response: JSON) -> JSON:
 
 def serve(page: Page, body: JSON) -> None:
     """Answer the page's next runs with `body` (the request still has to be well formed): as
-    POST /api/v1/run answers, and as the stream the page runs through (one `result` line)."""
+    POST /api/v1/run answers, and as the stream the page runs through (one `result` line), its
+    passes packed as the server packs them (the page decodes what the server sends)."""
+    body = pack_answer(copy.deepcopy(body), shorten=False)
 
     def handle(route: Route) -> None:
         route.fulfill(status=200, json=body)

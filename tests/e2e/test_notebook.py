@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from server.lessons import lessons
+from server.program.packing import unpack_answer
 from tests.e2e.test_teaching import axe_violations
 
 pytestmark = pytest.mark.e2e
@@ -110,7 +111,9 @@ def test_a_seed_lesson_opens_as_a_notebook_and_runs_in_order(page: Page, base_ur
     assert set(names) <= {"x", "y", "w", "b", "prediction", "loss"}, names
     assert "y_true" not in names  # cell 2's
     expect(graph.locator("g[data-earlier]")).to_have_count(0)
-    alone = httpx.post(f"{base_url}/api/v1/run", json={"source": lesson.code[2]}, timeout=60).json()
+    alone = unpack_answer(
+        httpx.post(f"{base_url}/api/v1/run", json={"source": lesson.code[2]}, timeout=60).json()
+    )
     assert graph.locator("g[data-node-id]").count() == len(alone["graph"]["nodes"])
     expect(page.get_by_test_id("pass-select")).to_be_visible()  # 40 passes ran in the loop
     # the walk is the playground's: step back from the end and the caption says the step

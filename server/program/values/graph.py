@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from engine.caption import bracket, deriv, page_number, ref
-from engine.graph import LABEL_MAX, summarise
+from engine.graph import LABEL_MAX
+from engine.summaries import summarise
 from server.program.values.groups import groups
 from server.program.values.record import ValuePass
 

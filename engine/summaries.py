@@ -1,0 +1,72 @@
+"""Tensor values as the answer carries them: full up to ``FULL_LIMIT`` elements, else a
+summary (shape, min, max, mean and the first ``PREVIEW``); non-finite numbers spelled out
+("NaN", "Infinity", "-Infinity"); numbers as the page writes them (labels, captions)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from engine import caption as cap
+from engine.backend import to_numpy
+
+FULL_LIMIT = 64
+PREVIEW = 8
+
+
+def num(v: float) -> Any:
+    if math.isfinite(v):
+        return v
+    return "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
+
+
+def _clean(x: Any) -> Any:
+    if isinstance(x, list):
+        return [_clean(y) for y in x]
+    if isinstance(x, float):
+        return num(x)
+    return x
+
+
+def summarise(arr: Any) -> Any:
+    """A JSON-ready value: full for small arrays, a summary for large ones."""
+    if arr is None:
+        return None
+    a = to_numpy(arr) if not isinstance(arr, int | float | bool) else np.asarray(arr)
+    if a.dtype.kind == "b":
+        a = a.astype(np.int64)
+    if a.size <= FULL_LIMIT:
+        if a.dtype.kind != "f" or np.isfinite(a).all():
+            return a.tolist()  # nothing to spell out: skip the per-element walk
+        return _clean(a.tolist())
+    af = a.astype(np.float64)
+    finite = af[np.isfinite(af)]
+    return {
+        "shape": list(a.shape),
+        "min": num(float(finite.min())) if finite.size else None,
+        "max": num(float(finite.max())) if finite.size else None,
+        "mean": num(float(finite.mean())) if finite.size else None,
+        "preview": _clean(af.reshape(-1)[:PREVIEW].tolist()),
+    }
+
+
+def fmt_number(v: float) -> str:
+    """A number for a label or a caption, as the page writes it (engine.caption.page_number):
+    integers plainly, else 4 significant digits, ``5.81e−4``; a true minus."""
+    return cap.page_number(v)
+
+
+def scalar(arr: Any) -> float | None:
+    if isinstance(arr, int | float | bool | np.number):
+        return float(arr)
+    if arr is not None and getattr(arr, "size", 2) == 1:
+        return float(to_numpy(arr).reshape(()))
+    return None
+
+
+def number(arr: Any) -> cap.Expr | None:
+    """A scalar operand as a number node (None for a tensor: its label stays)."""
+    v = scalar(arr)
+    return cap.num(v) if v is not None else None

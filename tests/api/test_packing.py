@@ -1,0 +1,142 @@
+"""The answer's passes packed (server/program/packing.py): one structure for the passes that
+share it, per-pass values as arrays, float32 numbers as float32; unpacked, exactly the graphs
+the engine exported."""
+
+from __future__ import annotations
+
+import copy
+import gzip
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+from fastapi.testclient import TestClient
+
+from server.program.imports import preload
+from server.program.packing import pack_answer, unpack_answer
+from server.program.runner import StringSink, run_program
+from server.sandbox.worker import encode
+from server.schemas import RunResponse
+
+LESSONS = Path(__file__).parents[1] / "programs" / "lessons"
+ADAM_30 = (LESSONS / "class_net_adam_30.py").read_text()
+
+LOOP_THEN_SCALAR = """import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Linear(2, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+X = torch.tensor([[1.0, 2.0], [3.0, -1.0]])
+y = torch.tensor([[1.0], [0.5]])
+for step in range(5):
+    loss = ((model(X) - y) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+w = torch.tensor(2.0, requires_grad=True, dtype=torch.float64)
+z = w * w + 3 * w
+z.backward()
+"""
+
+_MODULES: dict[str, Any] = {}
+
+
+def _answer(source: str) -> dict[str, Any]:
+    """run_program's answer, in this process (whole graphs)."""
+    if not _MODULES:
+        _MODULES.update(preload())
+    result = run_program({"source": source}, StringSink(), _MODULES, timed=False)
+    assert result["ok"], result["error"]
+    return result
+
+
+def _numbers(x: Any) -> list[float]:
+    """Every float in a JSON-like value, in order (keys sorted)."""
+    if isinstance(x, float):
+        return [x]
+    if isinstance(x, dict):
+        return [v for k in sorted(x) for v in _numbers(x[k])]
+    if isinstance(x, list):
+        return [v for item in x for v in _numbers(item)]
+    return []
+
+
+def test_packing_without_shortening_is_undone_exactly() -> None:
+    whole = _answer(LOOP_THEN_SCALAR)
+    packed = pack_answer(copy.deepcopy(whole), shorten=False)
+    assert len(packed["structures"]) == 2  # the loop's, the scalar pass's
+    assert [p["structure"] for p in packed["passes"]] == [0, 0, 0, 0, 0, 1]
+    assert packed["graph"] is None and packed["graph_pass"] == 5
+    assert all("value" not in n and "grad" not in n for n in packed["structures"][0]["nodes"])
+    unpacked = unpack_answer(orjson.loads(encode(packed)))
+    assert unpacked["passes"] == orjson.loads(orjson.dumps(whole["passes"]))
+    assert unpacked["graph"] == unpacked["passes"][-1] == orjson.loads(orjson.dumps(whole["graph"]))
+
+
+def test_float32_numbers_travel_shorter_and_read_back_as_the_same_float32() -> None:
+    whole = _answer(LOOP_THEN_SCALAR)
+    wire = orjson.loads(encode(pack_answer(copy.deepcopy(whole))))
+    unpacked = unpack_answer(wire)
+    for before, after in zip(whole["passes"], unpacked["passes"], strict=True):
+        for a, b in zip(before["nodes"], after["nodes"], strict=True):
+            assert a.keys() == b.keys()
+            for key in ("value", "grad"):
+                x, y = _numbers(a[key]), _numbers(b[key])
+                assert len(x) == len(y)
+                if a["dtype"] == "torch.float32":  # the same float32, in fewer digits
+                    assert np.array_equal(np.float32(x), np.float32(y)), (a["label"], key)
+                else:  # float64 (the scalar pass) travels as it is
+                    assert x == y, (a["label"], key)
+        assert _numbers(before["walk"]) == _numbers(after["walk"]) or np.array_equal(
+            np.float32(_numbers(before["walk"])), np.float32(_numbers(after["walk"]))
+        )
+    weight = next(n for n in wire["structures"][0]["nodes"] if n["label"] == "model.weight")
+    index = wire["structures"][0]["nodes"].index(weight)
+    text = orjson.dumps(wire["passes"][0]["values"][index]).decode()
+    assert max(len(t) for t in text.strip("[]").split(",")) <= 15, text  # not 0.06033783406019211
+
+
+def test_a_pass_whose_structure_differs_gets_its_own() -> None:
+    whole = _answer(LOOP_THEN_SCALAR)
+    graphs = copy.deepcopy(whole["passes"])
+    graphs[2]["nodes"][0]["label"] = "renamed"  # anything but the numbers differs
+    packed = pack_answer({"passes": graphs, "graph": None})
+    assert [p["structure"] for p in packed["passes"]] == [0, 0, 1, 0, 0, 2]
+    assert packed["graph_pass"] is None
+    back = unpack_answer(orjson.loads(encode(packed)))
+    assert back["passes"][2]["nodes"][0]["label"] == "renamed"
+    assert back["passes"][3]["nodes"][0]["label"] == whole["passes"][3]["nodes"][0]["label"]
+
+
+def test_an_error_graph_that_is_not_a_pass_travels_whole(client: TestClient) -> None:
+    source = (
+        "import torch\nx = torch.ones(3, 2)\nw = torch.ones(3, 2, requires_grad=True)\ny = x @ w\n"
+    )
+    body = client.post("/api/v1/run", json={"source": source}).json()
+    assert not body["ok"] and body["graph"] is not None and body["graph_pass"] is None
+    assert body["passes"] == [] and body["structures"] == []
+
+
+def test_a_training_loop_sends_its_structure_once(client: TestClient) -> None:
+    raw = client.post("/api/v1/run", json={"source": ADAM_30}).json()
+    RunResponse.model_validate(raw, strict=True)
+    assert raw["ok"], raw["error"]
+    assert raw["passes_total"] == 30 and len(raw["passes"]) == 20
+    assert len(raw["structures"]) == 1 and raw["graph"] is None and raw["graph_pass"] == 19
+    assert [p["pass_index"] for p in raw["passes"]] == [*range(19), 29]
+    nodes = raw["structures"][0]["nodes"]
+    assert all(len(p["values"]) == len(p["grads"]) == len(nodes) for p in raw["passes"])
+    # the modules travel once, with the structure
+    assert {m["name"] for m in raw["structures"][0]["modules"]} >= {"fc1", "fc2"}
+
+
+def test_the_30_step_adam_answer_is_at_most_30_kb_compressed(client: TestClient) -> None:
+    response = client.post(
+        "/api/v1/run", json={"source": ADAM_30}, headers={"accept-encoding": "gzip"}
+    )
+    assert response.status_code == 200 and response.json()["ok"]
+    assert response.headers.get("content-encoding") == "gzip"
+    # what travels: the body gzipped as the server sends it (TestClient hands it back inflated)
+    sent = len(gzip.compress(response.content, 5))  # the server's level (server/app.py)
+    assert sent <= 30 * 1024, f"{sent / 1024:.1f} KB"

@@ -1,0 +1,79 @@
+"""Recording passes (engine.core.PassLog): the first passes exported as they run, later ones
+kept only as their walk and frozen leaves, the latest exported once at the end, exactly as an
+export at its own time would have drawn it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import engine as torch
+from engine import nn
+from engine.autograd import record_passes
+from engine.core import PassLog, recording
+from engine.graph import export, freeze_leaves
+
+
+def _train(steps: int, max_passes: int) -> tuple[list[dict[str, Any]], PassLog]:
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    X = torch.randn(5, 3)
+    y = torch.randn(5, 1)
+    with record_passes(max_passes, max_nodes=200) as log:
+        for _ in range(steps):
+            loss = nn.functional.mse_loss(model(X), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()  # changes the leaves in place after each pass
+    return log.graphs, log
+
+
+def test_the_latest_pass_is_drawn_as_it_was_at_its_own_backward() -> None:
+    kept, log = _train(12, max_passes=4)  # passes 0, 1, 2 and the latest (11)
+    everything, _ = _train(12, max_passes=12)  # each exported at its own backward
+    assert log.count == 12
+    assert [g["pass_index"] for g in kept] == [0, 1, 2, 11]
+    assert kept[-1] == everything[-1]  # values, gradients, walk: all as they were
+    assert kept[:3] == everything[:3]
+    assert log.export_s > 0 and log.freeze_s > 0
+
+
+def test_leaves_read_off_the_walk_are_those_the_graph_walk_finds() -> None:
+    torch.manual_seed(1)
+    w = torch.randn(3, 2, requires_grad=True)
+    b = torch.zeros(2, requires_grad=True)
+    x = torch.randn(4, 3)
+    log = PassLog(1, export, lambda root, steps: {})
+    captured: list[Any] = []
+
+    def keep(root: Any, steps: Any, node_grads: Any) -> None:
+        captured.append((root, steps))
+
+    log.record = keep  # type: ignore[method-assign]
+    with recording(log):
+        loss = ((x @ w + b).relu() * 2.0).sum()
+        loss.backward()
+    root, steps = captured[0]
+    from_walk = freeze_leaves(root, steps, max_nodes=100)
+    walked = freeze_leaves(root, None, max_nodes=100)
+    assert from_walk.keys() == walked.keys() == {id(w), id(b), id(x)}
+    for key, (value, grad) in walked.items():
+        assert np.array_equal(from_walk[key][0], value)
+        assert (grad is None) == (from_walk[key][1] is None)
+    w_value, _ = from_walk[id(w)]
+    assert w_value is not w._data  # a copy: the optimizer may change w in place
+    with torch.no_grad():
+        w -= 1.0
+    assert not np.array_equal(w_value, w._data)
+
+
+def test_a_walk_that_misses_part_of_the_graph_falls_back_to_walking_it() -> None:
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    loss = (w * 3.0).sum()
+    steps: list[Any] = []  # no walk at all: the graph is walked
+    frozen = freeze_leaves(loss, steps, max_nodes=100)
+    assert set(frozen) == {id(w)}
+    partial = [type("Step", (), {"node": loss.grad_fn})()]  # the root's step only
+    assert set(freeze_leaves(loss, partial, max_nodes=100)) == {id(w)}
