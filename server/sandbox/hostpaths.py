@@ -215,7 +215,8 @@ def forget_caches() -> None:
         elif type(obj).__name__ == "_NamespacePath":  # a namespace package's parent path
             last = getattr(obj, "_last_parent_path", None)
             if isinstance(last, tuple) and any(host(p) for p in last):
-                setattr(obj, "_last_parent_path", tuple(neutral(p) if host(p) else p for p in last))
+                renamed = tuple(neutral(p) if host(p) else p for p in last)
+                obj._last_parent_path = renamed  # type: ignore[attr-defined]
         elif isinstance(obj, functools._lru_cache_wrapper):
             if _mentions(obj, host):
                 obj.cache_clear()
