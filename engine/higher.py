@@ -22,7 +22,8 @@ import numpy as np
 from engine import dtypes, ops
 from engine.core import Node, Unsupported, sum_to
 from engine.factories import ones_like, tensor, zeros_like
-from engine.functions import cat, cumprod, einsum, stack, where
+from engine.functions import cumprod, einsum, where
+from engine.shapes import cat, stack
 from engine.tensor import Tensor, apply
 
 

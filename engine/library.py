@@ -19,15 +19,9 @@ from engine import core, dtypes
 from engine.backend import to_numpy
 from engine.dtypes import DType
 from engine.factories import linspace, tensor
-from engine.functions import (
-    cat,
-    expand,
-    getitem,
-    matmul,
-    stack,
-    where,
-)
+from engine.functions import matmul, where
 from engine.registry import method, public
+from engine.shapes import cat, expand, getitem, stack
 from engine.tensor import Size, Tensor, _norm_dim, _ReturnTypes
 
 

@@ -9,13 +9,14 @@ from typing import Any
 
 import numpy as np
 
-from engine import backend, dtypes
+from engine import backend, dtypes, shapes
 from engine import functions as _fn
 from engine import ops as O
 from engine.core import rename
 from engine.dtypes import DType
 from engine.factories import empty_like, full
 from engine.functions import linear, sigmoid, tanh
+from engine.nn import conv_ops, loss_ops
 from engine.random import default_generator
 from engine.tensor import Tensor, _no_record, apply
 
@@ -151,7 +152,7 @@ def mse_loss(
         input = input.to(target.dtype)
     else:
         input, target = _promote_pair(input, target)
-    return apply(O.MSE, (input, target), {"reduction": _reduction(reduction)})
+    return apply(loss_ops.MSE, (input, target), {"reduction": _reduction(reduction)})
 
 
 def l1_loss(
@@ -190,8 +191,10 @@ def binary_cross_entropy(
     if d.size and (float(d.min()) < 0 or float(d.max()) > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
     if weight is not None:
-        return _weighted(apply(O.BCE, (input, target), {"reduction": "none"}), weight, reduction)
-    return apply(O.BCE, (input, target), {"reduction": _reduction(reduction)})
+        return _weighted(
+            apply(loss_ops.BCE, (input, target), {"reduction": "none"}), weight, reduction
+        )
+    return apply(loss_ops.BCE, (input, target), {"reduction": _reduction(reduction)})
 
 
 def binary_cross_entropy_with_logits(
@@ -226,9 +229,9 @@ def binary_cross_entropy_with_logits(
         )
     input, target = _promote_pair(input, target)
     if weight is not None:
-        loss = apply(O.BCE_LOGITS, (input, target), {"reduction": "none"})
+        loss = apply(loss_ops.BCE_LOGITS, (input, target), {"reduction": "none"})
         return _weighted(loss, weight, reduction)
-    return apply(O.BCE_LOGITS, (input, target), {"reduction": _reduction(reduction)})
+    return apply(loss_ops.BCE_LOGITS, (input, target), {"reduction": _reduction(reduction)})
 
 
 def _weighted(loss: Tensor, weight: Tensor, reduction: str) -> Tensor:
@@ -272,7 +275,9 @@ def nll_loss(
     if weight is not None:
         return _class_weighted_nll(input, target, weight, ignore_index, _reduction(reduction))
     return apply(
-        O.NLL, (input, target), {"reduction": _reduction(reduction), "ignore_index": ignore_index}
+        loss_ops.NLL,
+        (input, target),
+        {"reduction": _reduction(reduction), "ignore_index": ignore_index},
     )
 
 
@@ -435,7 +440,7 @@ def layer_norm(
     inputs = (
         (input,) if weight is None else (input, weight, bias if bias is not None else weight * 0)
     )
-    return apply(O.LAYER_NORM, inputs, {"axes": axes, "eps": eps})
+    return apply(loss_ops.LAYER_NORM, inputs, {"axes": axes, "eps": eps})
 
 
 def batch_norm(
@@ -485,7 +490,7 @@ def batch_norm(
     inputs = (
         (input,) if weight is None else (input, weight, bias if bias is not None else weight * 0)
     )
-    return apply(O.BATCH_NORM, inputs, attrs)
+    return apply(loss_ops.BATCH_NORM, inputs, attrs)
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> Tensor:
@@ -528,7 +533,7 @@ def huber_loss(
 ) -> Tensor:
     if weight is not None:
         return _weighted(huber_loss(input, target, "none", delta), weight, reduction)
-    return _robust(O.HUBER, input, target, reduction, delta, "huber")
+    return _robust(loss_ops.HUBER, input, target, reduction, delta, "huber")
 
 
 def smooth_l1_loss(
@@ -542,7 +547,7 @@ def smooth_l1_loss(
     reduction = legacy_reduction(size_average, reduce, reduction)
     if beta == 0:
         return l1_loss(input, target, reduction)
-    return _robust(O.SMOOTH_L1, input, target, reduction, beta, "smooth_l1")
+    return _robust(loss_ops.SMOOTH_L1, input, target, reduction, beta, "smooth_l1")
 
 
 # ---- convolution and pooling ------------------------------------------------------------------
@@ -632,7 +637,7 @@ def _conv(
             )
     attrs = {"stride": st, "padding": pad, "dilation": dil, "groups": int(groups)}
     inputs = (x, weight) if bias is None else (x, weight, bias)
-    out = apply(O.CONV, inputs, attrs)
+    out = apply(conv_ops.CONV, inputs, attrs)
     return out.squeeze(0) if unbatched else out
 
 
@@ -703,7 +708,7 @@ def _max_pool(
     attrs = _pool_attrs(d, kernel_size, stride, padding, dilation, ceil_mode)
     # PyTorch pools 1-D input as 2-D and squeezes: its node is a squeeze
     name = "MaxPool2DWithIndicesBackward0" if d == 2 else "SqueezeBackward1"
-    return apply(O.MAX_POOL, (input,), attrs, name=name)
+    return apply(conv_ops.MAX_POOL, (input,), attrs, name=name)
 
 
 def max_pool1d(
@@ -745,7 +750,7 @@ def _avg_pool(
     attrs["count_include_pad"] = bool(count_include_pad)
     attrs["divisor"] = divisor_override
     name = "AvgPool2DBackward0" if d == 2 else "SqueezeBackward1"
-    return apply(O.AVG_POOL, (input,), attrs, name=name)
+    return apply(conv_ops.AVG_POOL, (input,), attrs, name=name)
 
 
 def avg_pool1d(
@@ -787,7 +792,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
                  "count_include_pad": True, "divisor": None}  # fmt: skip
         # PyTorch takes a (1, 1) output as a mean over the last two dims
         name = "MeanBackward1" if out == (1, 1) else "AdaptiveAvgPool2DBackward0"
-        result = apply(O.AVG_POOL, (x,), attrs, name=name)
+        result = apply(conv_ops.AVG_POOL, (x,), attrs, name=name)
     else:
         rows = []
         for i in range(out[0]):
@@ -796,8 +801,8 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
             for j in range(out[1]):
                 w0, w1 = (j * size[1]) // out[1], -(-((j + 1) * size[1]) // out[1])
                 cols.append(x[:, :, h0:h1, w0:w1].mean(dim=(2, 3)))
-            rows.append(_fn.stack(cols, -1))
-        result = _fn.stack(rows, -2)
+            rows.append(shapes.stack(cols, -1))
+        result = shapes.stack(rows, -2)
     return result.squeeze(0) if unbatched else result
 
 
@@ -840,7 +845,7 @@ def pad(
             shape[dim] = width
             parts.append(full(shape, fill, dtype=out.dtype, device=out.device) if width else None)
         pieces = [p for p in (parts[0], out, parts[1]) if p is not None]
-        out = _fn.cat(pieces, dim) if len(pieces) > 1 else out
+        out = shapes.cat(pieces, dim) if len(pieces) > 1 else out
     # one node in PyTorch; here the last cat (or narrow) takes its name
     return out if out is input else _named(out, "ConstantPadNdBackward0")
 
@@ -1158,7 +1163,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     if x2._data.dtype.kind != "f":
         x2 = x2.to(x1.dtype)
     _same_shape_or_broadcast(x1, x2)
-    x1, x2 = _fn.broadcast_tensors(x1, x2)
+    x1, x2 = shapes.broadcast_tensors(x1, x2)
     norms = []
     for x in (x1, x2):
         n = _norm2(x, dim, True).clone()
@@ -1216,7 +1221,9 @@ def group_norm(
                 f"input, but got weight of shape {list(t._data.shape)} and input of shape {shape}"
             )
     grouped = input.reshape((n, num_groups, -1))
-    normed = apply(O.LAYER_NORM, (grouped,), {"axes": (2,), "eps": eps}).reshape(tuple(shape))
+    normed = apply(loss_ops.LAYER_NORM, (grouped,), {"axes": (2,), "eps": eps}).reshape(
+        tuple(shape)
+    )
     channel = (1, c) + (1,) * (len(shape) - 2)
     if weight is not None:
         normed = normed * weight.reshape(channel)
@@ -1447,7 +1454,7 @@ def unfold(
     if any(margin):
         x = pad(x, (margin[1], margin[1], margin[0], margin[0]))
     n, c, h, w = x._data.shape
-    out = [O.conv_out_size(s, k[i], st[i], 0, dil[i]) for i, s in enumerate((h, w))]
+    out = [conv_ops.conv_out_size(s, k[i], st[i], 0, dil[i]) for i, s in enumerate((h, w))]
     if out[0] <= 0 or out[1] <= 0:
         raise RuntimeError(
             f"Given input with spatial size ({h - 2 * margin[0]}, {w - 2 * margin[1]}), "
