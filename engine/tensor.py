@@ -603,6 +603,14 @@ class _no_record:
         _mode.enabled = self._prev
 
 
+def named(out: Tensor, name: str) -> Tensor:
+    """PyTorch's node name on a composite's result (its last node's): ``y.grad_fn`` prints what
+    PyTorch prints, the nodes before it show the composite's parts."""
+    if out.grad_fn is not None:
+        core.rename(out.grad_fn, name)
+    return out
+
+
 # --- the one entry point for recorded ops -------------------------------------------------------
 
 
