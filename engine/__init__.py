@@ -40,8 +40,8 @@ from engine.dtypes import (
     uint8,
 )
 from engine.factories import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
-from engine.functions import OUT_FUNCTIONS as _OUT_FUNCTIONS
-from engine.functions import accepts_out as _accepts_out
+from engine.out import OUT_FUNCTIONS as _OUT_FUNCTIONS
+from engine.out import accepts_out as _accepts_out
 from engine.functions import dim_aliases as _dim_aliases
 from engine.library import finfo, iinfo
 from engine._format import set_printoptions

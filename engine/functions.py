@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import builtins
 import functools
-import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import numpy as np
 
 from engine import comparisons as _comparisons  # noqa: F401 - registers torch.eq ...
+from engine import conversions as _conversions  # noqa: F401 - registers Tensor.to, .float ...
 from engine import core, dtypes
 from engine import ops as O
-from engine.backend import Device, array_module, move, parse_device
+from engine.backend import array_module, move
 from engine.dtypes import DType
 from engine.factories import full, full_like, tensor
 from engine.registry import FUNCTIONS, method, public
@@ -484,21 +484,6 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise
 
 
-def to_copy(a: Tensor, dtype: DType | None, device: Any) -> Tensor:
-    dev = parse_device(device) if device is not None else None
-    np_dtype = dtype.np if dtype is not None else a._data.dtype
-    same_dev = dev is None or dev == a.device
-    if np_dtype == a._data.dtype and same_dev:
-        return a
-    if dtype is not None and dtype.is_floating_point is False and a.requires_grad:
-        out = Tensor._wrap(a._data.astype(np_dtype))
-        return out
-    out = apply(O.TO_COPY, (a,), {"dtype": np_dtype})
-    if not same_dev and dev is not None:
-        out._data = move(out._data, dev)
-    return out
-
-
 @public("numel")
 def numel(a: Tensor) -> int:
     return a.numel()
@@ -713,66 +698,6 @@ def any(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     return Tensor._wrap(a._data.any(axis=_norm_dims(dim, a._data.ndim), keepdims=keepdim))
 
 
-# ---- conversions ------------------------------------------------------------------------------
-
-
-@method("to")
-def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    dtype = kwargs.pop("dtype", None)
-    device = kwargs.pop("device", None)
-    for a in args:
-        if isinstance(a, DType):
-            dtype = a
-        elif isinstance(a, str | Device):
-            device = a
-        elif isinstance(a, Tensor):
-            dtype, device = a.dtype, a.device
-    return to_copy(self, dtype, device)
-
-
-def _cast(name: str, dtype: DType) -> None:
-    def cast(self: Tensor) -> Tensor:
-        return to_copy(self, dtype, None)
-
-    cast.__name__ = cast.__qualname__ = name
-    method(name)(cast)
-
-
-for _name, _dtype in (
-    ("float", dtypes.float32),
-    ("double", dtypes.float64),
-    ("half", dtypes.float16),
-    ("long", dtypes.int64),
-    ("int", dtypes.int32),
-    ("bool", dtypes.bool_),
-):
-    _cast(_name, _dtype)
-
-
-@method("type")
-def _type(self: Tensor, dtype: DType | None = None) -> Any:
-    """``x.type()`` names the tensor type (``'torch.FloatTensor'``); ``x.type(dtype)`` casts."""
-    if dtype is None:
-        prefix = "torch." if self._data.__class__ is np.ndarray else "torch.cuda."
-        return f"{prefix}{dtypes.type_word(self._data.dtype)}Tensor"
-    return to_copy(self, dtype, None)
-
-
-@method("type_as")
-def _type_as(self: Tensor, other: Tensor) -> Tensor:
-    return to_copy(self, other.dtype, None)
-
-
-@method("cpu")
-def _cpu(self: Tensor) -> Tensor:
-    return to_copy(self, None, "cpu")
-
-
-@method("cuda")
-def _cuda(self: Tensor, device: Any = None) -> Tensor:
-    return to_copy(self, None, "cuda" if device is None else f"cuda:{device}")
-
-
 # ---- in-place methods (recorded as PyTorch records them; the common updates under no_grad
 # run in place in NumPy, see Tensor._inplace_fast) ----------------------------------------------
 
@@ -954,126 +879,6 @@ def _dist(self: Tensor, other: Tensor, p: float = 2) -> Tensor:
     if out.grad_fn is not None:
         core.rename(out.grad_fn, "DistBackward0")
     return out
-
-
-# ---- out= ---------------------------------------------------------------------------------------
-
-#: torch functions that take ``out=`` here (PyTorch's out= overloads of the common ops)
-OUT_FUNCTIONS = frozenset(
-    [
-        "add",
-        "sub",
-        "subtract",
-        "mul",
-        "multiply",
-        "div",
-        "divide",
-        "true_divide",
-        "matmul",
-        "mm",
-        "bmm",
-        "mv",
-        "dot",
-        "pow",
-        "exp",
-        "log",
-        "log2",
-        "log10",
-        "log1p",
-        "expm1",
-        "sqrt",
-        "rsqrt",
-        "abs",
-        "neg",
-        "negative",
-        "sin",
-        "cos",
-        "tan",
-        "tanh",
-        "sigmoid",
-        "sinh",
-        "cosh",
-        "asin",
-        "acos",
-        "atan",
-        "floor",
-        "ceil",
-        "round",
-        "trunc",
-        "frac",
-        "reciprocal",
-        "clamp",
-        "clip",
-        "maximum",
-        "minimum",
-        "where",
-        "cat",
-        "concat",
-        "concatenate",
-        "stack",
-        "sum",
-        "mean",
-        "prod",
-        "cumsum",
-        "cumprod",
-        "square",
-        "erf",
-        "sign",
-    ]
-)
-
-
-def accepts_out(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
-    """``fn`` with PyTorch's ``out=``: the result written into ``out`` (resized when its shape
-    differs), refused where autograd would need to record it, as PyTorch refuses it."""
-
-    @functools.wraps(fn)
-    def with_out(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Any:
-        if out is None:
-            return fn(*args, **kwargs)
-        if core.is_grad_enabled() and (
-            out.requires_grad
-            or builtins.any(isinstance(a, Tensor) and a.requires_grad for a in args)
-            or builtins.any(
-                isinstance(a, Tensor) and a.requires_grad
-                for v in args
-                if isinstance(v, list | tuple)
-                for a in v
-            )
-        ):
-            raise RuntimeError(
-                f"{name}(): functions with out=... arguments don't support automatic "
-                "differentiation, but one of the arguments requires grad."
-            )
-        if not isinstance(out, Tensor):
-            raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
-        with core.no_grad():
-            result = fn(*args, **kwargs)
-        new = result._data
-        if dtypes.category(new.dtype) > dtypes.category(out._data.dtype):
-            raise RuntimeError(
-                f"result type {dtypes.type_word(new.dtype)} can't be cast to the desired output "
-                f"type {dtypes.type_word(out._data.dtype)}"
-            )
-        if out._data.shape == new.shape:
-            out._data[...] = new
-        else:
-            if out._data.size:
-                warnings.warn(
-                    "An output with one or more elements was resized since it had shape "
-                    f"{list(out._data.shape)}, which does not match the required output shape "
-                    f"{list(new.shape)}. This behavior is deprecated, and in a future PyTorch "
-                    "release outputs will not be resized unless they have zero elements. You "
-                    "can explicitly reuse an out tensor t by resizing it, inplace, to zero "
-                    "elements with t.resize_(0).",
-                    UserWarning,
-                    stacklevel=2,
-                )
-            out._data = new.astype(out._data.dtype, copy=True)
-        out._bump()
-        return out
-
-    return with_out
 
 
 # ---- the simple functions, made from the table's rows -------------------------------------------

@@ -21,7 +21,7 @@ ENGINE_LAYERS: list[set[str]] = [
     {"engine.core"},  # grad mode, nodes, the backward loop: no Tensor
     {"engine.tensor"},
     {"engine.factories"},
-    {"engine.shapes", "engine.comparisons"},
+    {"engine.shapes", "engine.comparisons", "engine.conversions", "engine.out"},
     {"engine.functions"},
     {"engine.function", "engine.higher", "engine.graph", "engine.library"},
     {"engine.autograd"},

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from engine import dtypes
+from engine.conversions import to_copy
 from engine.core import ModuleCall, _mode, no_grad, zero_grads
 from engine.factories import empty, ones, tensor, zeros
-from engine.functions import to_copy
 from engine.nn import functional as F
 from engine.nn import init
 from engine.nn.losses import legacy_reduction
