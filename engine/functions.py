@@ -1,12 +1,14 @@
-"""The function API (``torch.add``, ``torch.exp``, ``torch.cat`` ...) over the op table.
+"""The function API (``torch.add``, ``torch.exp``, ``torch.max`` ...) over the op table.
 
 The simple functions are made from the table: a row with a dtype rule (``engine.ops``) gets
 its function here, under each name it declares (``torch.exp``, ``torch.arcsin`` ...), at the
-end of this module. What needs more than a call is hand-written below and registered with
-``@public`` (and ``@method`` for a Tensor method that parses its arguments differently) next
-to its code: argument parsing and PyTorch's messages, overloads (``torch.max(x)`` /
-``torch.max(x, dim)``), composites (var, std, norm, masked_fill ...) built from the rows, and
-the functions outside the graph (comparisons, predicates, sorting indices).
+end of this module. What needs more than a call is hand-written below, registered with
+``@implements(row)`` under the names its row declares (or ``@public`` / ``@method`` where no row
+declares the name): argument parsing and PyTorch's messages, overloads (``torch.max(x)`` /
+``torch.max(x, dim)``), composites (var, std, norm, masked_fill ...) built from the rows. By
+topic beside it: shapes.py (shape and indexing), comparisons.py (outside the graph),
+conversions.py (dtype and device), out.py (``out=``); engine.methods makes every in-place
+method from the table.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from engine import ops as O
 from engine.backend import array_module, move
 from engine.dtypes import DType
 from engine.factories import full, full_like, tensor
-from engine.registry import FUNCTIONS, method, public
+from engine.registry import FUNCTIONS, implements, method, public
 from engine.shapes import reshape, unsqueeze
 from engine.tensor import (
     Tensor,
@@ -53,26 +55,26 @@ def _as_tensor(x: Any) -> Tensor:
     return x if isinstance(x, Tensor) else tensor(x)
 
 
-@public("add", method=True)
+@implements(O.ADD)
 def add(a: Any, b: Any, alpha: Any = 1) -> Tensor:
     a = _as_tensor(a)
     return binary(O.ADD, a, b if alpha == 1 else b * alpha)
 
 
-@public("sub", "subtract", method=True)
+@implements(O.SUB)
 def sub(a: Any, b: Any, alpha: Any = 1) -> Tensor:
     a = _as_tensor(a)
     return binary(O.SUB, a, b if alpha == 1 else b * alpha)
 
 
-@public("div", "divide", "true_divide", method=True)
+@implements(O.DIV)
 def div(a: Any, b: Any) -> Tensor:
     if not isinstance(a, Tensor):
         return _as_tensor(b).__rtruediv__(a)
     return binary(O.DIV, a, b)
 
 
-@public("pow", method=("pow", "__pow__"))
+@implements(O.POW, "pow", "__pow__")
 def pow(a: Any, exponent: Any) -> Tensor:
     if not isinstance(a, Tensor):
         return rpow(a, exponent)
@@ -110,12 +112,12 @@ def _rpow_method(self: Tensor, base: Any) -> Tensor:
     return rpow(base, self)
 
 
-@public("square", method=True)
+@implements(O.POW, "square")
 def square(a: Tensor) -> Tensor:
     return pow(a, 2)
 
 
-@public("clamp", "clip", method=True)
+@implements(O.CLAMP)
 def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -124,12 +126,12 @@ def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:
     return apply(O.CLAMP, (a,), {"lo": lo, "hi": hi})
 
 
-@public("round", method=True)
+@implements(O.ROUND)
 def round(a: Tensor, decimals: int = 0) -> Tensor:
     return apply(O.ROUND, (a,), {"decimals": decimals}, name="RoundBackward1" if decimals else None)
 
 
-@public("where")
+@implements(O.WHERE, "where", method=False)
 def where(condition: Tensor, a: Any = None, b: Any = None) -> Any:
     if a is None and b is None:
         return tuple(Tensor._wrap(i) for i in np.nonzero(condition._data))
@@ -166,7 +168,7 @@ def _norm_dims(dim: Any, ndim: int) -> Any:
     return _norm_dim(int(dim), ndim) if ndim else None
 
 
-@public("sum", method=True, axis=True)
+@implements(O.SUM, axis=True)
 def sum(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
     if isinstance(a, list | tuple):
         raise TypeError("sum(): argument 'input' must be Tensor, not list")
@@ -180,7 +182,7 @@ def sum(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: DType | None =
     return apply(O.SUM, (a,), {"axis": axis, "keepdim": keepdim}, name=name, out_dtype=target)
 
 
-@public("prod", method=True, axis=True)
+@implements(O.PROD, axis=True)
 def prod(
     a: Tensor, dim: int | None = None, keepdim: bool = False, dtype: DType | None = None
 ) -> Tensor:
@@ -198,7 +200,7 @@ def prod(
     return apply(O.PROD, (a,), {"axis": axis, "keepdim": keepdim}, name=name, out_dtype=target)
 
 
-@public("mean", method=True, axis=True)
+@implements(O.MEAN, axis=True)
 def mean(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
     if a._data.dtype.kind != "f" and dtype is None:
         raise RuntimeError(
@@ -246,23 +248,23 @@ def _max_min(a: Tensor, dim: Any, keepdim: bool, mode: str) -> Any:
     return _ReturnTypes(mode, values, idx)
 
 
-@public("max", method=True, axis=True)
+@implements(O.AMAX, "max", axis=True)
 def max(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _max_min(a, dim, keepdim, "max")
 
 
-@public("min", method=True, axis=True)
+@implements(O.AMAX, "min", axis=True)
 def min(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _max_min(a, dim, keepdim, "min")
 
 
-@public("amax", method=True, axis=True)
+@implements(O.AMAX, "amax", axis=True)
 def amax(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     axis = _norm_dims(dim, a._data.ndim)
     return apply(O.AMAX, (a,), {"axis": axis, "keepdim": keepdim, "mode": "max"})
 
 
-@public("amin", method=True, axis=True)
+@implements(O.AMAX, "amin", axis=True)
 def amin(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     axis = _norm_dims(dim, a._data.ndim)
     return apply(
@@ -344,7 +346,7 @@ def _softmax_input(a: Tensor, dim: int, dtype: DType | None, kernel: str) -> tup
     return a, d
 
 
-@public("softmax", method=True, axis=True)
+@implements(O.SOFTMAX, axis=True)
 def softmax(a: Tensor, dim: int | None = None, dtype: DType | None = None) -> Tensor:
     if dim is None:
         raise TypeError('softmax() missing 1 required positional arguments: "dim"')
@@ -352,7 +354,7 @@ def softmax(a: Tensor, dim: int | None = None, dtype: DType | None = None) -> Te
     return apply(O.SOFTMAX, (a,), {"dim": d})
 
 
-@public("log_softmax", method=True, axis=True)
+@implements(O.LOG_SOFTMAX, axis=True)
 def log_softmax(a: Tensor, dim: int | None = None, dtype: DType | None = None) -> Tensor:
     if dim is None:
         raise TypeError('log_softmax() missing 1 required positional arguments: "dim"')
@@ -360,7 +362,7 @@ def log_softmax(a: Tensor, dim: int | None = None, dtype: DType | None = None) -
     return apply(O.LOG_SOFTMAX, (a,), {"dim": d})
 
 
-@public("matmul", "mm", "dot", method=("matmul", "mm", "dot", "__matmul__"))
+@implements(O.MATMUL, "matmul", "mm", "dot", "__matmul__")
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     try:
         if not isinstance(a, Tensor) or not isinstance(b, Tensor):
@@ -504,12 +506,12 @@ def outer(a: Tensor, b: Tensor) -> Tensor:
     return unsqueeze(a, 1) * unsqueeze(b, 0)
 
 
-@public("cumsum", method=True, axis=True)
+@implements(O.CUMSUM, axis=True)
 def cumsum(a: Tensor, dim: int) -> Tensor:
     return apply(O.CUMSUM, (a,), {"dim": _norm_dim(dim, a._data.ndim)})
 
 
-@public("masked_fill", method=True)
+@implements(O.WHERE, "masked_fill")
 def masked_fill(a: Tensor, mask: Tensor, value: Any) -> Tensor:
     """where(mask, value, a): the filled places get no gradient."""
     if mask._data.dtype.kind != "b":
@@ -531,7 +533,7 @@ def argsort(a: Tensor, dim: int = -1, descending: bool = False) -> Tensor:
     return Tensor._wrap(order.astype(np.int64))
 
 
-@public("sort", method=True)
+@implements(O.GATHER, "sort")
 def sort(a: Tensor, dim: int = -1, descending: bool = False) -> _ReturnTypes:
     # NOTE: values are a gather of the input at the sorted indices (one node, named as
     # PyTorch names it), so their gradient flows back to the original positions.
@@ -541,7 +543,7 @@ def sort(a: Tensor, dim: int = -1, descending: bool = False) -> _ReturnTypes:
     return _ReturnTypes("sort", values, idx)
 
 
-@public("topk", method=True)
+@implements(O.GATHER, "topk")
 def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True) -> _ReturnTypes:
     d = _norm_dim(dim, a._data.ndim)
     if not 0 <= k <= a._data.shape[d]:
@@ -562,7 +564,7 @@ def nonzero(a: Tensor) -> Tensor:
     return Tensor._wrap(xp.stack(xp.nonzero(a._data), axis=1).astype(np.int64))
 
 
-@public("mv", method=True)
+@implements(O.MATMUL, "mv")
 def mv(a: Tensor, v: Tensor) -> Tensor:
     if a._data.ndim != 2 or v._data.ndim != 1:
         raise RuntimeError(
@@ -589,12 +591,12 @@ def _triangle(a: Tensor, diagonal: int, upper: bool, name: str) -> Tensor:
     return apply(O.WHERE, (Tensor._wrap(keep), a, zero), name=node)
 
 
-@public("tril", method=True)
+@implements(O.WHERE, "tril")
 def tril(a: Tensor, diagonal: int = 0) -> Tensor:
     return _triangle(a, diagonal, False, "tril")
 
 
-@public("triu", method=True)
+@implements(O.WHERE, "triu")
 def triu(a: Tensor, diagonal: int = 0) -> Tensor:
     return _triangle(a, diagonal, True, "triu")
 
@@ -657,7 +659,7 @@ def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
     return where(condition, self, other)  # type: ignore[no-any-return]
 
 
-@public("bmm", method=True)
+@implements(O.MATMUL, "bmm")
 def bmm(a: Tensor, b: Tensor) -> Tensor:
     if a._data.ndim != 3 or getattr(b, "ndim", 0) != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -733,7 +735,7 @@ def _copy_(self: Tensor, src: Any) -> Tensor:
 # ---- ops added as one row and its test case (see engine.ops) -----------------------------------
 
 
-@public("cumprod", method=True, axis=True)
+@implements(O.CUMPROD, axis=True)
 def cumprod(a: Tensor, dim: int | None = None, dtype: DType | None = None) -> Tensor:
     if dim is None:
         raise TypeError('cumprod() missing 1 required positional arguments: "dim"')
@@ -743,7 +745,7 @@ def cumprod(a: Tensor, dim: int | None = None, dtype: DType | None = None) -> Te
     return apply(O.CUMPROD, (a,), {"dim": _norm_dim(dim, a._data.ndim)}, out_dtype=target)
 
 
-@public("diag", method=True)
+@implements(O.DIAG)
 def diag(a: Tensor, diagonal: int = 0) -> Tensor:
     """A vector to a matrix with it on diagonal ``diagonal``, or a matrix's diagonal."""
     nd = a._data.ndim
@@ -753,7 +755,7 @@ def diag(a: Tensor, diagonal: int = 0) -> Tensor:
     return apply(O.DIAG, (a,), {"k": int(diagonal)}, name=name)
 
 
-@public("einsum")
+@implements(O.EINSUM)
 def einsum(equation: str, *operands: Any) -> Tensor:
     """Einstein summation over subscripts of letters (``'ij,jk->ik'``, ``'bi,bi->b'``,
     ``'i,i->'``): one recorded node, whose backward is einsums again."""

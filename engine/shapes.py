@@ -15,11 +15,11 @@ from engine import ops as O
 from engine.backend import to_numpy
 from engine.dtypes import DType
 from engine.factories import _shape_arg, _to_nested, tensor
-from engine.registry import method, public
+from engine.registry import implements, method, public
 from engine.tensor import Tensor, _cast_keep_graph, _norm_dim, apply, failed
 
 
-@public("reshape")
+@implements(O.VIEW, "reshape", method=False)
 def reshape(a: Tensor, shape: tuple[int, ...]) -> Tensor:
     try:
         size = a._data.size
@@ -38,7 +38,7 @@ def reshape(a: Tensor, shape: tuple[int, ...]) -> Tensor:
         raise
 
 
-@public("flatten", method=True)
+@implements(O.VIEW, "flatten")
 def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     nd = a._data.ndim
     if nd == 0:
@@ -49,14 +49,14 @@ def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return reshape(a, new)
 
 
-@public("unsqueeze", method=True, axis=True)
+@implements(O.VIEW, "unsqueeze", axis=True)
 def unsqueeze(a: Tensor, dim: int) -> Tensor:
     d = _norm_dim(dim, a._data.ndim + 1)
     shape = (*a._data.shape[:d], 1, *a._data.shape[d:])
     return apply(O.VIEW, (a,), {"shape": shape}, name="UnsqueezeBackward0")
 
 
-@public("squeeze", method=True, axis=True)
+@implements(O.VIEW, "squeeze", axis=True)
 def squeeze(a: Tensor, dim: Any = None) -> Tensor:
     shape = a._data.shape
     if dim is None:
@@ -71,7 +71,7 @@ def squeeze(a: Tensor, dim: Any = None) -> Tensor:
     return apply(O.VIEW, (a,), {"shape": new}, name=name)
 
 
-@public("permute")
+@implements(O.PERMUTE, "permute", method=False)
 def permute(a: Tensor, dims: tuple[int, ...], name: str | None = None) -> Tensor:
     nd = a._data.ndim
     if len(dims) != nd:
@@ -84,7 +84,7 @@ def permute(a: Tensor, dims: tuple[int, ...], name: str | None = None) -> Tensor
     return apply(O.PERMUTE, (a,), {"dims": norm}, name=name)
 
 
-@public("transpose", "swapaxes", method=True)
+@implements(O.PERMUTE, "transpose", "swapaxes")
 def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
     nd = a._data.ndim
     dims = list(range(nd))
@@ -94,7 +94,7 @@ def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
     return apply(O.PERMUTE, (a,), {"dims": tuple(dims)}, name="TransposeBackward0")
 
 
-@public("t", method=True)
+@implements(O.PERMUTE, "t")
 def t(a: Tensor) -> Tensor:
     if a._data.ndim > 2:
         raise RuntimeError(
@@ -139,7 +139,7 @@ def expand(a: Tensor, shape: tuple[int, ...]) -> Tensor:
         raise
 
 
-@public("broadcast_to", method=True)
+@implements(O.EXPAND)
 def broadcast_to(a: Tensor, shape: Any) -> Tensor:
     return expand(a, _shape_arg((shape,)))
 
@@ -249,7 +249,7 @@ def getitem(a: Tensor, key: Any) -> Tensor:
         raise
 
 
-@public("gather", method=True)
+@implements(O.GATHER, "gather")
 def gather(a: Tensor, dim: int, index: Tensor) -> Tensor:
     try:
         d = _norm_dim(dim, a._data.ndim)
@@ -284,7 +284,7 @@ def _seq_tensors(tensors: Iterable[Tensor], fname: str) -> list[Tensor]:
     return ts
 
 
-@public("cat", "concat", "concatenate", axis=True)
+@implements(O.CAT, "cat", "concat", "concatenate", axis=True)
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     try:
         ts = _seq_tensors(tensors, "torch.cat")
@@ -323,7 +323,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         raise
 
 
-@public("stack", axis=True)
+@implements(O.STACK, axis=True)
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     try:
         if not list(tensors):
@@ -349,13 +349,13 @@ def _promote_all(ts: list[Tensor]) -> list[Tensor]:
     return [x if x._data.dtype == target else _cast_keep_graph(x, target) for x in ts]
 
 
-@public("hstack")
+@implements(O.CAT, "hstack")
 def hstack(tensors: Sequence[Tensor]) -> Tensor:
     ts = [x if x._data.ndim else reshape(x, (1,)) for x in _seq_tensors(tensors, "hstack")]
     return cat(ts, 0 if ts[0]._data.ndim == 1 else 1)
 
 
-@public("vstack", "row_stack")
+@implements(O.CAT, "vstack", "row_stack")
 def vstack(tensors: Sequence[Tensor]) -> Tensor:
     ts = _seq_tensors(tensors, "vstack")
     return cat([x if x._data.ndim >= 2 else reshape(x, (1, -1)) for x in ts], 0)
@@ -371,7 +371,7 @@ def _slices(a: Tensor, d: int, sizes: list[int], name: str) -> tuple[Tensor, ...
     return tuple(parts)
 
 
-@public("split", method=True)
+@implements(O.GETITEM, "split")
 def split(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
     d = _norm_dim(dim, a._data.ndim)
     n = a._data.shape[d]
@@ -392,7 +392,7 @@ def split(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor,
     return _slices(a, d, sizes, "SplitWithSizesBackward0")
 
 
-@public("chunk", method=True)
+@implements(O.GETITEM, "chunk")
 def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
@@ -402,7 +402,7 @@ def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     return split(a, step, d) if n else _slices(a, d, [0] * chunks, "SplitBackward0")
 
 
-@public("index_select", method=True)
+@implements(O.GETITEM, "index_select")
 def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
     if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu":
         raise RuntimeError("index_select(): Expected dtype int32/int64 for index")
@@ -490,14 +490,14 @@ def _contiguous(self: Tensor) -> Tensor:
     return apply(O.CLONE, (self,))
 
 
-@public("unbind", method=True)
+@implements(O.GETITEM, "unbind")
 def unbind(a: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     d = _norm_dim(dim, a._data.ndim)
     lead = (slice(None),) * d
     return tuple(getitem(a, (*lead, i)) for i in range(a._data.shape[d]))
 
 
-@public("narrow", method=True)
+@implements(O.GETITEM, "narrow")
 def narrow(a: Tensor, dim: int, start: int, length: int) -> Tensor:
     d = _norm_dim(dim, a._data.ndim)
     return getitem(a, (*(slice(None),) * d, slice(start, start + length)))
