@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from engine import dtypes
-from engine import ops as O
+from engine import shape_ops as S
 from engine.backend import Device, move, parse_device
 from engine.dtypes import DType
 from engine.registry import method
@@ -24,7 +24,7 @@ def to_copy(a: Tensor, dtype: DType | None, device: Any) -> Tensor:
     if dtype is not None and dtype.is_floating_point is False and a.requires_grad:
         out = Tensor._wrap(a._data.astype(np_dtype))
         return out
-    out = apply(O.TO_COPY, (a,), {"dtype": np_dtype})
+    out = apply(S.TO_COPY, (a,), {"dtype": np_dtype})
     if not same_dev and dev is not None:
         out._data = move(out._data, dev)
     return out

@@ -24,6 +24,7 @@ from engine import comparisons as _comparisons  # noqa: F401 - registers torch.e
 from engine import conversions as _conversions  # noqa: F401 - registers Tensor.to, .float ...
 from engine import core, dtypes
 from engine import ops as O
+from engine import shape_ops as S
 from engine.backend import array_module, move
 from engine.dtypes import DType
 from engine.factories import full, full_like, tensor
@@ -533,17 +534,17 @@ def argsort(a: Tensor, dim: int = -1, descending: bool = False) -> Tensor:
     return Tensor._wrap(order.astype(np.int64))
 
 
-@implements(O.GATHER, "sort")
+@implements(S.GATHER, "sort")
 def sort(a: Tensor, dim: int = -1, descending: bool = False) -> _ReturnTypes:
     # NOTE: values are a gather of the input at the sorted indices (one node, named as
     # PyTorch names it), so their gradient flows back to the original positions.
     d = _norm_dim(dim, a._data.ndim)
     idx = argsort(a, d, descending)
-    values = apply(O.GATHER, (a,), {"dim": d, "index": idx._data}, name="SortBackward0")
+    values = apply(S.GATHER, (a,), {"dim": d, "index": idx._data}, name="SortBackward0")
     return _ReturnTypes("sort", values, idx)
 
 
-@implements(O.GATHER, "topk")
+@implements(S.GATHER, "topk")
 def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True) -> _ReturnTypes:
     d = _norm_dim(dim, a._data.ndim)
     if not 0 <= k <= a._data.shape[d]:
@@ -554,7 +555,7 @@ def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True) -> _ReturnTypes
         if order.__class__ is np.ndarray
         else (array_module(order).take(order, array_module(order).arange(k), axis=d))
     )
-    values = apply(O.GATHER, (a,), {"dim": d, "index": idx}, name="TopkBackward0")
+    values = apply(S.GATHER, (a,), {"dim": d, "index": idx}, name="TopkBackward0")
     return _ReturnTypes("topk", values, Tensor._wrap(idx))
 
 
@@ -851,7 +852,7 @@ def _scatter(a: Tensor, dim: int, index: Tensor, src: Any, reduce: str) -> Tenso
         else ("ScatterBackward0" if src.requires_grad else "ScatterBackward1")
     )
     attrs = {"dim": d, "index": idx, "reduce": reduce}
-    return apply(O.SCATTER_PUT, (a, src), attrs, name=name)
+    return apply(S.SCATTER_PUT, (a, src), attrs, name=name)
 
 
 @public("scatter_add", method=True)

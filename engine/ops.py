@@ -49,9 +49,9 @@ functions from it, ``engine.methods`` binds the methods and makes every in-place
                  the same for two tensors. Rows without it have hand-written functions
                  (argument parsing, PyTorch's overloads) registered under the row's names.
 
-The rows of torch.nn's layers live beside them: convolution and pooling in
-engine/nn/conv_ops.py, losses and normalisation in engine/nn/loss_ops.py (the same builders,
-the same table). Composites (``mse``-style helpers in ``nn.functional``, ``square``, ``rdiv``
+Shape and indexing rows live in engine/shape_ops.py, and the rows of torch.nn's layers under
+engine/nn/: convolution and pooling in conv_ops.py, losses and normalisation in loss_ops.py (the
+same builders, the same table). Composites (``mse``-style helpers in ``nn.functional``, ``square``, ``rdiv``
 ...) are built from the rows and carry no backward code.
 """
 
@@ -66,7 +66,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.backend import device_of, erf, index_add, move
+from engine.backend import erf, index_add
 
 Array = Any
 Grads = tuple[Array | None, ...]
@@ -490,9 +490,23 @@ def _cumsum_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) 
     return (xp.flip(xp.cumsum(xp.flip(g, axis=d), axis=d), axis=d),)
 
 
+def _cumsum_graphed(hx: Any, node: Any, g: Any, xs: Any) -> Grads:
+    """cumsum: the reversed cumulative sum of g (flips are index selections here)."""
+    d = (node.attrs or {})["dim"] % g.ndim
+    n = g.shape[d]
+    lead = (slice(None),) * d
+    reverse = hx.tensor(np.arange(n - 1, -1, -1))
+    flipped = g.t[(*lead, reverse)]
+    result = flipped.cumsum(d)[(*lead, reverse)]
+    if result.grad_fn is not None:
+        result.grad_fn._name = "FlipBackward0"  # PyTorch flips; we index in reverse
+    return (hx.Arr(result),)
+
+
 CUMSUM = row("cumsum", lambda xp, a, dim: xp.cumsum(a, axis=dim), _cumsum_vjp,
     local="1 for every later position", saves="", chain="reversed cumulative sum of {g}",
-    names=("cumsum",))  # fmt: skip
+    names=("cumsum",),
+    graphed=_cumsum_graphed)  # fmt: skip
 
 
 def _cumprod_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -626,9 +640,20 @@ def _max_dim_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any)
     return (grad,)
 
 
+def _max_dim_graphed(hx: Any, node: Any, g: Any, xs: Any) -> Grads:
+    """max/min over a dim: g placed at each row's arg-max (Scatter in PyTorch)."""
+    at = node.attrs or {}
+    axis, idx = at["axis"], np.asarray(at["indices"])
+    gk = g if at["keepdim"] else hx.Arr(g.t.unsqueeze(axis))
+    grid = list(np.indices(gk.shape, sparse=True))
+    grid[axis % len(grid)] = np.expand_dims(idx, axis) if not at["keepdim"] else idx
+    return (hx.scatter(gk, tuple(xs[0].shape), tuple(grid), "ScatterBackward0"),)
+
+
 MAX_DIM = row("max_dim", _max_dim_fwd, _max_dim_vjp, grad_fn="MaxBackward0",
     local="[{a} is the max]", symbol="max({a}, dim)", saves="", chain="{g} to the arg-max of {a}",
-    names=("max", "min"))  # fmt: skip
+    names=("max", "min"),
+    graphed=_max_dim_graphed)  # fmt: skip
 
 
 def _rows(kind: str, a: Array, dim: int) -> Array:
@@ -760,10 +785,19 @@ def _det_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> 
     return ((g * out)[..., None, None] * inv_t,)
 
 
+def _det_graphed(hx: Any, node: Any, g: Any, xs: Any) -> Grads:
+    """det: g · det(A) · A⁻ᵀ, with the inverse recorded (its own row)."""
+    a = xs[0].t
+    inv_t = hx.apply(INV, (a,)).transpose(-1, -2)
+    out = hx.apply(DET, (a,))
+    return (hx.Arr((g.t * out).unsqueeze(-1).unsqueeze(-1) * inv_t),)
+
+
 # torch.linalg.det: d det(A) = det(A) tr(A⁻¹ dA), so the gradient is g·det(A)·A⁻ᵀ.
 DET = row("det", lambda xp, a: xp.asarray(xp.linalg.det(a), dtype=a.dtype), _det_vjp,
     grad_fn="LinalgDetBackward0", local="det({a}) {a}⁻ᵀ", saves="both",
-    chain="{g} · det({a}) · {a}⁻ᵀ")  # fmt: skip
+    chain="{g} · det({a}) · {a}⁻ᵀ",
+    graphed=_det_graphed)  # fmt: skip
 
 
 def _diag_index(xp: ModuleType, rows: int, cols: int, k: int) -> tuple[Array, Array]:
@@ -786,10 +820,21 @@ def _diag_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) ->
     return (grad,)
 
 
+def _diag_graphed(hx: Any, node: Any, g: Any, xs: Any) -> Grads:
+    """diag: a vector's gradient is read from the diagonal (indexing, as the array rule);
+    a matrix's is g placed on its diagonal (a scatter here, an indexed add there)."""
+    x, k = xs[0], (node.attrs or {})["k"]
+    if x.ndim == 1:
+        return (g[_diag_index(np, g.shape[0], g.shape[1], k)],)
+    index = _diag_index(np, x.shape[0], x.shape[1], k)
+    return (hx.scatter(g, tuple(x.shape), index, "DiagonalBackwardBackward0"),)
+
+
 # torch.diag: a vector to a diagonal matrix (DiagEmbedBackward0) or a matrix's diagonal
 # (DiagonalBackward0_copy, as PyTorch 2.13 names it); functions.diag picks the name.
 DIAG = row("diag", _diag_fwd, _diag_vjp, grad_fn="DiagEmbedBackward0", local="1 on the diagonal",
-    saves="", chain="{g} on the diagonal", names=("diag",))  # fmt: skip
+    saves="", chain="{g} on the diagonal", names=("diag",),
+    graphed=_diag_graphed)  # fmt: skip
 
 
 def _einsum_fwd(xp: ModuleType, *arrays: Array, equation: str, inputs: Any, output: str) -> Array:
@@ -825,171 +870,3 @@ EINSUM = row("einsum", _einsum_fwd, _einsum_vjp, grad_fn="ViewBackward0",
     local="the other operands", symbol="einsum({a}, …)",
     chain=tuple("einsum of {g} with the other operands" for _ in range(8)),
     function=("einsum",))  # fmt: skip
-
-# --- shape and indexing -------------------------------------------------------------------------
-
-
-def _view_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    return (g.reshape(xs[0].shape),)
-
-
-VIEW = row("view", lambda xp, a, shape: a.reshape(shape), _view_vjp, local="1", symbol="{a}.view",
-    saves="", chain="{g} reshaped to the shape of {a}",
-    names=("reshape", "flatten", "squeeze", "unsqueeze"),
-    method=("view", "view_as", "reshape_as"))  # fmt: skip
-
-
-def _permute_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    return (xp.transpose(g, np.argsort(at["dims"])),)
-
-
-PERMUTE = row("permute", lambda xp, a, dims: xp.transpose(a, dims), _permute_vjp, local="1",
-    symbol="{a}ᵀ", saves="", chain="{g} permuted back",
-    names=("permute", "transpose", "swapaxes", "t"), method=("T", "mT"))  # fmt: skip
-
-
-def _expand_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    return (g,)  # the backward loop sums the broadcast dimensions away
-
-
-EXPAND = row("expand", lambda xp, a, shape: xp.broadcast_to(a, shape), _expand_vjp, local="1",
-    symbol="{a}.expand", saves="", chain="{g} summed over the expanded dims",
-    names=("broadcast_to",), method=("expand", "expand_as"))  # fmt: skip
-
-
-def _getitem_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    grad = xp.zeros(xs[0].shape, dtype=g.dtype)
-    index = at["index"]
-    if at["advanced"]:
-        index_add(xp, grad, index, g)
-    else:
-        grad[index] = g
-    return (grad,)
-
-
-def _scatter_fwd(xp: ModuleType, g: Array, shape: Any, index: Any, advanced: bool) -> Array:
-    """Zeros of ``shape`` with g placed at ``index`` (summed where advanced indices repeat)."""
-    return _getitem_vjp(xp, g, None, [xp.empty(shape, dtype=g.dtype)], {"index": index,
-                        "advanced": advanced}, [True])[0]  # fmt: skip
-
-
-# fmt: off
-# The backward of indexing, as an op of its own: higher-order gradients (create_graph=True)
-# record it, and its own backward is indexing again. PyTorch names it per kind of index
-# (SliceBackwardBackward0, SelectBackwardBackward0, IndexPutImplBackward0); see higher.py.
-# Not in OPS: no user call reaches it directly; tests/unit/test_higher_order.py checks it.
-SCATTER = row("scatter", _scatter_fwd, lambda xp, g, out, xs, at, n: (g[at["index"]],),
-    grad_fn="IndexPutImplBackward0", local="1 from the indexed place", symbol="{a} placed at […]",
-    saves="", chain="{g} at the indexed positions", table=False)
-
-GETITEM = row("getitem", lambda xp, a, index, advanced: a[index], _getitem_vjp,
-    grad_fn="SelectBackward0", local="1 at the indexed place", symbol="{a}[…]", saves="",
-    chain="{g} placed back at the indexed positions of {a}",
-    names=("index_select", "narrow", "split", "chunk", "unbind"), method=("__getitem__",))
-# fmt: on
-
-
-def _index_put_fwd(xp: ModuleType, a: Array, value: Array, index: Any, advanced: bool) -> Array:
-    out = a.copy()
-    out[index] = value
-    return out
-
-
-def _index_put_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    ga = gv = None
-    if n[0]:  # what was overwritten receives nothing
-        ga = g.copy()
-        ga[at["index"]] = 0
-    if n[1]:  # the value receives what reached the places it was written to
-        gv = g[at["index"]]
-    return (ga, gv)
-
-
-# ``y[index] = value`` on a tensor in a graph (``dlogits[range(n), Yb] -= 1``): PyTorch's
-# IndexPutBackward0 (advanced index) or CopySlices (basic index); functions.py names it.
-INDEX_PUT = row("index_put", _index_put_fwd, _index_put_vjp,
-    local=("1 where not overwritten", "1 at the written places"), symbol="{a}[…] = {b}", saves="",
-    chain=("{g}, 0 at the written places", "{g} at the written places"))  # fmt: skip
-
-
-def _gather_index(xp: ModuleType, index: Array, dim: int) -> tuple[Array, ...]:
-    idx = list(xp.indices(index.shape, sparse=True))
-    idx[dim] = index
-    return tuple(idx)
-
-
-def _gather_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    grad = xp.zeros(xs[0].shape, dtype=g.dtype)
-    index_add(xp, grad, _gather_index(xp, at["index"], at["dim"]), g)
-    return (grad,)
-
-
-GATHER = row("gather", lambda xp, a, dim, index: a[_gather_index(xp, index, dim)], _gather_vjp,
-    local="1 at the gathered places", saves="", chain="{g} scattered back into {a}",
-    names=("gather", "sort", "topk"))  # fmt: skip
-
-
-def _scatter_put_fwd(
-    xp: ModuleType, a: Array, src: Array, dim: int, index: Array, reduce: str
-) -> Array:
-    out = a.copy()
-    where = _gather_index(xp, index, dim)
-    if reduce == "add":
-        index_add(xp, out, where, src[tuple(slice(0, s) for s in index.shape)])
-    else:
-        out[where] = src[tuple(slice(0, s) for s in index.shape)]
-    return out
-
-
-def _scatter_put_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    where = _gather_index(xp, at["index"], at["dim"])
-    ga = gs = None
-    if n[0]:
-        ga = g.copy()
-        if at["reduce"] != "add":
-            ga[where] = 0  # overwritten
-    if n[1]:
-        gs = xp.zeros(xs[1].shape, dtype=g.dtype)
-        gs[tuple(slice(0, s) for s in at["index"].shape)] = g[where]
-    return (ga, gs)
-
-
-# Tensor.scatter / scatter_add (and their in-place forms): src's values written, or added, into
-# a copy of the input at index along dim (ScatterBackward0 / ScatterAddBackward0).
-SCATTER_PUT = row("scatter_put", _scatter_put_fwd, _scatter_put_vjp, grad_fn="ScatterAddBackward0",
-    local=("1 (0 where overwritten)", "1 at the scattered places"), symbol="scatter({a}, {b})",
-    saves="", chain=("{g} (0 where overwritten)", "{g} gathered at the index"))  # fmt: skip
-
-
-def _cat_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    dim = at["dim"]
-    bounds = np.cumsum([x.shape[dim] for x in xs])[:-1]
-    parts = xp.split(g, bounds, axis=dim)
-    return tuple(p if need else None for p, need in zip(parts, n, strict=True))
-
-
-CAT = row("cat", lambda xp, *arrays, dim: xp.concatenate(arrays, axis=dim), _cat_vjp, local="1",
-    symbol="cat(…)", saves="", chain="the slice of {g} for this input",
-    function=("cat", "concat", "concatenate", "hstack", "vstack", "row_stack"))  # fmt: skip
-
-
-def _stack_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    dim = at["dim"]
-    return tuple(xp.take(g, i, axis=dim) if need else None for i, need in enumerate(n))
-
-
-# fmt: off
-STACK = row("stack", lambda xp, *arrays, dim: xp.stack(arrays, axis=dim), _stack_vjp, local="1",
-    symbol="stack(…)", saves="", chain="the slice of {g} for this input", function=("stack",))
-CLONE = row("clone", lambda xp, a: a.copy(), lambda xp, g, out, xs, at, n: (g,), local="1",
-    symbol="{a}.clone()", saves="", names=("clone",), method=("contiguous",), dtype="same")
-# fmt: on
-
-
-def _to_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    return (move(g, device_of(xs[0])).astype(xs[0].dtype, copy=False),)
-
-
-TO_COPY = row("to", lambda xp, a, dtype: a.astype(dtype), _to_vjp, grad_fn="ToCopyBackward0",
-    local="1", symbol="{a}.to(…)", saves="",
-    method=("to", "float", "double", "half", "type", "type_as", "cpu", "cuda"))  # fmt: skip

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from engine import core, dtypes
-from engine import ops as O
+from engine import shape_ops as S
 from engine.backend import to_numpy
 from engine.dtypes import DType
 from engine.factories import _shape_arg, _to_nested, tensor
@@ -19,7 +19,7 @@ from engine.registry import implements, method, public
 from engine.tensor import Tensor, _cast_keep_graph, _norm_dim, apply, failed
 
 
-@implements(O.VIEW, "reshape", method=False)
+@implements(S.VIEW, "reshape", method=False)
 def reshape(a: Tensor, shape: tuple[int, ...]) -> Tensor:
     try:
         size = a._data.size
@@ -32,13 +32,13 @@ def reshape(a: Tensor, shape: tuple[int, ...]) -> Tensor:
             shape = tuple(size // known if s == -1 else s for s in shape)
         elif known != size:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
-        return apply(O.VIEW, (a,), {"shape": shape})
+        return apply(S.VIEW, (a,), {"shape": shape})
     except (RuntimeError, TypeError, IndexError) as exc:
         failed(exc, "reshape", (a,))
         raise
 
 
-@implements(O.VIEW, "flatten")
+@implements(S.VIEW, "flatten")
 def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     nd = a._data.ndim
     if nd == 0:
@@ -49,14 +49,14 @@ def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return reshape(a, new)
 
 
-@implements(O.VIEW, "unsqueeze", axis=True)
+@implements(S.VIEW, "unsqueeze", axis=True)
 def unsqueeze(a: Tensor, dim: int) -> Tensor:
     d = _norm_dim(dim, a._data.ndim + 1)
     shape = (*a._data.shape[:d], 1, *a._data.shape[d:])
-    return apply(O.VIEW, (a,), {"shape": shape}, name="UnsqueezeBackward0")
+    return apply(S.VIEW, (a,), {"shape": shape}, name="UnsqueezeBackward0")
 
 
-@implements(O.VIEW, "squeeze", axis=True)
+@implements(S.VIEW, "squeeze", axis=True)
 def squeeze(a: Tensor, dim: Any = None) -> Tensor:
     shape = a._data.shape
     if dim is None:
@@ -68,10 +68,10 @@ def squeeze(a: Tensor, dim: Any = None) -> Tensor:
         }
         new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
         name = "SqueezeBackward1" if not isinstance(dim, list | tuple) else "SqueezeBackward2"
-    return apply(O.VIEW, (a,), {"shape": new}, name=name)
+    return apply(S.VIEW, (a,), {"shape": new}, name=name)
 
 
-@implements(O.PERMUTE, "permute", method=False)
+@implements(S.PERMUTE, "permute", method=False)
 def permute(a: Tensor, dims: tuple[int, ...], name: str | None = None) -> Tensor:
     nd = a._data.ndim
     if len(dims) != nd:
@@ -81,20 +81,20 @@ def permute(a: Tensor, dims: tuple[int, ...], name: str | None = None) -> Tensor
             f"to len(dims) = {len(dims)}"
         )
     norm = tuple(_norm_dim(d, nd) for d in dims)
-    return apply(O.PERMUTE, (a,), {"dims": norm}, name=name)
+    return apply(S.PERMUTE, (a,), {"dims": norm}, name=name)
 
 
-@implements(O.PERMUTE, "transpose", "swapaxes")
+@implements(S.PERMUTE, "transpose", "swapaxes")
 def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
     nd = a._data.ndim
     dims = list(range(nd))
     if nd:
         d0, d1 = _norm_dim(dim0, nd), _norm_dim(dim1, nd)
         dims[d0], dims[d1] = dims[d1], dims[d0]
-    return apply(O.PERMUTE, (a,), {"dims": tuple(dims)}, name="TransposeBackward0")
+    return apply(S.PERMUTE, (a,), {"dims": tuple(dims)}, name="TransposeBackward0")
 
 
-@implements(O.PERMUTE, "t")
+@implements(S.PERMUTE, "t")
 def t(a: Tensor) -> Tensor:
     if a._data.ndim > 2:
         raise RuntimeError(
@@ -133,13 +133,13 @@ def expand(a: Tensor, shape: tuple[int, ...]) -> Tensor:
                     f"non-singleton dimension {i}.  Target sizes: {list(shape)}.  Tensor sizes: "
                     f"{list(cur)}"
                 )
-        return apply(O.EXPAND, (a,), {"shape": new})
+        return apply(S.EXPAND, (a,), {"shape": new})
     except (RuntimeError, TypeError, IndexError) as exc:
         failed(exc, "expand", (a,))
         raise
 
 
-@implements(O.EXPAND)
+@implements(S.EXPAND)
 def broadcast_to(a: Tensor, shape: Any) -> Tensor:
     return expand(a, _shape_arg((shape,)))
 
@@ -241,7 +241,7 @@ def getitem(a: Tensor, key: Any) -> Tensor:
                 elif p is None:
                     name = "UnsqueezeBackward0"
         try:
-            return apply(O.GETITEM, (a,), {"index": index, "advanced": advanced}, name=name)
+            return apply(S.GETITEM, (a,), {"index": index, "advanced": advanced}, name=name)
         except IndexError as exc:
             raise IndexError(str(exc).replace("axis", "dimension")) from None
     except (RuntimeError, TypeError, IndexError) as exc:
@@ -249,7 +249,7 @@ def getitem(a: Tensor, key: Any) -> Tensor:
         raise
 
 
-@implements(O.GATHER, "gather")
+@implements(S.GATHER, "gather")
 def gather(a: Tensor, dim: int, index: Tensor) -> Tensor:
     try:
         d = _norm_dim(dim, a._data.ndim)
@@ -265,7 +265,7 @@ def gather(a: Tensor, dim: int, index: Tensor) -> Tensor:
                 f"index {int(idx.max())} is out of bounds for dimension {d} with "
                 f"size {a._data.shape[d]}"
             )
-        return apply(O.GATHER, (a,), {"dim": d, "index": idx})
+        return apply(S.GATHER, (a,), {"dim": d, "index": idx})
     except (RuntimeError, TypeError, IndexError) as exc:
         failed(exc, "gather", (a,))
         raise
@@ -284,7 +284,7 @@ def _seq_tensors(tensors: Iterable[Tensor], fname: str) -> list[Tensor]:
     return ts
 
 
-@implements(O.CAT, "cat", "concat", "concatenate", axis=True)
+@implements(S.CAT, "cat", "concat", "concatenate", axis=True)
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     try:
         ts = _seq_tensors(tensors, "torch.cat")
@@ -317,13 +317,13 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                     f"Tensors must have same number of dimensions: got {nd} and {len(xs)}"
                 )
         ts = _promote_all(ts)
-        return apply(O.CAT, tuple(ts), {"dim": d})
+        return apply(S.CAT, tuple(ts), {"dim": d})
     except (RuntimeError, TypeError, IndexError) as exc:
         failed(exc, "cat", tuple(tensors))
         raise
 
 
-@implements(O.STACK, axis=True)
+@implements(S.STACK, axis=True)
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     try:
         if not list(tensors):
@@ -338,7 +338,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                 )
         d = _norm_dim(dim, len(shape) + 1)
         ts = _promote_all(ts)
-        return apply(O.STACK, tuple(ts), {"dim": d})
+        return apply(S.STACK, tuple(ts), {"dim": d})
     except (RuntimeError, TypeError, IndexError) as exc:
         failed(exc, "stack", tuple(tensors))
         raise
@@ -349,13 +349,13 @@ def _promote_all(ts: list[Tensor]) -> list[Tensor]:
     return [x if x._data.dtype == target else _cast_keep_graph(x, target) for x in ts]
 
 
-@implements(O.CAT, "hstack")
+@implements(S.CAT, "hstack")
 def hstack(tensors: Sequence[Tensor]) -> Tensor:
     ts = [x if x._data.ndim else reshape(x, (1,)) for x in _seq_tensors(tensors, "hstack")]
     return cat(ts, 0 if ts[0]._data.ndim == 1 else 1)
 
 
-@implements(O.CAT, "vstack", "row_stack")
+@implements(S.CAT, "vstack", "row_stack")
 def vstack(tensors: Sequence[Tensor]) -> Tensor:
     ts = _seq_tensors(tensors, "vstack")
     return cat([x if x._data.ndim >= 2 else reshape(x, (1, -1)) for x in ts], 0)
@@ -366,12 +366,12 @@ def _slices(a: Tensor, d: int, sizes: list[int], name: str) -> tuple[Tensor, ...
     start = 0
     for size in sizes:
         key = tuple([slice(None)] * d + [slice(start, start + size)])
-        parts.append(apply(O.GETITEM, (a,), {"index": key, "advanced": False}, name=name))
+        parts.append(apply(S.GETITEM, (a,), {"index": key, "advanced": False}, name=name))
         start += size
     return tuple(parts)
 
 
-@implements(O.GETITEM, "split")
+@implements(S.GETITEM, "split")
 def split(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
     d = _norm_dim(dim, a._data.ndim)
     n = a._data.shape[d]
@@ -392,7 +392,7 @@ def split(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor,
     return _slices(a, d, sizes, "SplitWithSizesBackward0")
 
 
-@implements(O.GETITEM, "chunk")
+@implements(S.GETITEM, "chunk")
 def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
@@ -402,7 +402,7 @@ def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     return split(a, step, d) if n else _slices(a, d, [0] * chunks, "SplitBackward0")
 
 
-@implements(O.GETITEM, "index_select")
+@implements(S.GETITEM, "index_select")
 def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
     if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu":
         raise RuntimeError("index_select(): Expected dtype int32/int64 for index")
@@ -487,17 +487,17 @@ def _contiguous(self: Tensor) -> Tensor:
     (recorded as CloneBackward0, as PyTorch records it)."""
     if self.is_contiguous():
         return self
-    return apply(O.CLONE, (self,))
+    return apply(S.CLONE, (self,))
 
 
-@implements(O.GETITEM, "unbind")
+@implements(S.GETITEM, "unbind")
 def unbind(a: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     d = _norm_dim(dim, a._data.ndim)
     lead = (slice(None),) * d
     return tuple(getitem(a, (*lead, i)) for i in range(a._data.shape[d]))
 
 
-@implements(O.GETITEM, "narrow")
+@implements(S.GETITEM, "narrow")
 def narrow(a: Tensor, dim: int, start: int, length: int) -> Tensor:
     d = _norm_dim(dim, a._data.ndim)
     return getitem(a, (*(slice(None),) * d, slice(start, start + length)))
@@ -514,7 +514,7 @@ def _setitem(self: Tensor, key: Any, value: Any) -> None:
         _check_put(self._data, index, val._data)
         name = "IndexPutBackward0" if advanced else "torch::autograd::CopySlices"
         attrs = {"index": index, "advanced": advanced}
-        self._inplace(apply(O.INDEX_PUT, (self._shadow(), val), attrs, name=name))
+        self._inplace(apply(S.INDEX_PUT, (self._shadow(), val), attrs, name=name))
         return
     val = value._data if isinstance(value, Tensor) else value
     _check_put(self._data, index, val)

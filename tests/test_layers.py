@@ -18,6 +18,7 @@ ENGINE_LAYERS: list[set[str]] = [
     {"engine.backend", "engine.dtypes", "engine.random", "engine._format", "engine.caption"},
     {"engine.registry"},
     {"engine.ops"},
+    {"engine.shape_ops"},
     {"engine.core"},  # grad mode, nodes, the backward loop: no Tensor
     {"engine.tensor"},
     {"engine.factories"},

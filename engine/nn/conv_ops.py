@@ -13,6 +13,12 @@ from engine.backend import index_add
 from engine.ops import Array, Grads, row
 
 
+def _not_recorded(hx: Any, node: Any, g: Any, xs: Any) -> Grads:
+    """The graphed rule of convolution and pooling: their backward (col2im, indexed additions)
+    is not recorded yet (create_graph=True through them is a clear error)."""
+    raise hx.Unsupported(f"{node.op.name}'s backward is not recorded yet")
+
+
 def _windows(
     xp: ModuleType,
     a: Array,
@@ -131,7 +137,8 @@ def _conv_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) ->
 CONV = row("conv", _conv_fwd, _conv_vjp, grad_fn="ConvolutionBackward0",
     local=("{b} (each window)", "{a} (each window)", "1"), symbol="conv({a}, {b})",
     chain=("{g} ⋆ {b} (transposed convolution)", "{g} ⋆ {a} (correlation)", "Σ {g} per channel"),
-    functional=("conv1d", "conv2d"))  # fmt: skip
+    functional=("conv1d", "conv2d"),
+    graphed=_not_recorded)  # fmt: skip
 
 
 def _pool_windows(xp: ModuleType, a: Array, at: Any, fill: float) -> tuple[Array, tuple[int, ...]]:
@@ -191,7 +198,8 @@ def _max_pool_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any
 # goes to the window's first maximum, as in PyTorch.
 MAX_POOL = row("max_pool", _max_pool_fwd, _max_pool_vjp, grad_fn="MaxPool2DWithIndicesBackward0",
     local="1 at each window's maximum", symbol="maxpool({a})", chain="{g} to each window's maximum",
-    functional=("max_pool1d", "max_pool2d"))  # fmt: skip
+    functional=("max_pool1d", "max_pool2d"),
+    graphed=_not_recorded)  # fmt: skip
 
 
 def _avg_divisor(xp: ModuleType, shape: tuple[int, ...], at: Any, out: tuple[int, ...]) -> Array:
@@ -245,4 +253,5 @@ def _avg_pool_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any
 # F.avg_pool1d / avg_pool2d (nn.AvgPool1d / AvgPool2d): each window's mean.
 AVG_POOL = row("avg_pool", _avg_pool_fwd, _avg_pool_vjp, grad_fn="AvgPool2DBackward0",
     local="1/(window size) in each window", symbol="avgpool({a})", saves="",
-    chain="{g} shared out over each window", functional=("avg_pool1d", "avg_pool2d"))  # fmt: skip
+    chain="{g} shared out over each window", functional=("avg_pool1d", "avg_pool2d"),
+    graphed=_not_recorded)  # fmt: skip

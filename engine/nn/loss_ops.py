@@ -235,6 +235,25 @@ def _nll_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> 
     return grad, None
 
 
+def _nll_graphed(hx: Any, node: Any, g: Any, xs: Any) -> Grads:
+    """NLL loss: -g (scaled for the mean) scattered to each row's target class."""
+    logp, target = node.inputs[0], node.inputs[1]._data
+    at = node.attrs or {}
+    shape = tuple(logp.shape)
+    if len(shape) == 1:  # one sample: target is a class index
+        attrs = {"shape": shape, "index": int(target), "advanced": False}
+        return (hx.Arr(hx.apply(hx.SCATTER, (-g.t,), attrs, name="NllLossBackwardBackward0")), None)
+    keep = np.asarray(target != at["ignore_index"])
+    safe = np.where(keep, target, 0)
+    weight = keep.astype(logp._data.dtype)
+    if at["reduction"] == "mean":
+        weight = weight / max(int(keep.sum()), 1)
+    scale = -g.t * hx.Tensor._wrap(weight)
+    attrs = {"shape": shape, "index": (np.arange(shape[0]), safe), "advanced": True}
+    return (hx.Arr(hx.apply(hx.SCATTER, (scale,), attrs, name="NllLossBackwardBackward0")), None)
+
+
 NLL = row("nll_loss", _nll_fwd, _nll_vjp, local=("−1/N at the target class", ""),
     symbol="nll({a}, {b})", saves="", chain=("−{g}/N at the target class of each row", ""),
-    functional=("nll_loss", "cross_entropy"))  # fmt: skip
+    functional=("nll_loss", "cross_entropy"),
+    graphed=_nll_graphed)  # fmt: skip
