@@ -776,8 +776,8 @@ def _inv_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> 
 
 # torch.linalg.inv: d(A⁻¹) = −A⁻¹ dA A⁻¹, so the gradient is −A⁻ᵀ g A⁻ᵀ.
 INV = row("inv", lambda xp, a: xp.linalg.inv(a), _inv_vjp, grad_fn="LinalgInvExBackward0",
-    local="−{out}ᵀ (·) {out}ᵀ", symbol="{a}⁻¹", saves="out",
-    chain="−{out}ᵀ {g} {out}ᵀ")  # fmt: skip
+    local="−{out}ᵀ on each side", symbol="{a}⁻¹", saves="out",
+    chain="−{out}ᵀ @ {g} @ {out}ᵀ")  # fmt: skip
 
 
 def _det_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -795,8 +795,8 @@ def _det_graphed(hx: Any, node: Any, g: Any, xs: Any) -> Grads:
 
 # torch.linalg.det: d det(A) = det(A) tr(A⁻¹ dA), so the gradient is g·det(A)·A⁻ᵀ.
 DET = row("det", lambda xp, a: xp.asarray(xp.linalg.det(a), dtype=a.dtype), _det_vjp,
-    grad_fn="LinalgDetBackward0", local="det({a}) {a}⁻ᵀ", saves="both",
-    chain="{g} · det({a}) · {a}⁻ᵀ",
+    grad_fn="LinalgDetBackward0", local="det({a}) · inv({a})ᵀ", saves="both",
+    chain="{g} · det({a}) · inv({a})ᵀ",
     graphed=_det_graphed)  # fmt: skip
 
 

@@ -119,7 +119,7 @@ def _index_put_graphed(hx: Any, node: Any, g: Any, xs: Any) -> Grads:
 # IndexPutBackward0 (advanced index) or CopySlices (basic index); functions.py names it.
 INDEX_PUT = row("index_put", _index_put_fwd, _index_put_vjp,
     local=("1 where not overwritten", "1 at the written places"), symbol="{a}[…] = {b}", saves="",
-    chain=("{g}, 0 at the written places", "{g} at the written places"),
+    chain=("{g} with 0 at the written places", "{g} at the written places"),
     graphed=_index_put_graphed)  # fmt: skip
 
 

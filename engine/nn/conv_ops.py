@@ -136,7 +136,7 @@ def _conv_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) ->
 # indexing rows it would be far slower and its graph unreadable).
 CONV = row("conv", _conv_fwd, _conv_vjp, grad_fn="ConvolutionBackward0",
     local=("{b} (each window)", "{a} (each window)", "1"), symbol="conv({a}, {b})",
-    chain=("{g} ⋆ {b} (transposed convolution)", "{g} ⋆ {a} (correlation)", "Σ {g} per channel"),
+    chain=("{g} convolved back through {b}", "{g} correlated with {a}", "Σ {g} per channel"),
     functional=("conv1d", "conv2d"),
     graphed=_not_recorded)  # fmt: skip
 

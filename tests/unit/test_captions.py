@@ -21,7 +21,7 @@ from engine import caption as cap
 from engine.autograd import record_passes
 from engine.ops import OPS
 from tests.captions import check_line, evaluate
-from tests.unit.op_cases import CASES
+from tests.unit.op_cases import CASES, _put
 from tests.unit.test_op_table import _draw
 
 F = engine.nn.functional
@@ -129,6 +129,13 @@ SCALAR: dict[str, list[tuple[Callable[..., Any], list[tuple[tuple[int, ...], str
         (lambda T, a, b: F.binary_cross_entropy_with_logits(a, b), [((), R), ((), U)])
     ],
     "nll_loss": [(lambda T, a: F.nll_loss(a, T.tensor([1])), [((1, 2), R)])],
+    "inv": [(lambda T, a: T.linalg.inv(a + 3 * T.eye(1, dtype=a.dtype)), [((1, 1), R)])],
+    "det": [(lambda T, a: T.linalg.det(a + 2 * T.eye(1, dtype=a.dtype)), [((1, 1), R)])],
+    "index_put": [(lambda T, a, v: _put(T, a * 1.0, 0, v), [((1,), R), ((), R)])],
+    "scatter_put": [(lambda T, a, s: a.scatter_add(0, T.tensor([0]), s), [((1,), R), ((1,), R)])],
+    "conv": [(lambda T, x, w: F.conv1d(x, w), [((1, 1, 1), R), ((1, 1, 1), R)])],
+    "max_pool": [(lambda T, x: F.max_pool1d(x, 1), [((1, 1, 1), R)])],
+    "avg_pool": [(lambda T, x: F.avg_pool1d(x, 1), [((1, 1, 1), R)])],
 }
 
 
