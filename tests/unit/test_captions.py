@@ -138,6 +138,12 @@ SCALAR: dict[str, list[tuple[Callable[..., Any], list[tuple[tuple[int, ...], str
     "avg_pool": [(lambda T, x: F.avg_pool1d(x, 1), [((1, 1, 1), R)])],
 }
 
+#: An elementwise row made from its dtype rule (engine.ops.unary) needs no entry above: its
+#: op_cases sample calls, on one-element inputs of the same domains, are its one-element cases.
+for _name, _cases in CASES.items():
+    if OPS[_name].dtype in ("float", "float_only", "same", "whole") and _name not in SCALAR:
+        SCALAR[_name] = [(fn, [((), domain) for _, domain in specs]) for fn, specs in _cases]
+
 
 def _walk(fn: Callable[..., Any], arrays: list[np.ndarray]) -> tuple[dict[str, Any], set[str]]:
     """The graph of ``1.7 · Σ fn(inputs)`` (an upstream gradient that is not 1) and the ops
