@@ -324,6 +324,8 @@ ACOS = unary("acos", np.arccos, vjp=lambda xp, g, out, a: -g / xp.sqrt(1 - a * a
     aliases=("arccos",), local="−1/√(1 − {a}²)")
 ATAN = unary("atan", np.arctan, vjp=lambda xp, g, out, a: g / (1 + a * a), aliases=("arctan",),
     local="1/(1 + {a}²)")
+ASINH = unary("asinh", np.arcsinh, vjp=lambda xp, g, out, a: g / xp.sqrt(1 + a * a),
+    aliases=("arcsinh",), local="1/√(1 + {a}²)")
 # trunc's derivative is 0 almost everywhere (PyTorch: zeros), frac's is 1
 TRUNC = unary("trunc", np.trunc, vjp=lambda xp, g, out, a: xp.zeros_like(g), aliases=("fix",),
     local="0", saves="", dtype="whole")
