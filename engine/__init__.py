@@ -4,10 +4,12 @@
 functions are the registry's (engine.registry): those the op table's rows declare and the
 hand-written ones; ``__all__`` lists them with the dtypes, classes and submodules.
 
-The modules form layers without import cycles (tests/unit/test_layers.py):
-backend, dtypes, random, registry -> ops -> core (grad mode, nodes, the backward
-loop) -> tensor -> factories, functions -> function, higher, graph -> autograd -> methods
-(binds Tensor's methods) -> nn, optim, data, cuda -> this package.
+The modules form layers without import cycles (tests/test_layers.py):
+backend, dtypes, random, caption, registry -> ops (the table's builders and most rows) ->
+shape_ops -> core (grad mode, nodes, the backward loop) -> tensor -> factories -> shapes,
+comparisons, conversions, out -> functions -> function, higher, graph -> autograd -> methods
+(binds Tensor's methods, makes the in-place ones) -> optim (one module per optimizer), data,
+cuda -> nn (its rows in nn/conv_ops.py and nn/loss_ops.py) -> this package.
 """
 
 from __future__ import annotations
