@@ -605,8 +605,7 @@ class _no_record:
 
 
 def named(out: Tensor, name: str) -> Tensor:
-    """PyTorch's node name on a composite's result (its last node's): ``y.grad_fn`` prints what
-    PyTorch prints, the nodes before it show the composite's parts."""
+    """PyTorch's node name for a composite on its result's (last) node, as y.grad_fn prints."""
     if out.grad_fn is not None:
         core.rename(out.grad_fn, name)
     return out
