@@ -11,7 +11,6 @@ from engine.optim.optimizer import (
     _check_lr_eps_wd,
     _closure_loss,
     _fma,
-    _grad,
     _zeros,
 )
 
@@ -56,11 +55,7 @@ class Adadelta(Optimizer):
         loss = _closure_loss(closure)
         for group in self.param_groups:
             lr, rho, eps, wd = group["lr"], group["rho"], group["eps"], group["weight_decay"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                grad = _grad(p, group)
-                state = self._state(p)
+            for p, grad, state in self._with_grads(group):
                 if not state:
                     state["step"] = 0
                     state["square_avg"] = _zeros(p)

@@ -8,11 +8,9 @@ from typing import Any
 from engine import backend
 from engine.optim.optimizer import (
     Optimizer,
-    _check_betas,
-    _check_lr_eps_wd,
+    _check_lr_eps_betas_wd,
     _closure_loss,
     _fma,
-    _grad,
     _lerp_,
     _zeros,
 )
@@ -34,12 +32,7 @@ class Adamax(Optimizer):
         differentiable: bool = False,
         capturable: bool = False,
     ) -> None:
-        if not lr >= 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not eps >= 0.0:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        _check_betas(betas)
-        _check_lr_eps_wd(lr, eps, weight_decay)
+        _check_lr_eps_betas_wd(lr, eps, betas, weight_decay)
         super().__init__(
             params,
             {
@@ -59,11 +52,7 @@ class Adamax(Optimizer):
         for group in self.param_groups:
             lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
             wd = group["weight_decay"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                grad = _grad(p, group)
-                state = self._state(p)
+            for p, grad, state in self._with_grads(group):
                 if not state:
                     state["step"] = 0
                     state["exp_avg"] = _zeros(p)

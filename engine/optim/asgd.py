@@ -12,7 +12,6 @@ from engine.optim.optimizer import (
     _check_lr_eps_wd,
     _closure_loss,
     _fma,
-    _grad,
     _zeros,
 )
 
@@ -57,11 +56,7 @@ class ASGD(Optimizer):
         for group in self.param_groups:
             lr, lambd, alpha, t0 = group["lr"], group["lambd"], group["alpha"], group["t0"]
             wd = group["weight_decay"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                grad = _grad(p, group)
-                state = self._state(p)
+            for p, grad, state in self._with_grads(group):
                 if not state:
                     state["step"] = 0
                     state["eta"] = np.float32(lr)  # float32 0-d tensors in PyTorch

@@ -10,11 +10,9 @@ import numpy as np
 from engine import backend
 from engine.optim.optimizer import (
     Optimizer,
-    _check_betas,
-    _check_lr_eps_wd,
+    _check_lr_eps_betas_wd,
     _closure_loss,
     _fma,
-    _grad,
     _lerp_,
     _zeros,
 )
@@ -40,12 +38,7 @@ class NAdam(Optimizer):
         capturable: bool = False,
         differentiable: bool = False,
     ) -> None:
-        if not lr >= 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not eps >= 0.0:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        _check_betas(betas)
-        _check_lr_eps_wd(lr, eps, weight_decay)
+        _check_lr_eps_betas_wd(lr, eps, betas, weight_decay)
         if not momentum_decay >= 0.0:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
         super().__init__(
@@ -69,11 +62,7 @@ class NAdam(Optimizer):
         for group in self.param_groups:
             lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
             wd, psi = group["weight_decay"], group["momentum_decay"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                grad = _grad(p, group)
-                state = self._state(p)
+            for p, grad, state in self._with_grads(group):
                 if not state:
                     state["step"] = 0
                     state["mu_product"] = np.float32(1.0)  # a float32 0-d tensor in PyTorch

@@ -3,7 +3,7 @@ and the arithmetic the update rules share (PyTorch's fused roundings: ``_fma``, 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, ClassVar
 
 import numpy as np
@@ -58,6 +58,13 @@ class Optimizer:
 
     def _state(self, p: Tensor) -> dict[str, Any]:
         return self.state.setdefault(id(p), {})
+
+    def _with_grads(self, group: dict[str, Any]) -> Iterator[tuple[Tensor, Any, dict[str, Any]]]:
+        """(parameter, its gradient (negated to maximize), its state) for each parameter of the
+        group that has a gradient, in order."""
+        for p in group["params"]:
+            if p.grad is not None:
+                yield p, _grad(p, group), self._state(p)
 
     def state_of(self, p: Tensor) -> dict[str, Any]:
         """The optimizer state of one parameter (arrays), for the stateless train API."""
@@ -204,6 +211,14 @@ def _check_lr_eps_wd(lr: float, eps: float | None, weight_decay: float) -> None:
         raise ValueError(f"Invalid epsilon value: {eps}")
     if not weight_decay >= 0.0:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def _check_lr_eps_betas_wd(lr: float, eps: float, betas: Any, weight_decay: float) -> None:
+    """PyTorch's checks of the Adam family's arguments, in its order (lr, eps, betas, then
+    weight decay)."""
+    _check_lr_eps_wd(lr, eps, 0.0)
+    _check_betas(betas)
+    _check_lr_eps_wd(lr, eps, weight_decay)
 
 
 def _grad(p: Tensor, group: dict[str, Any]) -> Any:
