@@ -4,10 +4,12 @@
 functions are the registry's (engine.registry): those the op table's rows declare and the
 hand-written ones; ``__all__`` lists them with the dtypes, classes and submodules.
 
-The modules form layers without import cycles (tests/unit/test_layers.py):
-backend, dtypes, random, registry -> ops -> core (grad mode, nodes, the backward
-loop) -> tensor -> factories, functions -> function, higher, graph -> autograd -> methods
-(binds Tensor's methods) -> nn, optim, data, cuda -> this package.
+The modules form layers without import cycles (tests/test_layers.py):
+backend, dtypes, random, caption, registry -> ops (the table's builders and most rows) ->
+shape_ops -> core (grad mode, nodes, the backward loop) -> tensor -> factories -> shapes,
+comparisons, conversions, out -> functions -> function, higher, graph -> autograd -> methods
+(binds Tensor's methods, makes the in-place ones) -> optim (one module per optimizer), data,
+cuda -> nn (its rows in nn/conv_ops.py and nn/loss_ops.py) -> this package.
 """
 
 from __future__ import annotations
@@ -40,8 +42,8 @@ from engine.dtypes import (
     uint8,
 )
 from engine.factories import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
-from engine.functions import OUT_FUNCTIONS as _OUT_FUNCTIONS
-from engine.functions import accepts_out as _accepts_out
+from engine.out import OUT_FUNCTIONS as _OUT_FUNCTIONS
+from engine.out import accepts_out as _accepts_out
 from engine.functions import dim_aliases as _dim_aliases
 from engine.library import finfo, iinfo
 from engine._format import set_printoptions

@@ -219,6 +219,7 @@ class _FunctionMeta(type):
             f"{name}(…)[{{k}}]",
             saves="",
             chain=("{g} as output {k}",),
+            graphed=_output_graphed,
         )
 
 
@@ -239,8 +240,33 @@ def _call_row(fn: type[Function], tensor_args: tuple[int, ...], n_args: int, bun
             f"{name}({{a}})" if len(tensor_args) == 1 else f"{name}(…)",
             saves="",
             chain=tuple(f"{step}[{i}]" if n_args > 1 else step for i in tensor_args),
+            graphed=_call_graphed,
         )
     return row
+
+
+def _call_graphed(hx: Any, node: Any, g: Any, xs: Any) -> tuple[Any, ...]:
+    """The graphed rule (create_graph=True): the user's backward, run on recorded tensors."""
+    at = node.attrs or {}
+    call = at["call"]
+    grads = [g.t]
+    if "spans" in at:  # several outputs: the flat gradient cut back into one per output
+        grads = [
+            g.t[lo:hi].reshape(*call.outputs[k].shape)
+            for k, (lo, hi) in zip(call.differentiable, at["spans"], strict=True)
+        ]
+    return tuple(hx.wrap(t) for t in call.run_backward(grads, graphed=True))
+
+
+def _output_graphed(hx: Any, node: Any, g: Any, xs: Any) -> tuple[Any, ...]:
+    """Output k of a Function with several outputs, graphed: g at its span of the bundle."""
+    at = node.attrs or {}
+    attrs = {
+        "shape": tuple(xs[0].shape),
+        "index": slice(at["start"], at["stop"]),
+        "advanced": False,
+    }
+    return (hx.Arr(hx.apply(hx.SCATTER, (g.t.reshape(-1),), attrs)),)
 
 
 def _no_forward(xp: Any, *arrays: Any) -> Any:

@@ -1,30 +1,35 @@
-"""The function API (``torch.add``, ``torch.exp``, ``torch.cat`` ...) over the op table.
+"""The function API (``torch.add``, ``torch.exp``, ``torch.max`` ...) over the op table.
 
 The simple functions are made from the table: a row with a dtype rule (``engine.ops``) gets
 its function here, under each name it declares (``torch.exp``, ``torch.arcsin`` ...), at the
-end of this module. What needs more than a call is hand-written below and registered with
-``@public`` (and ``@method`` for a Tensor method that parses its arguments differently) next
-to its code: argument parsing and PyTorch's messages, overloads (``torch.max(x)`` /
-``torch.max(x, dim)``), composites (var, std, norm, masked_fill ...) built from the rows, and
-the functions outside the graph (comparisons, predicates, sorting indices).
+end of this module. What needs more than a call is hand-written below, registered with
+``@implements(row)`` under the names its row declares (or ``@public`` / ``@method`` where no row
+declares the name): argument parsing and PyTorch's messages, overloads (``torch.max(x)`` /
+``torch.max(x, dim)``), composites (var, std, norm, masked_fill ...) built from the rows. By
+topic beside it: shapes.py (shape and indexing), comparisons.py (outside the graph),
+conversions.py (dtype and device), out.py (``out=``); engine.methods makes every in-place
+method from the table.
 """
 
 from __future__ import annotations
 
 import builtins
 import functools
-import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import numpy as np
 
+from engine import comparisons as _comparisons  # noqa: F401 - registers torch.eq ...
+from engine import conversions as _conversions  # noqa: F401 - registers Tensor.to, .float ...
 from engine import core, dtypes
 from engine import ops as O
-from engine.backend import Device, array_module, move, parse_device, to_numpy
+from engine import shape_ops as S
+from engine.backend import array_module, move
 from engine.dtypes import DType
-from engine.factories import _shape_arg, _to_nested, full, full_like, tensor
-from engine.registry import FUNCTIONS, method, public
+from engine.factories import full, full_like, tensor
+from engine.registry import FUNCTIONS, implements, method, public
+from engine.shapes import reshape, unsqueeze
 from engine.tensor import (
     Tensor,
     _apply1,
@@ -51,26 +56,26 @@ def _as_tensor(x: Any) -> Tensor:
     return x if isinstance(x, Tensor) else tensor(x)
 
 
-@public("add", method=True)
+@implements(O.ADD)
 def add(a: Any, b: Any, alpha: Any = 1) -> Tensor:
     a = _as_tensor(a)
     return binary(O.ADD, a, b if alpha == 1 else b * alpha)
 
 
-@public("sub", "subtract", method=True)
+@implements(O.SUB)
 def sub(a: Any, b: Any, alpha: Any = 1) -> Tensor:
     a = _as_tensor(a)
     return binary(O.SUB, a, b if alpha == 1 else b * alpha)
 
 
-@public("div", "divide", "true_divide", method=True)
+@implements(O.DIV)
 def div(a: Any, b: Any) -> Tensor:
     if not isinstance(a, Tensor):
         return _as_tensor(b).__rtruediv__(a)
     return binary(O.DIV, a, b)
 
 
-@public("pow", method=("pow", "__pow__"))
+@implements(O.POW, "pow", "__pow__")
 def pow(a: Any, exponent: Any) -> Tensor:
     if not isinstance(a, Tensor):
         return rpow(a, exponent)
@@ -108,12 +113,12 @@ def _rpow_method(self: Tensor, base: Any) -> Tensor:
     return rpow(base, self)
 
 
-@public("square", method=True)
+@implements(O.POW, "square")
 def square(a: Tensor) -> Tensor:
     return pow(a, 2)
 
 
-@public("clamp", "clip", method=True)
+@implements(O.CLAMP)
 def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -122,12 +127,12 @@ def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:
     return apply(O.CLAMP, (a,), {"lo": lo, "hi": hi})
 
 
-@public("round", method=True)
+@implements(O.ROUND)
 def round(a: Tensor, decimals: int = 0) -> Tensor:
     return apply(O.ROUND, (a,), {"decimals": decimals}, name="RoundBackward1" if decimals else None)
 
 
-@public("where")
+@implements(O.WHERE, "where", method=False)
 def where(condition: Tensor, a: Any = None, b: Any = None) -> Any:
     if a is None and b is None:
         return tuple(Tensor._wrap(i) for i in np.nonzero(condition._data))
@@ -164,7 +169,7 @@ def _norm_dims(dim: Any, ndim: int) -> Any:
     return _norm_dim(int(dim), ndim) if ndim else None
 
 
-@public("sum", method=True, axis=True)
+@implements(O.SUM, axis=True)
 def sum(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
     if isinstance(a, list | tuple):
         raise TypeError("sum(): argument 'input' must be Tensor, not list")
@@ -178,7 +183,7 @@ def sum(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: DType | None =
     return apply(O.SUM, (a,), {"axis": axis, "keepdim": keepdim}, name=name, out_dtype=target)
 
 
-@public("prod", method=True, axis=True)
+@implements(O.PROD, axis=True)
 def prod(
     a: Tensor, dim: int | None = None, keepdim: bool = False, dtype: DType | None = None
 ) -> Tensor:
@@ -196,7 +201,7 @@ def prod(
     return apply(O.PROD, (a,), {"axis": axis, "keepdim": keepdim}, name=name, out_dtype=target)
 
 
-@public("mean", method=True, axis=True)
+@implements(O.MEAN, axis=True)
 def mean(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
     if a._data.dtype.kind != "f" and dtype is None:
         raise RuntimeError(
@@ -244,23 +249,23 @@ def _max_min(a: Tensor, dim: Any, keepdim: bool, mode: str) -> Any:
     return _ReturnTypes(mode, values, idx)
 
 
-@public("max", method=True, axis=True)
+@implements(O.AMAX, "max", axis=True)
 def max(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _max_min(a, dim, keepdim, "max")
 
 
-@public("min", method=True, axis=True)
+@implements(O.AMAX, "min", axis=True)
 def min(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _max_min(a, dim, keepdim, "min")
 
 
-@public("amax", method=True, axis=True)
+@implements(O.AMAX, "amax", axis=True)
 def amax(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     axis = _norm_dims(dim, a._data.ndim)
     return apply(O.AMAX, (a,), {"axis": axis, "keepdim": keepdim, "mode": "max"})
 
 
-@public("amin", method=True, axis=True)
+@implements(O.AMAX, "amin", axis=True)
 def amin(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     axis = _norm_dims(dim, a._data.ndim)
     return apply(
@@ -342,7 +347,7 @@ def _softmax_input(a: Tensor, dim: int, dtype: DType | None, kernel: str) -> tup
     return a, d
 
 
-@public("softmax", method=True, axis=True)
+@implements(O.SOFTMAX, axis=True)
 def softmax(a: Tensor, dim: int | None = None, dtype: DType | None = None) -> Tensor:
     if dim is None:
         raise TypeError('softmax() missing 1 required positional arguments: "dim"')
@@ -350,7 +355,7 @@ def softmax(a: Tensor, dim: int | None = None, dtype: DType | None = None) -> Te
     return apply(O.SOFTMAX, (a,), {"dim": d})
 
 
-@public("log_softmax", method=True, axis=True)
+@implements(O.LOG_SOFTMAX, axis=True)
 def log_softmax(a: Tensor, dim: int | None = None, dtype: DType | None = None) -> Tensor:
     if dim is None:
         raise TypeError('log_softmax() missing 1 required positional arguments: "dim"')
@@ -358,7 +363,7 @@ def log_softmax(a: Tensor, dim: int | None = None, dtype: DType | None = None) -
     return apply(O.LOG_SOFTMAX, (a,), {"dim": d})
 
 
-@public("matmul", "mm", "dot", method=("matmul", "mm", "dot", "__matmul__"))
+@implements(O.MATMUL, "matmul", "mm", "dot", "__matmul__")
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     try:
         if not isinstance(a, Tensor) or not isinstance(b, Tensor):
@@ -482,351 +487,6 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise
 
 
-@public("reshape")
-def reshape(a: Tensor, shape: tuple[int, ...]) -> Tensor:
-    try:
-        size = a._data.size
-        if builtins.sum(1 for s in shape if s == -1) > 1:
-            raise RuntimeError("only one dimension can be inferred")
-        known = int(np.prod([s for s in shape if s != -1])) if shape else 1
-        if -1 in shape:
-            if known == 0 or size % known:
-                raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
-            shape = tuple(size // known if s == -1 else s for s in shape)
-        elif known != size:
-            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
-        return apply(O.VIEW, (a,), {"shape": shape})
-    except (RuntimeError, TypeError, IndexError) as exc:
-        failed(exc, "reshape", (a,))
-        raise
-
-
-@public("flatten", method=True)
-def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-    nd = a._data.ndim
-    if nd == 0:
-        return reshape(a, (1,))
-    s, e = _norm_dim(start_dim, nd), _norm_dim(end_dim, nd)
-    shape = a._data.shape
-    new = (*shape[:s], int(np.prod(shape[s : e + 1])), *shape[e + 1 :])
-    return reshape(a, new)
-
-
-@public("unsqueeze", method=True, axis=True)
-def unsqueeze(a: Tensor, dim: int) -> Tensor:
-    d = _norm_dim(dim, a._data.ndim + 1)
-    shape = (*a._data.shape[:d], 1, *a._data.shape[d:])
-    return apply(O.VIEW, (a,), {"shape": shape}, name="UnsqueezeBackward0")
-
-
-@public("squeeze", method=True, axis=True)
-def squeeze(a: Tensor, dim: Any = None) -> Tensor:
-    shape = a._data.shape
-    if dim is None:
-        new = tuple(s for s in shape if s != 1)
-        name = "SqueezeBackward0"
-    else:
-        dims = {
-            _norm_dim(d, a._data.ndim) for d in (dim if isinstance(dim, list | tuple) else (dim,))
-        }
-        new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
-        name = "SqueezeBackward1" if not isinstance(dim, list | tuple) else "SqueezeBackward2"
-    return apply(O.VIEW, (a,), {"shape": new}, name=name)
-
-
-@public("permute")
-def permute(a: Tensor, dims: tuple[int, ...], name: str | None = None) -> Tensor:
-    nd = a._data.ndim
-    if len(dims) != nd:
-        raise RuntimeError(
-            f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
-            f"length of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal "
-            f"to len(dims) = {len(dims)}"
-        )
-    norm = tuple(_norm_dim(d, nd) for d in dims)
-    return apply(O.PERMUTE, (a,), {"dims": norm}, name=name)
-
-
-@public("transpose", "swapaxes", method=True)
-def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
-    nd = a._data.ndim
-    dims = list(range(nd))
-    if nd:
-        d0, d1 = _norm_dim(dim0, nd), _norm_dim(dim1, nd)
-        dims[d0], dims[d1] = dims[d1], dims[d0]
-    return apply(O.PERMUTE, (a,), {"dims": tuple(dims)}, name="TransposeBackward0")
-
-
-@public("t", method=True)
-def t(a: Tensor) -> Tensor:
-    if a._data.ndim > 2:
-        raise RuntimeError(
-            f"t() expects a tensor with <= 2 dimensions, but self is {a._data.ndim}D"
-        )
-    return permute(a, tuple(range(a._data.ndim - 1, -1, -1)), name="TBackward0")
-
-
-@method("T")  # type: ignore[misc]
-@property
-def _transposed(self: Tensor) -> Tensor:
-    return permute(self, tuple(range(self._data.ndim - 1, -1, -1)))
-
-
-@method("mT")  # type: ignore[misc]
-@property
-def _matrix_transposed(self: Tensor) -> Tensor:
-    return transpose(self, -2, -1)
-
-
-def expand(a: Tensor, shape: tuple[int, ...]) -> Tensor:
-    try:
-        cur = a._data.shape
-        if len(shape) < len(cur):
-            raise RuntimeError(
-                f"expand(torch.FloatTensor{{{list(cur)}}}, size=[{', '.join(map(str, shape))}]): the "
-                "number of sizes provided ({}) must be greater or equal to the number of dimensions "
-                "in the tensor ({})".format(len(shape), len(cur))
-            )
-        pad = (1,) * (len(shape) - len(cur)) + cur
-        new = tuple(p if s == -1 else s for s, p in zip(shape, pad, strict=True))
-        for i, (s, p) in enumerate(zip(new, pad, strict=True)):
-            if p != 1 and p != s:
-                raise RuntimeError(
-                    f"The expanded size of the tensor ({s}) must match the existing size ({p}) at "
-                    f"non-singleton dimension {i}.  Target sizes: {list(shape)}.  Tensor sizes: "
-                    f"{list(cur)}"
-                )
-        return apply(O.EXPAND, (a,), {"shape": new})
-    except (RuntimeError, TypeError, IndexError) as exc:
-        failed(exc, "expand", (a,))
-        raise
-
-
-@public("broadcast_to", method=True)
-def broadcast_to(a: Tensor, shape: Any) -> Tensor:
-    return expand(a, _shape_arg((shape,)))
-
-
-def _index(key: Any, ndim: int) -> tuple[Any, bool]:
-    """Turn a PyTorch index into a NumPy one; report whether it is advanced indexing."""
-    parts = key if isinstance(key, tuple) else (key,)
-    out: list[Any] = []
-    advanced = False
-    for k in parts:
-        if isinstance(k, Tensor):
-            arr = to_numpy(k._data) if k.device.type == "cpu" else k._data
-            if arr.dtype.kind == "f":
-                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-            if arr.ndim == 0 and arr.dtype.kind in "iu":
-                out.append(int(arr))
-                continue
-            out.append(arr)
-            advanced = True
-        elif isinstance(k, list | range | np.ndarray):
-            arr = np.asarray(_to_nested(list(k)) if isinstance(k, list) else k)
-            if arr.dtype.kind == "f":
-                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-            out.append(arr)
-            advanced = True
-        elif isinstance(k, bool):
-            out.append(k)
-            advanced = True
-        elif isinstance(k, int | np.integer | slice) or k is None or k is Ellipsis:
-            if isinstance(k, slice) and k.step is not None and k.step <= 0:
-                raise ValueError("step must be greater than zero")
-            out.append(k)
-        else:
-            raise IndexError(
-                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
-                f"are valid indices (got {type(k).__name__})"
-            )
-    _check_index_count(out, ndim)
-    return (tuple(out) if isinstance(key, tuple) else out[0]), advanced
-
-
-def _dims_used(part: Any) -> int:
-    """How many dimensions of the indexed tensor one (converted) index part consumes."""
-    if part is None or part is Ellipsis or isinstance(part, bool):
-        return 0
-    if isinstance(part, np.ndarray) and part.dtype == np.bool_:
-        return int(part.ndim)
-    return 1
-
-
-def _check_index_count(parts: list[Any], ndim: int) -> None:
-    """PyTorch's errors for more indices than dimensions (NumPy words them differently)."""
-    if builtins.sum(_dims_used(p) for p in parts) <= ndim:
-        return
-    if ndim == 0:
-        first = next(p for p in parts if _dims_used(p))
-        if isinstance(first, slice):
-            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-        raise IndexError(
-            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-            "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
-        )
-    raise IndexError(f"too many indices for tensor of dimension {ndim}")
-
-
-def _check_masks(parts: tuple[Any, ...], shape: tuple[int, ...]) -> None:
-    """PyTorch's error for a boolean mask whose shape does not fit the dimensions it indexes."""
-    pos = 0
-    for i, p in enumerate(parts):
-        if p is Ellipsis:
-            pos = len(shape) - builtins.sum(_dims_used(q) for q in parts[i + 1 :])
-            continue
-        if isinstance(p, np.ndarray) and p.dtype == np.bool_:
-            for j, n in enumerate(p.shape):
-                if pos + j < len(shape) and n != shape[pos + j]:
-                    raise IndexError(
-                        f"The shape of the mask {list(p.shape)} at index {j} does not match the "
-                        f"shape of the indexed tensor {list(shape)} at index {pos + j}"
-                    )
-        pos += _dims_used(p)
-
-
-@method("__getitem__")
-def getitem(a: Tensor, key: Any) -> Tensor:
-    try:
-        index, advanced = _index(key, a._data.ndim)
-        parts = index if isinstance(index, tuple) else (index,)
-        if advanced:
-            _check_masks(parts, a._data.shape)
-        if advanced:
-            name = "IndexBackward0"
-        else:
-            name = "AliasBackward0"
-            for p in parts:
-                if isinstance(p, int | np.integer):
-                    name = "SelectBackward0"
-                elif isinstance(p, slice) and p != slice(None):
-                    name = "SliceBackward0"
-                elif p is None:
-                    name = "UnsqueezeBackward0"
-        try:
-            return apply(O.GETITEM, (a,), {"index": index, "advanced": advanced}, name=name)
-        except IndexError as exc:
-            raise IndexError(str(exc).replace("axis", "dimension")) from None
-    except (RuntimeError, TypeError, IndexError) as exc:
-        failed(exc, "getitem", (a,))
-        raise
-
-
-@public("gather", method=True)
-def gather(a: Tensor, dim: int, index: Tensor) -> Tensor:
-    try:
-        d = _norm_dim(dim, a._data.ndim)
-        idx = index._data
-        if idx.ndim != a._data.ndim:
-            raise RuntimeError(
-                "Index tensor must have the same number of dimensions as input tensor"
-            )
-        if idx.dtype != np.int64:
-            raise RuntimeError("gather(): Expected dtype int64 for index")
-        if idx.size and (idx.max() >= a._data.shape[d] or idx.min() < -a._data.shape[d]):
-            raise RuntimeError(
-                f"index {int(idx.max())} is out of bounds for dimension {d} with "
-                f"size {a._data.shape[d]}"
-            )
-        return apply(O.GATHER, (a,), {"dim": d, "index": idx})
-    except (RuntimeError, TypeError, IndexError) as exc:
-        failed(exc, "gather", (a,))
-        raise
-
-
-def _seq_tensors(tensors: Iterable[Tensor], fname: str) -> list[Tensor]:
-    ts = list(tensors)
-    if not ts:
-        raise RuntimeError(f"{fname}(): expected a non-empty list of Tensors")
-    for x in ts:
-        if not isinstance(x, Tensor):
-            raise TypeError(
-                f"expected Tensor as element {ts.index(x)} in argument 0, but got "
-                f"{type(x).__name__}"
-            )
-    return ts
-
-
-@public("cat", "concat", "concatenate", axis=True)
-def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
-    try:
-        ts = _seq_tensors(tensors, "torch.cat")
-        kept = [x for x in ts if x._data.shape != (0,)]
-        if kept and len(kept) < len(ts):
-            # PyTorch skips 1-D empty tensors (legacy behaviour), but they still count for the dtype
-            target = dtypes.promote([(x._data.dtype, 1) for x in ts], [])
-            ts = [x if x._data.dtype == target else _cast_keep_graph(x, target) for x in kept]
-        nd = ts[0]._data.ndim
-        if nd == 0:
-            raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
-        d = _norm_dim(dim, nd)
-        for i, x in enumerate(ts[1:], 1):
-            xs = x._data.shape
-            if len(xs) != nd and xs != (0,) and ts[0]._data.shape != (0,):
-                raise RuntimeError(
-                    f"Tensors must have same number of dimensions: got {nd} and {len(xs)}"
-                )
-            if len(xs) != nd or builtins.any(
-                xs[j] != ts[0]._data.shape[j] for j in range(nd) if j != d
-            ):
-                for j in range(builtins.min(nd, len(xs))):
-                    if j != d and xs[j] != ts[0]._data.shape[j]:
-                        raise RuntimeError(
-                            f"Sizes of tensors must match except in dimension {d}. Expected size "
-                            f"{ts[0]._data.shape[j]} but got size {xs[j]} for tensor number {i} in "
-                            "the list."
-                        )
-                raise RuntimeError(
-                    f"Tensors must have same number of dimensions: got {nd} and {len(xs)}"
-                )
-        ts = _promote_all(ts)
-        return apply(O.CAT, tuple(ts), {"dim": d})
-    except (RuntimeError, TypeError, IndexError) as exc:
-        failed(exc, "cat", tuple(tensors))
-        raise
-
-
-@public("stack", axis=True)
-def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
-    try:
-        if not list(tensors):
-            raise RuntimeError("stack expects a non-empty TensorList")
-        ts = _seq_tensors(tensors, "stack")
-        shape = ts[0]._data.shape
-        for i, x in enumerate(ts[1:], 1):
-            if x._data.shape != shape:
-                raise RuntimeError(
-                    f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 "
-                    f"and {list(x._data.shape)} at entry {i}"
-                )
-        d = _norm_dim(dim, len(shape) + 1)
-        ts = _promote_all(ts)
-        return apply(O.STACK, tuple(ts), {"dim": d})
-    except (RuntimeError, TypeError, IndexError) as exc:
-        failed(exc, "stack", tuple(tensors))
-        raise
-
-
-def _promote_all(ts: list[Tensor]) -> list[Tensor]:
-    target = dtypes.promote([(x._data.dtype, 1) for x in ts], [])
-    return [x if x._data.dtype == target else _cast_keep_graph(x, target) for x in ts]
-
-
-def to_copy(a: Tensor, dtype: DType | None, device: Any) -> Tensor:
-    dev = parse_device(device) if device is not None else None
-    np_dtype = dtype.np if dtype is not None else a._data.dtype
-    same_dev = dev is None or dev == a.device
-    if np_dtype == a._data.dtype and same_dev:
-        return a
-    if dtype is not None and dtype.is_floating_point is False and a.requires_grad:
-        out = Tensor._wrap(a._data.astype(np_dtype))
-        return out
-    out = apply(O.TO_COPY, (a,), {"dtype": np_dtype})
-    if not same_dev and dev is not None:
-        out._data = move(out._data, dev)
-    return out
-
-
 @public("numel")
 def numel(a: Tensor) -> int:
     return a.numel()
@@ -835,16 +495,6 @@ def numel(a: Tensor) -> int:
 @public("is_tensor")
 def is_tensor(x: Any) -> bool:
     return isinstance(x, Tensor)
-
-
-@public("allclose", method=True)
-def allclose(a: Tensor, b: Tensor, rtol: float = 1e-5, atol: float = 1e-8) -> bool:
-    return bool(np.allclose(to_numpy(a._data), to_numpy(b._data), rtol=rtol, atol=atol))
-
-
-@public("equal", method=True)
-def equal(a: Tensor, b: Tensor) -> bool:
-    return a.shape == b.shape and bool((a._data == b._data).all())
 
 
 @public("sign", method=True)
@@ -857,12 +507,12 @@ def outer(a: Tensor, b: Tensor) -> Tensor:
     return unsqueeze(a, 1) * unsqueeze(b, 0)
 
 
-@public("cumsum", method=True, axis=True)
+@implements(O.CUMSUM, axis=True)
 def cumsum(a: Tensor, dim: int) -> Tensor:
     return apply(O.CUMSUM, (a,), {"dim": _norm_dim(dim, a._data.ndim)})
 
 
-@public("masked_fill", method=True)
+@implements(O.WHERE, "masked_fill")
 def masked_fill(a: Tensor, mask: Tensor, value: Any) -> Tensor:
     """where(mask, value, a): the filled places get no gradient."""
     if mask._data.dtype.kind != "b":
@@ -884,17 +534,17 @@ def argsort(a: Tensor, dim: int = -1, descending: bool = False) -> Tensor:
     return Tensor._wrap(order.astype(np.int64))
 
 
-@public("sort", method=True)
+@implements(S.GATHER, "sort")
 def sort(a: Tensor, dim: int = -1, descending: bool = False) -> _ReturnTypes:
     # NOTE: values are a gather of the input at the sorted indices (one node, named as
     # PyTorch names it), so their gradient flows back to the original positions.
     d = _norm_dim(dim, a._data.ndim)
     idx = argsort(a, d, descending)
-    values = apply(O.GATHER, (a,), {"dim": d, "index": idx._data}, name="SortBackward0")
+    values = apply(S.GATHER, (a,), {"dim": d, "index": idx._data}, name="SortBackward0")
     return _ReturnTypes("sort", values, idx)
 
 
-@public("topk", method=True)
+@implements(S.GATHER, "topk")
 def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True) -> _ReturnTypes:
     d = _norm_dim(dim, a._data.ndim)
     if not 0 <= k <= a._data.shape[d]:
@@ -905,7 +555,7 @@ def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True) -> _ReturnTypes
         if order.__class__ is np.ndarray
         else (array_module(order).take(order, array_module(order).arange(k), axis=d))
     )
-    values = apply(O.GATHER, (a,), {"dim": d, "index": idx}, name="TopkBackward0")
+    values = apply(S.GATHER, (a,), {"dim": d, "index": idx}, name="TopkBackward0")
     return _ReturnTypes("topk", values, Tensor._wrap(idx))
 
 
@@ -915,90 +565,7 @@ def nonzero(a: Tensor) -> Tensor:
     return Tensor._wrap(xp.stack(xp.nonzero(a._data), axis=1).astype(np.int64))
 
 
-# ---- comparisons, predicates and shape helpers learners reach for by their torch.* names --------
-
-
-@public("eq", method=True)
-def eq(a: Any, b: Any) -> Tensor:
-    return _as_tensor(a) == b
-
-
-@public("ne", "not_equal", method=True)
-def ne(a: Any, b: Any) -> Tensor:
-    return _as_tensor(a) != b
-
-
-@public("lt", "less", method=True)
-def lt(a: Any, b: Any) -> Tensor:
-    return _as_tensor(a) < b
-
-
-@public("le", "less_equal", method=True)
-def le(a: Any, b: Any) -> Tensor:
-    return _as_tensor(a) <= b
-
-
-@public("gt", "greater", method=True)
-def gt(a: Any, b: Any) -> Tensor:
-    return _as_tensor(a) > b
-
-
-@public("ge", "greater_equal", method=True)
-def ge(a: Any, b: Any) -> Tensor:
-    return _as_tensor(a) >= b
-
-
-def _predicate(fn: Any, name: str) -> Any:
-    def predicate(a: Tensor) -> Tensor:
-        if not isinstance(a, Tensor):
-            raise TypeError(
-                f"{name}(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}"
-            )
-        return Tensor._wrap(fn(a._data))
-
-    predicate.__name__ = predicate.__qualname__ = name
-    return public(name, method=True)(predicate)
-
-
-isfinite = _predicate(np.isfinite, "isfinite")
-isinf = _predicate(np.isinf, "isinf")
-isnan = _predicate(np.isnan, "isnan")
-logical_not = _predicate(np.logical_not, "logical_not")
-
-
-def _logical(fn: Any, name: str) -> Any:
-    def logical(a: Tensor, b: Tensor) -> Tensor:
-        a = _as_tensor(a)
-        b = _as_tensor(b)
-        if a._data.__class__ is not b._data.__class__:
-            raise RuntimeError(
-                "Expected all tensors to be on the same device, but found at least two devices"
-            )
-        try:
-            return Tensor._wrap(fn(a._data, b._data))
-        except ValueError:
-            # PyTorch's broadcast message, through the engine's arithmetic
-            binary(O.ADD, a.float(), b.float())
-            raise
-
-    logical.__name__ = logical.__qualname__ = name
-    return public(name, method=True)(logical)
-
-
-logical_and = _logical(np.logical_and, "logical_and")
-logical_or = _logical(np.logical_or, "logical_or")
-logical_xor = _logical(np.logical_xor, "logical_xor")
-
-
-@public("isclose", method=True)
-def isclose(
-    a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
-) -> Tensor:
-    xp = array_module(a._data)
-    return Tensor._wrap(xp.isclose(a._data, b._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
-
-
-@public("mv", method=True)
+@implements(O.MATMUL, "mv")
 def mv(a: Tensor, v: Tensor) -> Tensor:
     if a._data.ndim != 2 or v._data.ndim != 1:
         raise RuntimeError(
@@ -1010,59 +577,6 @@ def mv(a: Tensor, v: Tensor) -> Tensor:
             f"({a._data.shape[0]}x{a._data.shape[1]}), vec ({v._data.shape[0]})"
         )
     return matmul(a, v)
-
-
-@public("hstack")
-def hstack(tensors: Sequence[Tensor]) -> Tensor:
-    ts = [x if x._data.ndim else reshape(x, (1,)) for x in _seq_tensors(tensors, "hstack")]
-    return cat(ts, 0 if ts[0]._data.ndim == 1 else 1)
-
-
-@public("vstack", "row_stack")
-def vstack(tensors: Sequence[Tensor]) -> Tensor:
-    ts = _seq_tensors(tensors, "vstack")
-    return cat([x if x._data.ndim >= 2 else reshape(x, (1, -1)) for x in ts], 0)
-
-
-def _slices(a: Tensor, d: int, sizes: list[int], name: str) -> tuple[Tensor, ...]:
-    parts = []
-    start = 0
-    for size in sizes:
-        key = tuple([slice(None)] * d + [slice(start, start + size)])
-        parts.append(apply(O.GETITEM, (a,), {"index": key, "advanced": False}, name=name))
-        start += size
-    return tuple(parts)
-
-
-@public("split", method=True)
-def split(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
-    d = _norm_dim(dim, a._data.ndim)
-    n = a._data.shape[d]
-    if isinstance(split_size_or_sections, int):
-        step = split_size_or_sections
-        if step <= 0 and n:
-            raise RuntimeError(
-                f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
-            )
-        sizes = [builtins.min(step, n - s) for s in range(0, n, step)] if n else [0]
-        return _slices(a, d, sizes, "SplitBackward0")
-    sizes = [int(s) for s in split_size_or_sections]
-    if builtins.sum(sizes) != n:
-        raise RuntimeError(
-            f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
-            f"dimension {d}), but got split_sizes={sizes}"
-        )
-    return _slices(a, d, sizes, "SplitWithSizesBackward0")
-
-
-@public("chunk", method=True)
-def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-    if chunks <= 0:
-        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
-    d = _norm_dim(dim, a._data.ndim)
-    n = a._data.shape[d]
-    step = -(-n // chunks) if n else 1
-    return split(a, step, d) if n else _slices(a, d, [0] * chunks, "SplitBackward0")
 
 
 def _triangle(a: Tensor, diagonal: int, upper: bool, name: str) -> Tensor:
@@ -1078,25 +592,14 @@ def _triangle(a: Tensor, diagonal: int, upper: bool, name: str) -> Tensor:
     return apply(O.WHERE, (Tensor._wrap(keep), a, zero), name=node)
 
 
-@public("tril", method=True)
+@implements(O.WHERE, "tril")
 def tril(a: Tensor, diagonal: int = 0) -> Tensor:
     return _triangle(a, diagonal, False, "tril")
 
 
-@public("triu", method=True)
+@implements(O.WHERE, "triu")
 def triu(a: Tensor, diagonal: int = 0) -> Tensor:
     return _triangle(a, diagonal, True, "triu")
-
-
-@public("index_select", method=True)
-def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
-    if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu":
-        raise RuntimeError("index_select(): Expected dtype int32/int64 for index")
-    if index._data.ndim > 1:
-        raise IndexError("index_select(): Index is supposed to be a vector")
-    d = _norm_dim(dim, a._data.ndim)
-    key = tuple([slice(None)] * d + [index])
-    return getitem(a, key)
 
 
 # ---- grad-mode managers beyond autograd's no_grad / enable_grad ----------------------------------
@@ -1149,75 +652,7 @@ def dim_aliases(fn: Callable[_P, _R]) -> Callable[_P, _R]:
     return accepting
 
 
-def _expand_error(target: tuple[int, ...], sizes: tuple[int, ...]) -> RuntimeError:
-    """PyTorch's message when a value cannot be broadcast to where it is assigned."""
-    if len(sizes) <= len(target):
-        off = len(target) - len(sizes)
-        for j in range(len(sizes) - 1, -1, -1):
-            if sizes[j] != 1 and sizes[j] != target[off + j]:
-                return RuntimeError(
-                    f"The expanded size of the tensor ({target[off + j]}) must match the "
-                    f"existing size ({sizes[j]}) at non-singleton dimension {off + j}.  "
-                    f"Target sizes: {list(target)}.  Tensor sizes: {list(sizes)}"
-                )
-    return RuntimeError(
-        f"expand(torch.FloatTensor{{{list(sizes)}}}, size={list(target)}): the number of sizes "
-        f"provided ({len(target)}) must be greater or equal to the number of dimensions in the "
-        f"tensor ({len(sizes)})"
-    )
-
-
 # ---- methods that take their arguments differently from the function of the same name ---------
-
-
-@method("reshape")
-def _reshape_method(self: Tensor, *shape: Any) -> Tensor:
-    return reshape(self, _shape_arg(shape))
-
-
-@method("view")
-def _view(self: Tensor, *shape: Any) -> Tensor:
-    if len(shape) == 1 and isinstance(shape[0], DType):
-        raise RuntimeError("view(dtype) is not supported in the playground")
-    size = _shape_arg(shape)
-    d = self._data
-    if d.__class__ is np.ndarray and not d.flags.c_contiguous:
-        # A view must reuse the storage: PyTorch refuses shapes that would need a copy
-        # (NumPy's no-copy reshape applies the same rule to the same strides).
-        try:
-            np.reshape(d, size, copy=False)
-        except ValueError:
-            try:
-                np.reshape(d, size)
-            except ValueError:
-                pass  # a size mismatch: reshape() below raises PyTorch's message for it
-            else:
-                raise RuntimeError(
-                    "view size is not compatible with input tensor's size and stride (at "
-                    "least one dimension spans across two contiguous subspaces). Use "
-                    ".reshape(...) instead."
-                ) from None
-    return reshape(self, size)
-
-
-@method("view_as", "reshape_as")
-def _view_as(self: Tensor, other: Tensor) -> Tensor:
-    return reshape(self, other._data.shape)
-
-
-@method("expand")
-def _expand_method(self: Tensor, *sizes: Any) -> Tensor:
-    return expand(self, _shape_arg(sizes))
-
-
-@method("expand_as")
-def _expand_as(self: Tensor, other: Tensor) -> Tensor:
-    return expand(self, other._data.shape)
-
-
-@method("permute")
-def _permute_method(self: Tensor, *dims: Any) -> Tensor:
-    return permute(self, _shape_arg(dims))
 
 
 @method("where")
@@ -1225,33 +660,11 @@ def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
     return where(condition, self, other)  # type: ignore[no-any-return]
 
 
-@method("contiguous")
-def _contiguous(self: Tensor) -> Tensor:
-    """Self when its elements are laid out in row-major order, else a row-major copy
-    (recorded as CloneBackward0, as PyTorch records it)."""
-    if self.is_contiguous():
-        return self
-    return apply(O.CLONE, (self,))
-
-
-@public("bmm", method=True)
+@implements(O.MATMUL, "bmm")
 def bmm(a: Tensor, b: Tensor) -> Tensor:
     if a._data.ndim != 3 or getattr(b, "ndim", 0) != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     return matmul(a, b)
-
-
-@public("unbind", method=True)
-def unbind(a: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
-    d = _norm_dim(dim, a._data.ndim)
-    lead = (slice(None),) * d
-    return tuple(getitem(a, (*lead, i)) for i in range(a._data.shape[d]))
-
-
-@public("narrow", method=True)
-def narrow(a: Tensor, dim: int, start: int, length: int) -> Tensor:
-    d = _norm_dim(dim, a._data.ndim)
-    return getitem(a, (*(slice(None),) * d, slice(start, start + length)))
 
 
 @public("logsumexp", method=True, axis=True)
@@ -1288,127 +701,8 @@ def any(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     return Tensor._wrap(a._data.any(axis=_norm_dims(dim, a._data.ndim), keepdims=keepdim))
 
 
-# ---- conversions ------------------------------------------------------------------------------
-
-
-@method("to")
-def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    dtype = kwargs.pop("dtype", None)
-    device = kwargs.pop("device", None)
-    for a in args:
-        if isinstance(a, DType):
-            dtype = a
-        elif isinstance(a, str | Device):
-            device = a
-        elif isinstance(a, Tensor):
-            dtype, device = a.dtype, a.device
-    return to_copy(self, dtype, device)
-
-
-def _cast(name: str, dtype: DType) -> None:
-    def cast(self: Tensor) -> Tensor:
-        return to_copy(self, dtype, None)
-
-    cast.__name__ = cast.__qualname__ = name
-    method(name)(cast)
-
-
-for _name, _dtype in (
-    ("float", dtypes.float32),
-    ("double", dtypes.float64),
-    ("half", dtypes.float16),
-    ("long", dtypes.int64),
-    ("int", dtypes.int32),
-    ("bool", dtypes.bool_),
-):
-    _cast(_name, _dtype)
-
-
-@method("type")
-def _type(self: Tensor, dtype: DType | None = None) -> Any:
-    """``x.type()`` names the tensor type (``'torch.FloatTensor'``); ``x.type(dtype)`` casts."""
-    if dtype is None:
-        prefix = "torch." if self._data.__class__ is np.ndarray else "torch.cuda."
-        return f"{prefix}{dtypes.type_word(self._data.dtype)}Tensor"
-    legacy = getattr(dtype, "_dtype", None)  # torch.FloatTensor, the class (as 2017 code has it)
-    if isinstance(dtype, type) and isinstance(legacy, DType):
-        dtype = legacy
-    elif isinstance(dtype, str):  # 'torch.DoubleTensor'
-        words = {f"torch.{dtypes.type_word(d.np)}Tensor": d for d in dtypes.ALL}
-        if dtype not in words:
-            raise ValueError(f"invalid type: '{dtype}'")
-        dtype = words[dtype]
-    return to_copy(self, dtype, None)
-
-
-@method("type_as")
-def _type_as(self: Tensor, other: Tensor) -> Tensor:
-    return to_copy(self, other.dtype, None)
-
-
-@method("cpu")
-def _cpu(self: Tensor) -> Tensor:
-    return to_copy(self, None, "cpu")
-
-
-@method("cuda")
-def _cuda(self: Tensor, device: Any = None) -> Tensor:
-    return to_copy(self, None, "cuda" if device is None else f"cuda:{device}")
-
-
 # ---- in-place methods (recorded as PyTorch records them; the common updates under no_grad
 # run in place in NumPy, see Tensor._inplace_fast) ----------------------------------------------
-
-
-@method("add_")
-def _add_(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
-    if alpha == 1 and self._inplace_fast(np.add, other):
-        return self
-    return self._inplace_binary(lambda a, b: add(a, b, alpha=alpha), other)
-
-
-@method("sub_")
-def _sub_(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
-    if alpha == 1 and self._inplace_fast(np.subtract, other):
-        return self
-    return self._inplace_binary(lambda a, b: sub(a, b, alpha=alpha), other)
-
-
-@method("mul_")
-def _mul_(self: Tensor, other: Any) -> Tensor:
-    if self._inplace_fast(np.multiply, other):
-        return self
-    return self._inplace_binary(lambda a, b: binary(O.MUL, a, b), other)
-
-
-@method("div_")
-def _div_(self: Tensor, other: Any) -> Tensor:
-    return self._inplace_binary(div, other)
-
-
-@method("pow_")
-def _pow_(self: Tensor, other: Any) -> Tensor:
-    return self._inplace_binary(pow, other)
-
-
-@method("square_")
-def _square_(self: Tensor) -> Tensor:
-    return self._inplace_binary(lambda a, _: pow(a, 2), None)
-
-
-@method("clamp_", "clip_")
-def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
-    return self._inplace_binary(lambda a, _: clamp(a, min, max), None)
-
-
-@method("round_")
-def _round_(self: Tensor, decimals: int = 0) -> Tensor:
-    return self._inplace_binary(lambda a, _: round(a, decimals), None)
-
-
-@method("masked_fill_")
-def _masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
-    return self._inplace_binary(lambda a, _: masked_fill(a, mask, value), None)
 
 
 @method("zero_")
@@ -1439,41 +733,10 @@ def _copy_(self: Tensor, src: Any) -> Tensor:
     return self
 
 
-@method("__setitem__")
-def _setitem(self: Tensor, key: Any, value: Any) -> None:
-    index, advanced = _index(key, self._data.ndim)
-    if advanced:
-        _check_masks(index if isinstance(index, tuple) else (index,), self._data.shape)
-    tracked = isinstance(value, Tensor) and core.is_grad_enabled() and value.requires_grad
-    if self._check_inplace() or tracked:  # recorded: y[index] = value in the graph
-        val = value if isinstance(value, Tensor) else tensor(value, dtype=self.dtype)
-        _check_put(self._data, index, val._data)
-        name = "IndexPutBackward0" if advanced else "torch::autograd::CopySlices"
-        attrs = {"index": index, "advanced": advanced}
-        self._inplace(apply(O.INDEX_PUT, (self._shadow(), val), attrs, name=name))
-        return
-    val = value._data if isinstance(value, Tensor) else value
-    _check_put(self._data, index, val)
-    self._data[index] = val
-    self._bump()
-
-
-def _check_put(target: Any, index: Any, value: Any) -> None:
-    """PyTorch's errors for a bad index or a value that does not fit the indexed places."""
-    try:
-        region = target[index]
-    except IndexError as exc:
-        raise IndexError(str(exc).replace("axis", "dimension")) from None
-    try:
-        np.broadcast_shapes(np.shape(value), region.shape)
-    except ValueError:
-        raise _expand_error(region.shape, np.shape(value)) from None
-
-
 # ---- ops added as one row and its test case (see engine.ops) -----------------------------------
 
 
-@public("cumprod", method=True, axis=True)
+@implements(O.CUMPROD, axis=True)
 def cumprod(a: Tensor, dim: int | None = None, dtype: DType | None = None) -> Tensor:
     if dim is None:
         raise TypeError('cumprod() missing 1 required positional arguments: "dim"')
@@ -1483,7 +746,7 @@ def cumprod(a: Tensor, dim: int | None = None, dtype: DType | None = None) -> Te
     return apply(O.CUMPROD, (a,), {"dim": _norm_dim(dim, a._data.ndim)}, out_dtype=target)
 
 
-@public("diag", method=True)
+@implements(O.DIAG)
 def diag(a: Tensor, diagonal: int = 0) -> Tensor:
     """A vector to a matrix with it on diagonal ``diagonal``, or a matrix's diagonal."""
     nd = a._data.ndim
@@ -1493,7 +756,7 @@ def diag(a: Tensor, diagonal: int = 0) -> Tensor:
     return apply(O.DIAG, (a,), {"k": int(diagonal)}, name=name)
 
 
-@public("einsum")
+@implements(O.EINSUM)
 def einsum(equation: str, *operands: Any) -> Tensor:
     """Einstein summation over subscripts of letters (``'ij,jk->ik'``, ``'bi,bi->b'``,
     ``'i,i->'``): one recorded node, whose backward is einsums again."""
@@ -1589,7 +852,7 @@ def _scatter(a: Tensor, dim: int, index: Tensor, src: Any, reduce: str) -> Tenso
         else ("ScatterBackward0" if src.requires_grad else "ScatterBackward1")
     )
     attrs = {"dim": d, "index": idx, "reduce": reduce}
-    return apply(O.SCATTER_PUT, (a, src), attrs, name=name)
+    return apply(S.SCATTER_PUT, (a, src), attrs, name=name)
 
 
 @public("scatter_add", method=True)
@@ -1613,185 +876,12 @@ def _scatter_(self: Tensor, dim: int, index: Tensor, src: Any = None, value: Any
     return self._inplace_binary(lambda a, s: _scatter(a, dim, index, s, "set"), source)
 
 
-@public("broadcast_tensors")
-def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
-    """The tensors expanded to their common broadcast shape (views, as expand)."""
-    if len(tensors) == 1 and isinstance(tensors[0], list | tuple):
-        tensors = tuple(tensors[0])
-    shape = np.broadcast_shapes(*(t._data.shape for t in tensors))
-    return tuple(t if t._data.shape == shape else expand(t, shape) for t in tensors)
-
-
-@method("repeat")
-def _repeat(self: Tensor, *sizes: Any) -> Tensor:
-    """Tile along each dim (new leading dims as needed): an expand and a reshape, named as
-    PyTorch's node (RepeatBackward0)."""
-    reps = _shape_arg(sizes)
-    if len(reps) < self._data.ndim:
-        raise RuntimeError(
-            "Number of dimensions of repeat dims can not be smaller than number of dimensions "
-            "of tensor"
-        )
-    shape = (1,) * (len(reps) - self._data.ndim) + tuple(self._data.shape)
-    inter = [n for s in shape for n in (1, s)]
-    tiled = [n for r, s in zip(reps, shape, strict=True) for n in (r, s)]
-    out = (
-        self.reshape(inter).expand(tiled).reshape([r * s for r, s in zip(reps, shape, strict=True)])
-    )
-    if out.grad_fn is not None:
-        core.rename(out.grad_fn, "RepeatBackward0")
-    return out
-
-
-@public("flip", method=True)
-def flip(a: Tensor, dims: Any, *more: Any) -> Tensor:
-    """Reverse the order along ``dims``: an indexing node, named as PyTorch's (FlipBackward0)."""
-    dims = (dims, *more) if more else (dims if isinstance(dims, list | tuple) else (dims,))
-    shape = a._data.shape
-    flipped = {_norm_dim(int(d), len(shape)) for d in dims}
-    ranges = [np.arange(n)[::-1] if k in flipped else np.arange(n) for k, n in enumerate(shape)]
-    out = getitem(a, np.ix_(*ranges)) if shape else a.clone()
-    if out.grad_fn is not None:
-        core.rename(out.grad_fn, "FlipBackward0")
-    return out
-
-
-@public("fliplr", method=True)
-def fliplr(a: Tensor) -> Tensor:
-    return flip(a, 1)
-
-
-@public("flipud", method=True)
-def flipud(a: Tensor) -> Tensor:
-    return flip(a, 0)
-
-
 @method("dist")
 def _dist(self: Tensor, other: Tensor, p: float = 2) -> Tensor:
     out = norm(self - other, p)
     if out.grad_fn is not None:
         core.rename(out.grad_fn, "DistBackward0")
     return out
-
-
-# ---- out= ---------------------------------------------------------------------------------------
-
-#: torch functions that take ``out=`` here (PyTorch's out= overloads of the common ops)
-OUT_FUNCTIONS = frozenset(
-    [
-        "add",
-        "sub",
-        "subtract",
-        "mul",
-        "multiply",
-        "div",
-        "divide",
-        "true_divide",
-        "matmul",
-        "mm",
-        "bmm",
-        "mv",
-        "dot",
-        "pow",
-        "exp",
-        "log",
-        "log2",
-        "log10",
-        "log1p",
-        "expm1",
-        "sqrt",
-        "rsqrt",
-        "abs",
-        "neg",
-        "negative",
-        "sin",
-        "cos",
-        "tan",
-        "tanh",
-        "sigmoid",
-        "sinh",
-        "cosh",
-        "asin",
-        "acos",
-        "atan",
-        "floor",
-        "ceil",
-        "round",
-        "trunc",
-        "frac",
-        "reciprocal",
-        "clamp",
-        "clip",
-        "maximum",
-        "minimum",
-        "where",
-        "cat",
-        "concat",
-        "concatenate",
-        "stack",
-        "sum",
-        "mean",
-        "prod",
-        "cumsum",
-        "cumprod",
-        "square",
-        "erf",
-        "sign",
-    ]
-)
-
-
-def accepts_out(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
-    """``fn`` with PyTorch's ``out=``: the result written into ``out`` (resized when its shape
-    differs), refused where autograd would need to record it, as PyTorch refuses it."""
-
-    @functools.wraps(fn)
-    def with_out(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Any:
-        if out is None:
-            return fn(*args, **kwargs)
-        if core.is_grad_enabled() and (
-            out.requires_grad
-            or builtins.any(isinstance(a, Tensor) and a.requires_grad for a in args)
-            or builtins.any(
-                isinstance(a, Tensor) and a.requires_grad
-                for v in args
-                if isinstance(v, list | tuple)
-                for a in v
-            )
-        ):
-            raise RuntimeError(
-                f"{name}(): functions with out=... arguments don't support automatic "
-                "differentiation, but one of the arguments requires grad."
-            )
-        if not isinstance(out, Tensor):
-            raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
-        with core.no_grad():
-            result = fn(*args, **kwargs)
-        new = result._data
-        if dtypes.category(new.dtype) > dtypes.category(out._data.dtype):
-            raise RuntimeError(
-                f"result type {dtypes.type_word(new.dtype)} can't be cast to the desired output "
-                f"type {dtypes.type_word(out._data.dtype)}"
-            )
-        if out._data.shape == new.shape:
-            out._data[...] = new
-        else:
-            if out._data.size:
-                warnings.warn(
-                    "An output with one or more elements was resized since it had shape "
-                    f"{list(out._data.shape)}, which does not match the required output shape "
-                    f"{list(new.shape)}. This behavior is deprecated, and in a future PyTorch "
-                    "release outputs will not be resized unless they have zero elements. You "
-                    "can explicitly reuse an out tensor t by resizing it, inplace, to zero "
-                    "elements with t.resize_(0).",
-                    UserWarning,
-                    stacklevel=2,
-                )
-            out._data = new.astype(out._data.dtype, copy=True)
-        out._bump()
-        return out
-
-    return with_out
 
 
 # ---- the simple functions, made from the table's rows -------------------------------------------

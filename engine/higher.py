@@ -7,7 +7,8 @@ a rule performs is then an engine operation, recorded in the graph, so the gradi
 backward loop (:func:`engine.core.run_backward`, given :data:`GRAPHED`) returns have a
 ``grad_fn`` and can be differentiated again (``d²y/dx²``), as in PyTorch.
 
-A rule that needs something the facade does not offer (indexed writes, say) raises
+A rule that cannot run on the facade as it is (indexed writes, say) has a graphed rule beside
+it in its row (``Op.graphed``), given :data:`KIT`; one that cannot be recorded at all raises
 :class:`engine.core.Unsupported`, which the loop reports as a RuntimeError naming the node.
 """
 
@@ -15,14 +16,17 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
-from engine import dtypes, ops
+from engine import dtypes
+from engine import shape_ops as S
 from engine.core import Node, Unsupported, sum_to
 from engine.factories import ones_like, tensor, zeros_like
-from engine.functions import cat, cumprod, einsum, stack, where
+from engine.functions import cumprod, einsum, where
+from engine.shapes import cat, stack
 from engine.tensor import Tensor, apply
 
 
@@ -310,178 +314,23 @@ class _XP:
 XP = _XP()
 
 
-def _to_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
-    """TO_COPY (dtype and device casts): the gradient goes back to the input's dtype and
-    device (the array rule moves host/device arrays, which a tensor does with .to)."""
-    x = xs[0].t
-    return (_Arr(g.t.to(device=x.device, dtype=x.dtype)),)
-
-
-def _getitem_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
-    """Indexing: g scattered into zeros by the SCATTER op, whose own backward indexes again."""
-    x = xs[0].t
-    at = node.attrs or {}
-    attrs = {"shape": tuple(x.shape), "index": at["index"], "advanced": at["advanced"]}
-    name = {
-        "SliceBackward0": "SliceBackwardBackward0",
-        "SelectBackward0": "SelectBackwardBackward0",
-    }
-    return (_Arr(apply(ops.SCATTER, (g.t,), attrs, name=name.get(node.name()))),)
-
-
-def _nll_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
-    """NLL loss: -g (scaled for the mean) scattered to each row's target class."""
-    logp, target = node.inputs[0], node.inputs[1]._data
-    at = node.attrs or {}
-    shape = tuple(logp.shape)
-    if len(shape) == 1:  # one sample: target is a class index
-        attrs = {"shape": shape, "index": int(target), "advanced": False}
-        return (_Arr(apply(ops.SCATTER, (-g.t,), attrs, name="NllLossBackwardBackward0")), None)
-    keep = np.asarray(target != at["ignore_index"])
-    safe = np.where(keep, target, 0)
-    weight = keep.astype(logp._data.dtype)
-    if at["reduction"] == "mean":
-        weight = weight / max(int(keep.sum()), 1)
-    scale = -g.t * Tensor._wrap(weight)
-    attrs = {"shape": shape, "index": (np.arange(shape[0]), safe), "advanced": True}
-    return (_Arr(apply(ops.SCATTER, (scale,), attrs, name="NllLossBackwardBackward0")), None)
-
-
 def _scatter(g: _Arr, shape: tuple[int, ...], index: Any, name: str) -> _Arr:
     attrs = {"shape": shape, "index": index, "advanced": True}
-    return _Arr(apply(ops.SCATTER, (g.t,), attrs, name=name))
+    return _Arr(apply(S.SCATTER, (g.t,), attrs, name=name))
 
 
-def _gather_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
-    """gather, sort, topk: g added back at the gathered places (ScatterAdd in PyTorch; for
-    sort and topk, whose places are distinct, PyTorch records Scatter)."""
-    at = node.attrs or {}
-    index = ops._gather_index(np, np.asarray(at["index"]), at["dim"])  # sparse grids
-    name = "ScatterAddBackward0" if node.name() == "GatherBackward0" else "ScatterBackward0"
-    return (_scatter(g, tuple(xs[0].shape), index, name),)
-
-
-def _max_dim_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
-    """max/min over a dim: g placed at each row's arg-max (Scatter in PyTorch)."""
-    at = node.attrs or {}
-    axis, idx = at["axis"], np.asarray(at["indices"])
-    gk = g if at["keepdim"] else _Arr(g.t.unsqueeze(axis))
-    grid = list(np.indices(gk.shape, sparse=True))
-    grid[axis % len(grid)] = np.expand_dims(idx, axis) if not at["keepdim"] else idx
-    return (_scatter(gk, tuple(xs[0].shape), tuple(grid), "ScatterBackward0"),)
-
-
-def _cumsum_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
-    """cumsum: the reversed cumulative sum of g (flips are index selections here)."""
-    d = (node.attrs or {})["dim"] % g.ndim
-    n = g.shape[d]
-    lead = (slice(None),) * d
-    reverse = tensor(np.arange(n - 1, -1, -1))
-    flipped = g.t[(*lead, reverse)]
-    result = flipped.cumsum(d)[(*lead, reverse)]
-    if result.grad_fn is not None:
-        result.grad_fn._name = "FlipBackward0"  # PyTorch flips; we index in reverse
-    return (_Arr(result),)
-
-
-def _function_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
-    """A custom autograd.Function: the user's backward, run on recorded tensors."""
-    at = node.attrs or {}
-    call = at["call"]
-    grads = [g.t]
-    if "spans" in at:  # several outputs: the flat gradient cut back into one per output
-        grads = [
-            g.t[lo:hi].reshape(*call.outputs[k].shape)
-            for k, (lo, hi) in zip(call.differentiable, at["spans"], strict=True)
-        ]
-    return tuple(_wrap(t) for t in call.run_backward(grads, graphed=True))
-
-
-def _function_output_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
-    """Output k of a custom Function with several outputs: g at its span of the bundle."""
-    at = node.attrs or {}
-    index = slice(at["start"], at["stop"])
-    attrs = {"shape": tuple(xs[0].shape), "index": index, "advanced": False}
-    return (_Arr(apply(ops.SCATTER, (g.t.reshape(-1),), attrs)),)
-
-
-def _diag_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
-    """diag: a vector's gradient is read from the diagonal (indexing, as the array rule);
-    a matrix's is g placed on its diagonal (a scatter here, an indexed add there)."""
-    x, k = xs[0], (node.attrs or {})["k"]
-    if x.ndim == 1:
-        return (g[ops._diag_index(np, g.shape[0], g.shape[1], k)],)
-    index = ops._diag_index(np, x.shape[0], x.shape[1], k)
-    return (_scatter(g, tuple(x.shape), index, "DiagonalBackwardBackward0"),)
-
-
-def _index_put_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
-    """y[index] = value: zeros written into g where the value went; g read there for it."""
-    at = node.attrs or {}
-    ga = gv = None
-    if node.needs[0]:
-        zero = Tensor._wrap(np.zeros((), dtype=g.dtype))
-        ga = _Arr(apply(ops.INDEX_PUT, (g.t, zero), at, name=node.name()))
-    if node.needs[1]:
-        gv = _Arr(g.t[at["index"]])
-    return (ga, gv)
-
-
-def _scatter_put_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
-    """scatter / scatter_add: g itself (zeros where scatter overwrote), and g gathered at the
-    index for the source (placed in a source-shaped tensor when the index is smaller)."""
-    at = node.attrs or {}
-    index, dim = np.asarray(at["index"]), at["dim"]
-    ga = gs = None
-    if node.needs[0]:
-        if at["reduce"] == "add":
-            ga = g
-        else:
-            zeros = Tensor._wrap(np.zeros(index.shape, dtype=g.dtype))
-            ga = _Arr(apply(ops.SCATTER_PUT, (g.t, zeros), {**at, "reduce": "set"}))
-    if node.needs[1]:
-        gathered = g.t.gather(dim, Tensor._wrap(index))
-        src_shape = tuple(xs[1].shape)
-        if tuple(index.shape) == src_shape:
-            gs = _Arr(gathered)
-        else:
-            where = tuple(slice(0, s) for s in index.shape)
-            attrs = {"shape": src_shape, "index": where, "advanced": False}
-            gs = _Arr(apply(ops.SCATTER, (gathered,), attrs))
-    return (ga, gs)
-
-
-def _det_vjp(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
-    """det: g · det(A) · A⁻ᵀ, with the inverse recorded (its own row)."""
-    a = xs[0].t
-    inv_t = apply(ops.INV, (a,)).transpose(-1, -2)
-    out = apply(ops.DET, (a,))
-    return (_Arr((g.t * out).unsqueeze(-1).unsqueeze(-1) * inv_t),)
-
-
-def _not_recorded(node: Node, g: _Arr, xs: Any) -> tuple[Any, ...]:
-    """Convolution and pooling: their backward (col2im, indexed additions) is not recorded."""
-    raise Unsupported(f"{node.op.name}'s backward is not recorded yet")
-
-
-#: Rules that differ on tensors from ops.py's array rules.
-_OVERRIDES: dict[str, Any] = {
-    "conv": _not_recorded,
-    "max_pool": _not_recorded,
-    "avg_pool": _not_recorded,
-    "index_put": _index_put_vjp,
-    "scatter_put": _scatter_put_vjp,
-    "det": _det_vjp,
-    "diag": _diag_vjp,
-    "function": _function_vjp,
-    "function_output": _function_output_vjp,
-    "to": _to_vjp,
-    "getitem": _getitem_vjp,
-    "nll_loss": _nll_vjp,
-    "gather": _gather_vjp,
-    "max_dim": _max_dim_vjp,
-    "cumsum": _cumsum_vjp,
-}
+#: What a row's graphed rule (``Op.graphed``, next to the row's array rule) works with: the
+#: facade, the tensor operations that record, and the backward of indexing as an op.
+KIT = SimpleNamespace(
+    Arr=_Arr,
+    Tensor=Tensor,
+    Unsupported=Unsupported,
+    SCATTER=S.SCATTER,
+    apply=apply,
+    scatter=_scatter,
+    tensor=tensor,
+    wrap=_wrap,
+)
 
 
 class _TensorRules:
@@ -495,9 +344,9 @@ class _TensorRules:
                 f"create_graph=True: the output of {node.name()} is no longer available"
             )
         xs = [_wrap(x) for x in node.inputs]
-        override = _OVERRIDES.get(node.op.name)
-        if override is not None:
-            grads_in = override(node, _Arr(g), xs)
+        graphed = node.op.graphed
+        if graphed is not None:
+            grads_in = graphed(KIT, node, _Arr(g), xs)
         else:
             grads_in = node.op.vjp(XP, _Arr(g), _wrap(out), xs, node.attrs, node.needs)
         result: list[Tensor | None] = []

@@ -19,23 +19,11 @@ from engine import core, dtypes
 from engine.backend import to_numpy
 from engine.dtypes import DType
 from engine.factories import linspace, tensor
-from engine.functions import (
-    cat,
-    expand,
-    getitem,
-    matmul,
-    stack,
-    where,
-)
+from engine.functions import matmul, where
 from engine.registry import method, public
+from engine.shapes import cat, expand, getitem, stack
 from engine.tensor import Size, Tensor, _norm_dim, _ReturnTypes
-
-
-def _named(out: Tensor, name: str) -> Tensor:
-    """PyTorch's node name on a composite's result."""
-    if out.grad_fn is not None:
-        core.rename(out.grad_fn, name)
-    return out
+from engine.tensor import named as _named
 
 
 def _dims(dims: Any, more: tuple[Any, ...] = ()) -> tuple[int, ...]:

@@ -1,7 +1,8 @@
 """Tensor's methods from the registry: the function API seen from a tensor (``x.exp()``).
 
 Bound once, at import, onto the class: the methods the op table's rows declare, made from
-their dtype rule (``Tensor.exp``, ``Tensor.exp_`` ...), and the hand-written ones registered
+their dtype rule (``Tensor.exp``), every in-place method a row declares (``Tensor.exp_``,
+``Tensor.add_``: the function written back), and the hand-written ones registered
 with ``@method`` / ``@public(..., method=True)`` in engine.functions, engine.factories and
 engine.autograd. A name the class defines itself (tensor.py: attributes, conversions, the
 operators) may not also be registered: that would be two implementations of one method.
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from engine import autograd as _autograd  # noqa: F401 - registers Tensor.backward
 from engine import library as _library  # noqa: F401 - registers its functions and methods
 from engine import ops as O
@@ -19,15 +22,28 @@ from engine.registry import AXIS_ALIASED, FUNCTIONS, METHODS
 from engine.tensor import Tensor
 
 
-def _inplace(name: str, fn: Any) -> Any:
-    """``x.exp_()``: the function's result written back into x (recorded as PyTorch records
-    it: ExpBackward0 on x's history)."""
+def _inplace(name: str, fn: Any, update: Any = None) -> Any:
+    """``x.<name>_(...)``: the function's result written back into x (recorded as PyTorch
+    records it: ``x.exp_()`` is ExpBackward0 on x's history). ``update``: the row's NumPy ufunc,
+    for the unrecorded update in place (``p.add_(d)`` under no_grad, see Tensor._inplace_fast)."""
 
-    def inplace(self: Tensor) -> Tensor:
-        return self._inplace_binary(lambda a, _: fn(a), None)
+    def inplace(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        other = args[0] if args else None
+        if (
+            update is not None
+            and len(args) == 1
+            and not kwargs
+            and self._inplace_fast(update, other)
+        ):
+            return self
+        return self._inplace_binary(lambda a, _: fn(a, *args, **kwargs), other)
 
     inplace.__name__ = inplace.__qualname__ = name
     return inplace
+
+
+#: the rows whose in-place methods NumPy can do in place when nothing is recorded
+_UPDATES = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
 
 
 def bind() -> dict[str, Any]:
@@ -38,14 +54,14 @@ def bind() -> dict[str, Any]:
         raise RuntimeError(f"Tensor methods defined twice (class and registry): {sorted(clash)}")
     table = dict(METHODS)
     for op in O.OPS.values():
-        if not op.dtype:
-            continue
-        for name in op.method:
+        for name in op.method if op.dtype else ():
             if name not in own and name not in table:
                 table[name] = from_row(op, name, as_method=True)
         for name in op.inplace:
-            if name not in table:
-                table[name] = _inplace(name, FUNCTIONS[name[:-1]])
+            if name in table:
+                raise RuntimeError(f"in-place method {name!r} is made from the table")
+            base = FUNCTIONS.get(name[:-1]) or table[name[:-1]]
+            table[name] = _inplace(name, base, _UPDATES.get(op.name))
     for name, impl in table.items():
         if name in AXIS_ALIASED:
             impl = dim_aliases(impl)

@@ -1,14 +1,23 @@
-"""The primitive table: one row per differentiable primitive.
+"""The primitive table: one row per differentiable primitive, each declared once.
 
 A row (:class:`Op`) holds everything about a primitive in one place, like PyTorch's
-``derivatives.yaml`` or HIPS/autograd's ``defvjp``:
+``derivatives.yaml`` or HIPS/autograd's ``defvjp``, and is made by a keyword builder
+(:func:`unary` for elementwise functions of one tensor, :func:`row` for the rest), which
+derives what follows from the name:
 
-- ``name``     the public name (``mul``), ``grad_fn`` PyTorch's node name (``MulBackward0``);
-- ``forward``  ``(xp, *arrays, **attrs) -> array``;
+- ``name``     the public name (``mul``); ``grad_fn`` PyTorch's node name, by default the name
+               in CamelCase + ``Backward0`` (``log_softmax`` -> ``LogSoftmaxBackward0``);
+- ``forward``  ``(xp, *arrays, **attrs) -> array``; a NumPy ufunc given to :func:`unary`
+               (``np.exp``) is also the row's ``host`` fast path, which tensor.py's hot paths
+               call without the ``xp`` argument;
 - ``vjp``      ``(xp, g, out, xs, attrs, needs) -> tuple`` of one gradient per input, ``None``
-               where ``needs[i]`` is false. Rules are pure functions of (upstream grad, output,
-               inputs, attributes) and may return a gradient in the *broadcast* shape: the
-               backward loop sums it back to the input's shape, once, for every rule;
+               where ``needs[i]`` is false (:func:`unary` takes ``(xp, g, out, a) -> grad``).
+               Rules are pure functions of (upstream grad, output, inputs, attributes) and may
+               return a gradient in the *broadcast* shape: the backward loop sums it back to
+               the input's shape, once, for every rule;
+- ``graphed``  where the rule cannot run on recorded tensors as it is (``create_graph=True``,
+               engine.higher), the rule that does, next to it: ``(hx, node, g, xs)`` with
+               ``hx`` engine.higher's tensor kit;
 - ``local``    per input, the local derivative as a formula over ``{a}``, ``{b}``, ``{c}`` (the
                inputs), ``{out}``, ``{N}`` (a count: the elements averaged) and attributes
                (``{p}``), shown by the walk's captions; written in engine.caption's notation
@@ -16,29 +25,34 @@ A row (:class:`Op`) holds everything about a primitive in one place, like PyTorc
                substituted it must evaluate to the rule's result (tests/unit/test_captions.py);
 - ``chain``    per input, how the contribution is formed from ``{g}`` (the upstream gradient)
                when it is not simply ``local · g`` (matrix products, reductions, reshapes);
-- ``symbol``   how the forward reads, for node labels (``{a} · {b}``);
+- ``symbol``   how the forward reads, for node labels (``{a} · {b}``; by default ``name({a})``);
 - ``saves``    what backward reads: ``""`` nothing, ``"in"`` inputs, ``"out"`` the output,
                ``"both"``. It decides which version counters backward checks, and whether a
                second backward through a freed graph is an error (as in PyTorch).
 
 Where the row appears in the public API (the registry: ``engine.functions`` makes the simple
-functions from it, ``engine.methods`` binds the methods, ``engine.__all__`` lists them, and
-tests/unit/test_registry.py checks every name resolves):
+functions from it, ``engine.methods`` binds the methods and makes every in-place method,
+``engine.__all__`` lists them, and tests/unit/test_registry.py checks every name resolves):
 
-- ``function``   names in ``torch`` that record this row (the canonical name first);
-- ``method``     names on ``Tensor`` (operators included), ``inplace`` the in-place methods;
+- ``names``      builder keyword: names both in ``torch`` and on ``Tensor`` (:func:`unary`:
+                 the name and its ``aliases``), the canonical name first;
+- ``function`` / ``method``: names only in ``torch`` / only on ``Tensor`` (operators);
+- ``inplace``    the in-place methods (``inplace=True``: ``<name>_`` for each of ``names``),
+                 made by engine.methods from the function of the same name;
 - ``functional`` names in ``torch.nn.functional``;
-- ``dtype``      how a *generated* wrapper treats its input, for rows simple enough to need no
+- ``dtype``      how a *generated* function treats its input, for rows simple enough to need no
                  hand-written argument parsing: ``"float"`` integer and bool inputs are taken
                  as float32 (``torch.exp(int_tensor)``), ``"float_only"`` they are refused as
                  PyTorch refuses them (``frac``), ``"same"`` any dtype as it is, ``"whole"``
                  integers are already whole (a copy, as ``floor``); ``"promote"`` a binary op
                  with PyTorch's type promotion (a tensor and a tensor or number), ``"tensors"``
-                 the same for two tensors. Rows without it have hand-written functions in
-                 ``engine.functions`` (argument parsing, PyTorch's overloads).
+                 the same for two tensors. Rows without it have hand-written functions
+                 (argument parsing, PyTorch's overloads) registered under the row's names.
 
-Composites (``mse``-style helpers in ``nn.functional``, ``square``, ``rdiv`` ...) are built
-from these rows and carry no backward code.
+Shape and indexing rows live in engine/shape_ops.py, and the rows of torch.nn's layers under
+engine/nn/: convolution and pooling in conv_ops.py, losses and normalisation in loss_ops.py (the
+same builders, the same table). Composites (``mse``-style helpers in ``nn.functional``, ``square``, ``rdiv``
+...) are built from the rows and carry no backward code.
 """
 
 from __future__ import annotations
@@ -52,7 +66,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.backend import device_of, erf, index_add, move
+from engine.backend import erf, index_add
 
 Array = Any
 Grads = tuple[Array | None, ...]
@@ -68,9 +82,10 @@ class Op:
     symbol: str
     saves: str = "in"
     chain: tuple[str, ...] | None = None
-    #: the forward on NumPy arrays without the ``xp`` argument (a C callable such as
-    #: ``np.tanh``), for the hot paths to call directly; set below for the commonest rows
+    #: the forward on NumPy arrays without the ``xp`` argument (a ufunc such as ``np.tanh``)
     host: Callable[..., Array] | None = None
+    #: the rule on recorded tensors where ``vjp`` cannot run on them (see the docstring)
+    graphed: Callable[..., Grads] | None = None
     # where the row appears in the public API (see the module docstring)
     function: tuple[str, ...] = ()
     method: tuple[str, ...] = ()
@@ -82,20 +97,88 @@ class Op:
 OPS: dict[str, Op] = {}
 
 
-def _row(op: Op) -> Op:
-    OPS[op.name] = op
+def _tuple(x: str | tuple[str, ...] | None) -> tuple[str, ...] | None:
+    return (x,) if isinstance(x, str) else x
+
+
+def row(
+    name: str,
+    forward: Callable[..., Array],
+    vjp: Callable[..., Grads],
+    *,
+    local: str | tuple[str, ...],
+    symbol: str | None = None,
+    grad_fn: str | None = None,
+    saves: str = "in",
+    chain: str | tuple[str, ...] | None = None,
+    names: tuple[str, ...] = (),
+    function: tuple[str, ...] = (),
+    method: tuple[str, ...] = (),
+    inplace: bool | tuple[str, ...] = (),
+    functional: tuple[str, ...] = (),
+    dtype: str = "",
+    host: Callable[..., Array] | None = None,
+    graphed: Callable[..., Grads] | None = None,
+    table: bool = True,
+) -> Op:
+    """A row of the table, registered under its name (``table=False``: an op no user call
+    reaches, made for engine.higher), with what the module docstring says it derives."""
+    op = Op(
+        name,
+        grad_fn or "".join(p[:1].upper() + p[1:] for p in name.split("_")) + "Backward0",
+        forward,
+        vjp,
+        _tuple(local) or (),
+        symbol or f"{name}({{a}})",
+        saves,
+        _tuple(chain),
+        host,
+        graphed,
+        (*names, *function),
+        (*names, *method),
+        tuple(f"{n}_" for n in names) if inplace is True else inplace or (),
+        functional,
+        dtype,
+    )
+    if table:
+        if name in OPS:
+            raise RuntimeError(f"op {name!r} is declared twice")
+        OPS[name] = op
     return op
 
 
-def _elementwise(*names: str, dtype: str) -> dict[str, Any]:
-    """The public names of an elementwise row: ``torch.exp``, ``Tensor.exp``, ``Tensor.exp_``
-    (and the same for each alias), made by engine.functions / engine.methods from ``dtype``."""
-    return {
-        "function": names,
-        "method": names,
-        "inplace": tuple(f"{n}_" for n in names),
-        "dtype": dtype,
-    }
+def unary(
+    name: str,
+    forward: Callable[..., Array],
+    *,
+    vjp: Callable[[ModuleType, Array, Array, Array], Array],
+    local: str,
+    aliases: tuple[str, ...] = (),
+    operators: tuple[str, ...] = (),
+    dtype: str = "float",
+    **more: Any,
+) -> Op:
+    """An elementwise row of one tensor: ``torch.<name>``, ``Tensor.<name>`` and
+    ``Tensor.<name>_`` for the name and each alias, made from its dtype rule; ``operators``
+    are Tensor's operators that record it (``__neg__``). ``forward`` is a NumPy ufunc (its
+    namesake in the array module runs on a GPU; on the host the ufunc is called directly)
+    or ``(xp, a) -> array``; ``vjp`` is ``(xp, g, out, a) -> gradient``."""
+    host = forward if isinstance(forward, np.ufunc) else None
+    if host is not None:
+        ufunc, attr = host, host.__name__
+        forward = lambda xp, a: (ufunc if xp is np else getattr(xp, attr))(a)  # noqa: E731
+    return row(
+        name,
+        forward,
+        lambda xp, g, out, xs, at, n: (vjp(xp, g, out, xs[0]),),
+        local=local,
+        names=(name, *aliases),
+        method=operators,
+        inplace=True,
+        dtype=dtype,
+        host=host,
+        **more,
+    )
 
 
 # --- helpers used by several rules --------------------------------------------------------------
@@ -139,107 +222,33 @@ def sum_rows(xp: ModuleType, m: Array) -> Array:
 
 
 # --- elementwise arithmetic ---------------------------------------------------------------------
-ADD = _row(
-    Op(
-        "add",
-        "AddBackward0",
-        lambda xp, a, b: a + b,
-        lambda xp, g, out, xs, at, n: (g if n[0] else None, g if n[1] else None),
-        ("1", "1"),
-        "{a} + {b}",
-        saves="",
-        function=("add",),
-        method=("add", "__add__", "__radd__", "__iadd__"),
-        inplace=("add_",),
-    )
-)
-SUB = _row(
-    Op(
-        "sub",
-        "SubBackward0",
-        lambda xp, a, b: a - b,
-        lambda xp, g, out, xs, at, n: (g if n[0] else None, -g if n[1] else None),
-        ("1", "−1"),
-        "{a} − {b}",
-        saves="",
-        function=("sub", "subtract"),
-        method=("sub", "subtract", "__sub__", "__isub__"),
-        inplace=("sub_",),
-    )
-)
+# fmt: off
+ADD = row("add", lambda xp, a, b: a + b,
+    lambda xp, g, out, xs, at, n: (g if n[0] else None, g if n[1] else None), local=("1", "1"),
+    symbol="{a} + {b}", saves="", names=("add",), method=("__add__", "__radd__", "__iadd__"),
+    inplace=True, host=operator.add)
+SUB = row("sub", lambda xp, a, b: a - b,
+    lambda xp, g, out, xs, at, n: (g if n[0] else None, -g if n[1] else None), local=("1", "−1"),
+    symbol="{a} − {b}", saves="", names=("sub", "subtract"), method=("__sub__", "__isub__"),
+    inplace=True, host=operator.sub)
 # scalar - tensor: PyTorch records RsubBackward1 (inputs: the tensor, then the scalar).
-RSUB = _row(
-    Op(
-        "rsub",
-        "RsubBackward1",
-        lambda xp, a, b: b - a,
-        lambda xp, g, out, xs, at, n: (-g if n[0] else None, g if n[1] else None),
-        ("−1", "1"),
-        "{b} − {a}",
-        saves="",
-        method=("__rsub__",),
-    )
-)
-MUL = _row(
-    Op(
-        "mul",
-        "MulBackward0",
-        lambda xp, a, b: a * b,
-        lambda xp, g, out, xs, at, n: (g * xs[1] if n[0] else None, g * xs[0] if n[1] else None),
-        ("{b}", "{a}"),
-        "{a} · {b}",
-        function=("mul", "multiply"),
-        method=("mul", "multiply", "__mul__", "__rmul__", "__imul__"),
-        inplace=("mul_",),
-        dtype="promote",
-    )
-)
-DIV = _row(
-    Op(
-        "div",
-        "DivBackward0",
-        lambda xp, a, b: a / b,
-        lambda xp, g, out, xs, at, n: (
-            g / xs[1] if n[0] else None,
-            -g * xs[0] / (xs[1] * xs[1]) if n[1] else None,
-        ),
-        ("1/{b}", "−{a}/{b}²"),
-        "{a} / {b}",
-        function=("div", "divide", "true_divide"),
-        method=("div", "divide", "true_divide", "__truediv__", "__itruediv__"),
-        inplace=("div_",),
-    )
-)
-NEG = _row(
-    Op(
-        "neg",
-        "NegBackward0",
-        lambda xp, a: -a,
-        lambda xp, g, out, xs, at, n: (-g,),
-        ("−1",),
-        "−{a}",
-        saves="",
-        function=("neg", "negative"),
-        method=("neg", "negative", "__neg__"),
-        inplace=("neg_", "negative_"),
-        dtype="same",
-    )
-)
-RECIPROCAL = _row(
-    Op(
-        "reciprocal",
-        "ReciprocalBackward0",
-        lambda xp, a: 1 / a,
-        lambda xp, g, out, xs, at, n: (-g * out * out,),
-        ("−1/{a}²",),
-        "1/{a}",
-        saves="out",
-        function=("reciprocal",),
-        method=("reciprocal", "__rtruediv__"),
-        inplace=("reciprocal_",),
-        dtype="float",
-    )
-)
+RSUB = row("rsub", lambda xp, a, b: b - a,
+    lambda xp, g, out, xs, at, n: (-g if n[0] else None, g if n[1] else None),
+    grad_fn="RsubBackward1", local=("−1", "1"), symbol="{b} − {a}", saves="", method=("__rsub__",))
+MUL = row("mul", lambda xp, a, b: a * b,
+    lambda xp, g, out, xs, at, n: (g * xs[1] if n[0] else None, g * xs[0] if n[1] else None),
+    local=("{b}", "{a}"), symbol="{a} · {b}", names=("mul", "multiply"),
+    method=("__mul__", "__rmul__", "__imul__"), inplace=True, dtype="promote", host=operator.mul)
+DIV = row("div", lambda xp, a, b: a / b,
+    lambda xp, g, out, xs, at, n: (g / xs[1] if n[0] else None,
+                                   -g * xs[0] / (xs[1] * xs[1]) if n[1] else None),
+    local=("1/{b}", "−{a}/{b}²"), symbol="{a} / {b}", names=("div", "divide", "true_divide"),
+    method=("__truediv__", "__itruediv__"), inplace=True, host=operator.truediv)
+NEG = unary("neg", np.negative, vjp=lambda xp, g, out, a: -g, local="−1", symbol="−{a}", saves="",
+    aliases=("negative",), operators=("__neg__",), dtype="same")
+RECIPROCAL = unary("reciprocal", lambda xp, a: 1 / a, vjp=lambda xp, g, out, a: -g * out * out,
+    local="−1/{a}²", symbol="1/{a}", saves="out", operators=("__rtruediv__",))
+# fmt: on
 
 
 def _pow_scalar_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -249,19 +258,8 @@ def _pow_scalar_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: A
     return (g * (p * xs[0] ** (p - 1)),)
 
 
-POW = _row(
-    Op(
-        "pow",
-        "PowBackward0",
-        lambda xp, a, p: a**p,
-        _pow_scalar_vjp,
-        ("{p} · {a}^{pm1}",),
-        "{a}^{p}",
-        function=("pow", "square"),
-        method=("pow", "square", "__pow__"),
-        inplace=("pow_", "square_"),
-    )
-)
+POW = row("pow", lambda xp, a, p: a**p, _pow_scalar_vjp, local="{p} · {a}^{pm1}", symbol="{a}^{p}",
+    names=("pow", "square"), method=("__pow__",), inplace=True)  # fmt: skip
 
 
 def _pow_tensor_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -274,18 +272,9 @@ def _pow_tensor_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: A
     return ga, gb
 
 
-POW_T = _row(
-    Op(
-        "pow_tensor",
-        "PowBackward1",
-        lambda xp, a, b: a**b,
-        _pow_tensor_vjp,
-        ("{b} · {a}^({b} − 1)", "{out} · ln({a})"),
-        "{a}^{b}",
-        saves="both",
-        method=("__pow__",),
-    )
-)
+POW_T = row("pow_tensor", lambda xp, a, b: a**b, _pow_tensor_vjp, grad_fn="PowBackward1",
+    local=("{b} · {a}^({b} − 1)", "{out} · ln({a})"), symbol="{a}^{b}", saves="both",
+    method=("__pow__",))  # fmt: skip
 
 
 def _rpow_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -295,126 +284,27 @@ def _rpow_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) ->
     return (g * out * np.log(base),)
 
 
-RPOW = _row(
-    Op(
-        "rpow",
-        "PowBackward2",
-        lambda xp, a, base: base**a,
-        _rpow_vjp,
-        ("{out} · ln({base})",),
-        "{base}^{a}",
-        saves="both",
-        method=("__rpow__",),
-    )
-)
+# fmt: off
+RPOW = row("rpow", lambda xp, a, base: base**a, _rpow_vjp, grad_fn="PowBackward2",
+    local="{out} · ln({base})", symbol="{base}^{a}", saves="both", method=("__rpow__",))
 
 # --- elementwise functions ----------------------------------------------------------------------
-EXP = _row(
-    Op(
-        "exp",
-        "ExpBackward0",
-        lambda xp, a: xp.exp(a),
-        lambda xp, g, out, xs, at, n: (g * out,),
-        ("exp({a})",),
-        "exp({a})",
-        saves="out",
-        **_elementwise("exp", dtype="float"),
-    )
-)
-LOG = _row(
-    Op(
-        "log",
-        "LogBackward0",
-        lambda xp, a: xp.log(a),
-        lambda xp, g, out, xs, at, n: (g / xs[0],),
-        ("1/{a}",),
-        "ln({a})",
-        **_elementwise("log", dtype="float"),
-    )
-)
-LOG1P = _row(
-    Op(
-        "log1p",
-        "Log1PBackward0",
-        lambda xp, a: xp.log1p(a),
-        lambda xp, g, out, xs, at, n: (g / (1 + xs[0]),),
-        ("1/(1 + {a})",),
-        "ln(1 + {a})",
-        **_elementwise("log1p", dtype="float"),
-    )
-)
-SQRT = _row(
-    Op(
-        "sqrt",
-        "SqrtBackward0",
-        lambda xp, a: xp.sqrt(a),
-        lambda xp, g, out, xs, at, n: (g / (2 * out),),
-        ("1/(2 · √{a})",),
-        "√{a}",
-        saves="out",
-        **_elementwise("sqrt", dtype="float"),
-    )
-)
-RSQRT = _row(
-    Op(
-        "rsqrt",
-        "RsqrtBackward0",
-        lambda xp, a: 1 / xp.sqrt(a),
-        lambda xp, g, out, xs, at, n: (-0.5 * g * out * out * out,),
-        ("−1/(2 · {a}^1.5)",),
-        "1/√{a}",
-        saves="out",
-        **_elementwise("rsqrt", dtype="float"),
-    )
-)
-ABS = _row(
-    Op(
-        "abs",
-        "AbsBackward0",
-        lambda xp, a: xp.abs(a),
-        lambda xp, g, out, xs, at, n: (g * xp.sign(xs[0]),),
-        ("sign({a})",),
-        "|{a}|",
-        function=("abs", "absolute"),
-        method=("abs", "absolute", "__abs__"),
-        inplace=("abs_", "absolute_"),
-        dtype="same",
-    )
-)
-SIN = _row(
-    Op(
-        "sin",
-        "SinBackward0",
-        lambda xp, a: xp.sin(a),
-        lambda xp, g, out, xs, at, n: (g * xp.cos(xs[0]),),
-        ("cos({a})",),
-        "sin({a})",
-        **_elementwise("sin", dtype="float"),
-    )
-)
-COS = _row(
-    Op(
-        "cos",
-        "CosBackward0",
-        lambda xp, a: xp.cos(a),
-        lambda xp, g, out, xs, at, n: (-g * xp.sin(xs[0]),),
-        ("−sin({a})",),
-        "cos({a})",
-        **_elementwise("cos", dtype="float"),
-    )
-)
-TANH = _row(
-    Op(
-        "tanh",
-        "TanhBackward0",
-        lambda xp, a: xp.tanh(a),
-        lambda xp, g, out, xs, at, n: (g * (1 - out * out),),
-        ("1 − {out}²",),
-        "tanh({a})",
-        saves="out",
-        **_elementwise("tanh", dtype="float"),
-    )
-)
+EXP = unary("exp", np.exp, vjp=lambda xp, g, out, a: g * out, local="exp({a})", saves="out")
+LOG = unary("log", np.log, vjp=lambda xp, g, out, a: g / a, local="1/{a}", symbol="ln({a})")
+LOG1P = unary("log1p", np.log1p, vjp=lambda xp, g, out, a: g / (1 + a), grad_fn="Log1PBackward0",
+    local="1/(1 + {a})", symbol="ln(1 + {a})")
+SQRT = unary("sqrt", np.sqrt, vjp=lambda xp, g, out, a: g / (2 * out), local="1/(2 · √{a})",
+    symbol="√{a}", saves="out")
+RSQRT = unary("rsqrt", lambda xp, a: 1 / xp.sqrt(a),
+    vjp=lambda xp, g, out, a: -0.5 * g * out * out * out, local="−1/(2 · {a}^1.5)", symbol="1/√{a}",
+    saves="out")
+ABS = unary("abs", np.absolute, vjp=lambda xp, g, out, a: g * xp.sign(a), local="sign({a})",
+    symbol="|{a}|", aliases=("absolute",), operators=("__abs__",), dtype="same")
+SIN = unary("sin", np.sin, vjp=lambda xp, g, out, a: g * xp.cos(a), local="cos({a})")
+COS = unary("cos", np.cos, vjp=lambda xp, g, out, a: -g * xp.sin(a), local="−sin({a})")
+TANH = unary("tanh", np.tanh, vjp=lambda xp, g, out, a: g * (1 - out * out), local="1 − {out}²",
+    saves="out")
+# fmt: on
 
 
 def _sigmoid(xp: ModuleType, a: Array) -> Array:
@@ -423,144 +313,33 @@ def _sigmoid(xp: ModuleType, a: Array) -> Array:
     return 1 / (1 + xp.exp(-a))
 
 
-SIGMOID = _row(
-    Op(
-        "sigmoid",
-        "SigmoidBackward0",
-        _sigmoid,
-        lambda xp, g, out, xs, at, n: (g * out * (1 - out),),
-        ("{out} · (1 − {out})",),
-        "σ({a})",
-        saves="out",
-        **_elementwise("sigmoid", dtype="float"),
-    )
-)
-SINH = _row(
-    Op(
-        "sinh",
-        "SinhBackward0",
-        lambda xp, a: xp.sinh(a),
-        lambda xp, g, out, xs, at, n: (g * xp.cosh(xs[0]),),
-        ("cosh({a})",),
-        "sinh({a})",
-        **_elementwise("sinh", dtype="float"),
-    )
-)
-COSH = _row(
-    Op(
-        "cosh",
-        "CoshBackward0",
-        lambda xp, a: xp.cosh(a),
-        lambda xp, g, out, xs, at, n: (g * xp.sinh(xs[0]),),
-        ("sinh({a})",),
-        "cosh({a})",
-        **_elementwise("cosh", dtype="float"),
-    )
-)
-ASIN = _row(
-    Op(
-        "asin",
-        "AsinBackward0",
-        lambda xp, a: xp.arcsin(a),
-        lambda xp, g, out, xs, at, n: (g / xp.sqrt(1 - xs[0] * xs[0]),),
-        ("1/√(1 − {a}²)",),
-        "asin({a})",
-        **_elementwise("asin", "arcsin", dtype="float"),
-    )
-)
-ACOS = _row(
-    Op(
-        "acos",
-        "AcosBackward0",
-        lambda xp, a: xp.arccos(a),
-        lambda xp, g, out, xs, at, n: (-g / xp.sqrt(1 - xs[0] * xs[0]),),
-        ("−1/√(1 − {a}²)",),
-        "acos({a})",
-        **_elementwise("acos", "arccos", dtype="float"),
-    )
-)
-ATAN = _row(
-    Op(
-        "atan",
-        "AtanBackward0",
-        lambda xp, a: xp.arctan(a),
-        lambda xp, g, out, xs, at, n: (g / (1 + xs[0] * xs[0]),),
-        ("1/(1 + {a}²)",),
-        "atan({a})",
-        **_elementwise("atan", "arctan", dtype="float"),
-    )
-)
+# fmt: off
+SIGMOID = unary("sigmoid", _sigmoid, vjp=lambda xp, g, out, a: g * out * (1 - out),
+    local="{out} · (1 − {out})", symbol="σ({a})", saves="out")
+SINH = unary("sinh", np.sinh, vjp=lambda xp, g, out, a: g * xp.cosh(a), local="cosh({a})")
+COSH = unary("cosh", np.cosh, vjp=lambda xp, g, out, a: g * xp.sinh(a), local="sinh({a})")
+ASIN = unary("asin", np.arcsin, vjp=lambda xp, g, out, a: g / xp.sqrt(1 - a * a),
+    aliases=("arcsin",), local="1/√(1 − {a}²)")
+ACOS = unary("acos", np.arccos, vjp=lambda xp, g, out, a: -g / xp.sqrt(1 - a * a),
+    aliases=("arccos",), local="−1/√(1 − {a}²)")
+ATAN = unary("atan", np.arctan, vjp=lambda xp, g, out, a: g / (1 + a * a), aliases=("arctan",),
+    local="1/(1 + {a}²)")
+ASINH = unary("asinh", np.arcsinh, vjp=lambda xp, g, out, a: g / xp.sqrt(1 + a * a),
+    aliases=("arcsinh",), local="1/√(1 + {a}²)")
 # trunc's derivative is 0 almost everywhere (PyTorch: zeros), frac's is 1
-TRUNC = _row(
-    Op(
-        "trunc",
-        "TruncBackward0",
-        lambda xp, a: xp.trunc(a),
-        lambda xp, g, out, xs, at, n: (xp.zeros_like(g),),
-        ("0",),
-        "trunc({a})",
-        saves="",
-        **_elementwise("trunc", "fix", dtype="whole"),
-    )
-)
-FRAC = _row(
-    Op(
-        "frac",
-        "FracBackward0",
-        lambda xp, a: a - xp.trunc(a),
-        lambda xp, g, out, xs, at, n: (g,),
-        ("1",),
-        "frac({a})",
-        saves="",
-        **_elementwise("frac", dtype="float_only"),
-    )
-)
-TAN = _row(
-    Op(
-        "tan",
-        "TanBackward0",
-        lambda xp, a: xp.tan(a),
-        lambda xp, g, out, xs, at, n: (g * (1 + out * out),),
-        ("1 + {out}²",),
-        "tan({a})",
-        saves="out",
-        **_elementwise("tan", dtype="float"),
-    )
-)
-LOG2 = _row(
-    Op(
-        "log2",
-        "Log2Backward0",
-        lambda xp, a: xp.log2(a),
-        lambda xp, g, out, xs, at, n: (g / (xs[0] * math.log(2.0)),),
-        ("1/({a} · ln(2))",),
-        "log₂({a})",
-        **_elementwise("log2", dtype="float"),
-    )
-)
-LOG10 = _row(
-    Op(
-        "log10",
-        "Log10Backward0",
-        lambda xp, a: xp.log10(a),
-        lambda xp, g, out, xs, at, n: (g / (xs[0] * math.log(10.0)),),
-        ("1/({a} · ln(10))",),
-        "log₁₀({a})",
-        **_elementwise("log10", dtype="float"),
-    )
-)
-EXPM1 = _row(
-    Op(
-        "expm1",
-        "Expm1Backward0",
-        lambda xp, a: xp.expm1(a),
-        lambda xp, g, out, xs, at, n: (g * (out + 1),),
-        ("exp({a})",),
-        "e^{a} − 1",
-        saves="out",
-        **_elementwise("expm1", dtype="float"),
-    )
-)
+TRUNC = unary("trunc", np.trunc, vjp=lambda xp, g, out, a: xp.zeros_like(g), aliases=("fix",),
+    local="0", saves="", dtype="whole")
+FRAC = unary("frac", lambda xp, a: a - xp.trunc(a), vjp=lambda xp, g, out, a: g, local="1",
+    saves="", dtype="float_only")
+TAN = unary("tan", np.tan, vjp=lambda xp, g, out, a: g * (1 + out * out), local="1 + {out}²",
+    saves="out")
+LOG2 = unary("log2", np.log2, vjp=lambda xp, g, out, a: g / (a * math.log(2.0)),
+    local="1/({a} · ln(2))", symbol="log₂({a})")
+LOG10 = unary("log10", np.log10, vjp=lambda xp, g, out, a: g / (a * math.log(10.0)),
+    local="1/({a} · ln(10))", symbol="log₁₀({a})")
+EXPM1 = unary("expm1", np.expm1, vjp=lambda xp, g, out, a: g * (out + 1), local="exp({a})",
+    symbol="e^{a} − 1", saves="out")
+# fmt: on
 
 
 def _erf(xp: ModuleType, a: Array) -> Array:
@@ -571,17 +350,8 @@ _SQRT_2_OVER_PI = 2.0 / math.sqrt(math.pi)
 _INV_SQRT_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
-ERF = _row(
-    Op(
-        "erf",
-        "ErfBackward0",
-        _erf,
-        lambda xp, g, out, xs, at, n: (g * _SQRT_2_OVER_PI * xp.exp(-xs[0] * xs[0]),),
-        ("2/√π · exp(−{a}²)",),
-        "erf({a})",
-        **_elementwise("erf", dtype="float"),
-    )
-)
+ERF = unary("erf", _erf, vjp=lambda xp, g, out, a: g * _SQRT_2_OVER_PI * xp.exp(-a * a),
+    local="2/√π · exp(−{a}²)")  # fmt: skip
 
 
 def _gelu(xp: ModuleType, a: Array) -> Array:
@@ -595,34 +365,15 @@ def _gelu_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) ->
     return (g * (cdf + a * pdf),)
 
 
-GELU = _row(
-    Op(
-        "gelu",
-        "GeluBackward0",
-        _gelu,
-        _gelu_vjp,
-        ("Φ({a}) + {a} · φ({a})",),
-        "gelu({a})",
-        functional=("gelu",),
-    )
-)
+GELU = row("gelu", _gelu, _gelu_vjp, local="Φ({a}) + {a} · φ({a})", functional=("gelu",))
 
 
 def _leaky_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
     return (xp.where(xs[0] > 0, g, g * at["slope"]),)
 
 
-LEAKY_RELU = _row(
-    Op(
-        "leaky_relu",
-        "LeakyReluBackward0",
-        lambda xp, a, slope: xp.where(a > 0, a, a * slope),
-        _leaky_vjp,
-        ("[{a} > 0] + {slope} · [{a} ≤ 0]",),
-        "leaky_relu({a})",
-        functional=("leaky_relu",),
-    )
-)
+LEAKY_RELU = row("leaky_relu", lambda xp, a, slope: xp.where(a > 0, a, a * slope), _leaky_vjp,
+    local="[{a} > 0] + {slope} · [{a} ≤ 0]", functional=("leaky_relu",))  # fmt: skip
 
 
 def _softplus(xp: ModuleType, a: Array, beta: float, threshold: float) -> Array:
@@ -637,35 +388,17 @@ def _softplus_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any
     return (xp.where(z > at["threshold"], g, g * e / (1 + e)),)
 
 
-SOFTPLUS = _row(
-    Op(
-        "softplus",
-        "SoftplusBackward0",
-        _softplus,
-        _softplus_vjp,
-        ("σ({beta} · {a})",),
-        "softplus({a})",
-        functional=("softplus",),
-    )
-)
+SOFTPLUS = row("softplus", _softplus, _softplus_vjp, local="σ({beta} · {a})",
+    functional=("softplus",))  # fmt: skip
 
 
 def _elu_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
     return (xp.where(xs[0] > 0, g, g * (out + at["alpha"])),)
 
 
-ELU = _row(
-    Op(
-        "elu",
-        "EluBackward0",
-        lambda xp, a, alpha: xp.where(a > 0, a, alpha * xp.expm1(xp.minimum(a, 0))),
-        _elu_vjp,
-        ("[{a} > 0] + ({out} + {alpha}) · [{a} ≤ 0]",),
-        "elu({a})",
-        saves="both",
-        functional=("elu",),
-    )
-)
+ELU = row("elu", lambda xp, a, alpha: xp.where(a > 0, a, alpha * xp.expm1(xp.minimum(a, 0))),
+    _elu_vjp, local="[{a} > 0] + ({out} + {alpha}) · [{a} ≤ 0]", saves="both",
+    functional=("elu",))  # fmt: skip
 
 
 def _silu_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -673,43 +406,20 @@ def _silu_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) ->
     return (g * s * (1 + xs[0] * (1 - s)),)
 
 
-SILU = _row(
-    Op(
-        "silu",
-        "SiluBackward0",
-        lambda xp, a: a * _sigmoid(xp, a),
-        _silu_vjp,
-        ("σ({a}) · (1 + {a} · (1 − σ({a})))",),
-        "silu({a})",
-        functional=("silu",),
-    )
-)
+SILU = row("silu", lambda xp, a: a * _sigmoid(xp, a), _silu_vjp,
+    local="σ({a}) · (1 + {a} · (1 − σ({a})))", functional=("silu",))  # fmt: skip
 
 
-def _relu_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
+def _relu_vjp(xp: ModuleType, g: Array, out: Array, a: Array) -> Array:
     grad = g * (out > 0)
     # + 0.0 turns g·0's −0. into +0. where dead, as PyTorch's threshold gives (np.where would
     # too, but costs ~10x on a random mask: branch mispredictions); in place where it can be
     grad += 0.0
-    return (grad,)
+    return grad
 
 
-RELU = _row(
-    Op(
-        "relu",
-        "ReluBackward0",
-        lambda xp, a: xp.maximum(a, 0),
-        _relu_vjp,
-        ("[{a} > 0]",),
-        "relu({a})",
-        saves="out",
-        function=("relu",),
-        method=("relu",),
-        inplace=("relu_",),
-        functional=("relu", "relu_"),
-        dtype="same",
-    )
-)
+RELU = unary("relu", lambda xp, a: xp.maximum(a, 0), vjp=_relu_vjp, local="[{a} > 0]", saves="out",
+    functional=("relu", "relu_"), dtype="same")  # fmt: skip
 
 
 def _clamp_fwd(xp: ModuleType, a: Array, lo: Any, hi: Any) -> Array:
@@ -731,19 +441,8 @@ def _clamp_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -
     return (g * mask + 0.0,)  # + 0.0: +0. outside, as PyTorch (g * mask alone gives -0.)
 
 
-CLAMP = _row(
-    Op(
-        "clamp",
-        "ClampBackward1",
-        _clamp_fwd,
-        _clamp_vjp,
-        ("[{lo} ≤ {a} ≤ {hi}]",),
-        "clamp({a})",
-        function=("clamp", "clip"),
-        method=("clamp", "clip"),
-        inplace=("clamp_", "clip_"),
-    )
-)
+CLAMP = row("clamp", _clamp_fwd, _clamp_vjp, grad_fn="ClampBackward1", local="[{lo} ≤ {a} ≤ {hi}]",
+    names=("clamp", "clip"), inplace=True)  # fmt: skip
 
 
 def _max_min_vjp(pick_a: Callable[[Array, Array], Array]) -> Callable[..., Grads]:
@@ -759,93 +458,33 @@ def _max_min_vjp(pick_a: Callable[[Array, Array], Array]) -> Callable[..., Grads
     return vjp
 
 
-MAXIMUM = _row(
-    Op(
-        "maximum",
-        "MaximumBackward0",
-        lambda xp, a, b: xp.maximum(a, b),
-        _max_min_vjp(lambda a, b: a > b),
-        ("[{a} ≥ {b}]", "[{b} ≥ {a}]"),
-        "max({a}, {b})",
-        function=("maximum",),
-        method=("maximum",),
-        dtype="tensors",
-    )
-)
-MINIMUM = _row(
-    Op(
-        "minimum",
-        "MinimumBackward0",
-        lambda xp, a, b: xp.minimum(a, b),
-        _max_min_vjp(lambda a, b: a < b),
-        ("[{a} ≤ {b}]", "[{b} ≤ {a}]"),
-        "min({a}, {b})",
-        function=("minimum",),
-        method=("minimum",),
-        dtype="tensors",
-    )
-)
-WHERE = _row(
-    Op(
-        "where",
-        "WhereBackward0",
-        lambda xp, c, a, b: xp.where(c, a, b),
-        lambda xp, g, out, xs, at, n: (
-            None,
-            xp.where(xs[0], g, 0) if n[1] else None,
-            xp.where(xs[0], 0, g) if n[2] else None,
-        ),
-        ("", "[{a}]", "1 − [{a}]"),
-        "where({a}, {b}, {c})",
-        function=("where", "masked_fill", "tril", "triu"),
-        method=("where", "masked_fill", "tril", "triu"),
-        inplace=("masked_fill_",),
-    )
-)
+# fmt: off
+MAXIMUM = row("maximum", lambda xp, a, b: xp.maximum(a, b), _max_min_vjp(lambda a, b: a > b),
+    local=("[{a} ≥ {b}]", "[{b} ≥ {a}]"), symbol="max({a}, {b})", names=("maximum",),
+    dtype="tensors")
+MINIMUM = row("minimum", lambda xp, a, b: xp.minimum(a, b), _max_min_vjp(lambda a, b: a < b),
+    local=("[{a} ≤ {b}]", "[{b} ≤ {a}]"), symbol="min({a}, {b})", names=("minimum",),
+    dtype="tensors")
+WHERE = row("where", lambda xp, c, a, b: xp.where(c, a, b),
+    lambda xp, g, out, xs, at, n: (None, xp.where(xs[0], g, 0) if n[1] else None,
+                                   xp.where(xs[0], 0, g) if n[2] else None),
+    local=("", "[{a}]", "1 − [{a}]"), symbol="where({a}, {b}, {c})",
+    names=("where", "masked_fill", "tril", "triu"), inplace=("masked_fill_",))
+# fmt: on
 
 
 def _round_fwd(xp: ModuleType, a: Array, decimals: int) -> Array:
     return xp.round(a, decimals)
 
 
-ROUND = _row(
-    Op(
-        "round",
-        "RoundBackward0",
-        _round_fwd,
-        lambda xp, g, out, xs, at, n: (xp.zeros_like(g),),
-        ("0",),
-        "round({a})",
-        saves="",
-        function=("round",),
-        method=("round",),
-        inplace=("round_",),
-    )
-)
-FLOOR = _row(
-    Op(
-        "floor",
-        "FloorBackward0",
-        lambda xp, a: xp.floor(a),
-        lambda xp, g, out, xs, at, n: (xp.zeros_like(g),),
-        ("0",),
-        "⌊{a}⌋",
-        saves="",
-        **_elementwise("floor", dtype="whole"),
-    )
-)
-CEIL = _row(
-    Op(
-        "ceil",
-        "CeilBackward0",
-        lambda xp, a: xp.ceil(a),
-        lambda xp, g, out, xs, at, n: (xp.zeros_like(g),),
-        ("0",),
-        "⌈{a}⌉",
-        saves="",
-        **_elementwise("ceil", dtype="whole"),
-    )
-)
+# fmt: off
+ROUND = row("round", _round_fwd, lambda xp, g, out, xs, at, n: (xp.zeros_like(g),), local="0",
+    saves="", names=("round",), inplace=True)
+FLOOR = unary("floor", np.floor, vjp=lambda xp, g, out, a: xp.zeros_like(g), local="0",
+    symbol="⌊{a}⌋", saves="", dtype="whole")
+CEIL = unary("ceil", np.ceil, vjp=lambda xp, g, out, a: xp.zeros_like(g), local="0", symbol="⌈{a}⌉",
+    saves="", dtype="whole")
+# fmt: on
 
 
 def _cumsum_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -853,20 +492,23 @@ def _cumsum_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) 
     return (xp.flip(xp.cumsum(xp.flip(g, axis=d), axis=d), axis=d),)
 
 
-CUMSUM = _row(
-    Op(
-        "cumsum",
-        "CumsumBackward0",
-        lambda xp, a, dim: xp.cumsum(a, axis=dim),
-        _cumsum_vjp,
-        ("1 for every later position",),
-        "cumsum({a})",
-        saves="",
-        chain=("reversed cumulative sum of {g}",),
-        function=("cumsum",),
-        method=("cumsum",),
-    )
-)
+def _cumsum_graphed(hx: Any, node: Any, g: Any, xs: Any) -> Grads:
+    """cumsum: the reversed cumulative sum of g (flips are index selections here)."""
+    d = (node.attrs or {})["dim"] % g.ndim
+    n = g.shape[d]
+    lead = (slice(None),) * d
+    reverse = hx.tensor(np.arange(n - 1, -1, -1))
+    flipped = g.t[(*lead, reverse)]
+    result = flipped.cumsum(d)[(*lead, reverse)]
+    if result.grad_fn is not None:
+        result.grad_fn._name = "FlipBackward0"  # PyTorch flips; we index in reverse
+    return (hx.Arr(result),)
+
+
+CUMSUM = row("cumsum", lambda xp, a, dim: xp.cumsum(a, axis=dim), _cumsum_vjp,
+    local="1 for every later position", saves="", chain="reversed cumulative sum of {g}",
+    names=("cumsum",),
+    graphed=_cumsum_graphed)  # fmt: skip
 
 
 def _cumprod_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -896,20 +538,9 @@ def _cumprod_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any)
     return (xp.stack(parts, axis=d),)
 
 
-CUMPROD = _row(
-    Op(
-        "cumprod",
-        "CumprodBackward0",
-        lambda xp, a, dim: xp.cumprod(a, axis=dim),
-        _cumprod_vjp,
-        ("Π of the earlier elements",),
-        "cumprod({a})",
-        saves="both",
-        chain=("Σ over later positions of {g} times Π of the others",),
-        function=("cumprod",),
-        method=("cumprod",),
-    )
-)
+CUMPROD = row("cumprod", lambda xp, a, dim: xp.cumprod(a, axis=dim), _cumprod_vjp,
+    local="Π of the earlier elements", saves="both",
+    chain="Σ over later positions of {g} times Π of the others", names=("cumprod",))  # fmt: skip
 
 # --- reductions ---------------------------------------------------------------------------------
 
@@ -941,19 +572,8 @@ def _prod_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) ->
     return (grad,)
 
 
-PROD = _row(
-    Op(
-        "prod",
-        "ProdBackward0",
-        _prod_fwd,
-        _prod_vjp,
-        ("Π of the other elements",),
-        "Π {a}",
-        chain=("{g} times the product of the other elements",),
-        function=("prod",),
-        method=("prod",),
-    )
-)
+PROD = row("prod", _prod_fwd, _prod_vjp, local="Π of the other elements", symbol="Π {a}",
+    chain="{g} times the product of the other elements", names=("prod",))  # fmt: skip
 
 
 def _filled(xp: ModuleType, g: Array, shape: tuple[int, ...]) -> Array:
@@ -968,20 +588,7 @@ def _sum_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> 
     return (_filled(xp, _expand_reduced(g, a, at["axis"], at["keepdim"]), a.shape),)
 
 
-SUM = _row(
-    Op(
-        "sum",
-        "SumBackward0",
-        _sum_fwd,
-        _sum_vjp,
-        ("1",),
-        "Σ {a}",
-        saves="",
-        chain=None,
-        function=("sum",),
-        method=("sum",),
-    )
-)
+SUM = row("sum", _sum_fwd, _sum_vjp, local="1", symbol="Σ {a}", saves="", names=("sum",))
 
 
 def _mean_fwd(xp: ModuleType, a: Array, axis: Any, keepdim: bool) -> Array:
@@ -997,20 +604,7 @@ def _mean_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) ->
     return (_filled(xp, g, a.shape),)
 
 
-MEAN = _row(
-    Op(
-        "mean",
-        "MeanBackward0",
-        _mean_fwd,
-        _mean_vjp,
-        ("1/{N}",),
-        "mean({a})",
-        saves="",
-        chain=None,
-        function=("mean",),
-        method=("mean",),
-    )
-)
+MEAN = row("mean", _mean_fwd, _mean_vjp, local="1/{N}", saves="", names=("mean",))
 
 
 def _amax_fwd(xp: ModuleType, a: Array, axis: Any, keepdim: bool, mode: str) -> Array:
@@ -1029,20 +623,8 @@ def _amax_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) ->
     return (xp.where(mask, g / count, 0).astype(a.dtype, copy=False),)
 
 
-AMAX = _row(
-    Op(
-        "amax",
-        "AmaxBackward0",
-        _amax_fwd,
-        _amax_vjp,
-        ("[{a} = {out}] / {N}",),
-        "max({a})",
-        saves="both",
-        chain=None,
-        function=("amax", "amin", "max", "min"),
-        method=("amax", "amin", "max", "min"),
-    )
-)
+AMAX = row("amax", _amax_fwd, _amax_vjp, local="[{a} = {out}] / {N}", symbol="max({a})",
+    saves="both", names=("amax", "amin", "max", "min"))  # fmt: skip
 
 
 def _max_dim_fwd(xp: ModuleType, a: Array, axis: int, keepdim: bool, indices: Array) -> Array:
@@ -1060,20 +642,20 @@ def _max_dim_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any)
     return (grad,)
 
 
-MAX_DIM = _row(
-    Op(
-        "max_dim",
-        "MaxBackward0",
-        _max_dim_fwd,
-        _max_dim_vjp,
-        ("[{a} is the max]",),
-        "max({a}, dim)",
-        saves="",
-        chain=("{g} to the arg-max of {a}",),
-        function=("max", "min"),
-        method=("max", "min"),
-    )
-)
+def _max_dim_graphed(hx: Any, node: Any, g: Any, xs: Any) -> Grads:
+    """max/min over a dim: g placed at each row's arg-max (Scatter in PyTorch)."""
+    at = node.attrs or {}
+    axis, idx = at["axis"], np.asarray(at["indices"])
+    gk = g if at["keepdim"] else hx.Arr(g.t.unsqueeze(axis))
+    grid = list(np.indices(gk.shape, sparse=True))
+    grid[axis % len(grid)] = np.expand_dims(idx, axis) if not at["keepdim"] else idx
+    return (hx.scatter(gk, tuple(xs[0].shape), tuple(grid), "ScatterBackward0"),)
+
+
+MAX_DIM = row("max_dim", _max_dim_fwd, _max_dim_vjp, grad_fn="MaxBackward0",
+    local="[{a} is the max]", symbol="max({a}, dim)", saves="", chain="{g} to the arg-max of {a}",
+    names=("max", "min"),
+    graphed=_max_dim_graphed)  # fmt: skip
 
 
 def _rows(kind: str, a: Array, dim: int) -> Array:
@@ -1100,37 +682,17 @@ def _log_softmax_fwd(xp: ModuleType, a: Array, dim: int) -> Array:
     return shifted - xp.log(_rows("sum", xp.exp(shifted), dim))
 
 
+# fmt: off
 # NOTE: softmax and log_softmax get fused rules (not exp/sum/div) for numerical stability.
-SOFTMAX = _row(
-    Op(
-        "softmax",
-        "SoftmaxBackward0",
-        _softmax_fwd,
-        lambda xp, g, out, xs, at, n: (out * (g - _rows("sum", g * out, at["dim"])),),
-        ("s · (δ − s)",),
-        "softmax({a})",
-        saves="out",
-        chain=("{out} · ({g} − Σ ({g} · {out}))",),
-        function=("softmax",),
-        method=("softmax",),
-        functional=("softmax",),
-    )
-)
-LOG_SOFTMAX = _row(
-    Op(
-        "log_softmax",
-        "LogSoftmaxBackward0",
-        _log_softmax_fwd,
-        lambda xp, g, out, xs, at, n: (g - xp.exp(out) * _rows("sum", g, at["dim"]),),
-        ("δ − softmax",),
-        "log_softmax({a})",
-        saves="out",
-        chain=("{g} − softmax({a}) · Σ {g}",),
-        function=("log_softmax",),
-        method=("log_softmax",),
-        functional=("log_softmax",),
-    )
-)
+SOFTMAX = row("softmax", _softmax_fwd,
+    lambda xp, g, out, xs, at, n: (out * (g - _rows("sum", g * out, at["dim"])),),
+    local="s · (δ − s)", saves="out", chain="{out} · ({g} − Σ ({g} · {out}))", names=("softmax",),
+    functional=("softmax",))
+LOG_SOFTMAX = row("log_softmax", _log_softmax_fwd,
+    lambda xp, g, out, xs, at, n: (g - xp.exp(out) * _rows("sum", g, at["dim"]),),
+    local="δ − softmax", saves="out", chain="{g} − softmax({a}) · Σ {g}", names=("log_softmax",),
+    functional=("log_softmax",))
+# fmt: on
 
 # --- linear algebra -----------------------------------------------------------------------------
 
@@ -1176,19 +738,9 @@ def _sum_leading(g: Array, shape: tuple[int, ...]) -> Array:
     return g
 
 
-MATMUL = _row(
-    Op(
-        "matmul",
-        "MmBackward0",
-        lambda xp, a, b: _mm(a, b),
-        _matmul_vjp,
-        ("{b}ᵀ", "{a}ᵀ"),
-        "{a} @ {b}",
-        chain=("{g} @ {b}ᵀ", "{a}ᵀ @ {g}"),
-        function=("matmul", "mm", "dot", "mv", "bmm"),
-        method=("matmul", "mm", "dot", "mv", "bmm", "__matmul__", "__rmatmul__"),
-    )
-)
+MATMUL = row("matmul", lambda xp, a, b: _mm(a, b), _matmul_vjp, grad_fn="MmBackward0",
+    local=("{b}ᵀ", "{a}ᵀ"), symbol="{a} @ {b}", chain=("{g} @ {b}ᵀ", "{a}ᵀ @ {g}"),
+    names=("matmul", "mm", "dot", "mv", "bmm"), method=("__matmul__", "__rmatmul__"))  # fmt: skip
 
 
 def _linear_fwd(xp: ModuleType, x: Array, w: Array, b: Array | None = None) -> Array:
@@ -1214,287 +766,9 @@ def _linear_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) 
 
 # One row for nn.Linear / F.linear: PyTorch records AddmmBackward0 (2-D input with bias),
 # MmBackward0 (no bias) or ViewBackward0 (other ranks); tensor.py picks the name per call.
-LINEAR = _row(
-    Op(
-        "linear",
-        "AddmmBackward0",
-        _linear_fwd,
-        _linear_vjp,
-        ("{b}", "{a}", "1"),
-        "{a} @ {b}ᵀ + {c}",
-        chain=("{g} @ {b}", "{g}ᵀ @ {a}", "Σ_rows {g}"),
-        functional=("linear",),
-    )
-)
-
-
-# --- convolution and pooling (1-D and 2-D; one rule for any number of spatial dims) ---------------
-
-
-def _windows(
-    xp: ModuleType,
-    a: Array,
-    kernel: tuple[int, ...],
-    stride: tuple[int, ...],
-    dilation: tuple[int, ...],
-    out: tuple[int, ...],
-) -> Array:
-    """A view of shape ``(*a.shape[:-d], *out, *kernel)``: the window each output position
-    reads (the last d axes of ``a`` are the spatial ones, already padded)."""
-    d = len(kernel)
-    lead = a.shape[:-d]
-    strides = a.strides[:-d]
-    spatial = a.strides[-d:]
-    shape = (*lead, *out, *kernel)
-    new = (
-        *strides,
-        *(s * st for s, st in zip(spatial, stride, strict=True)),
-        *(s * dl for s, dl in zip(spatial, dilation, strict=True)),
-    )
-    return xp.lib.stride_tricks.as_strided(a, shape=shape, strides=new)  # fmt: skip
-
-
-def _pad_spatial(xp: ModuleType, a: Array, padding: tuple[int, ...], value: float = 0.0) -> Array:
-    if not any(padding):
-        return a
-    widths = [(0, 0)] * (a.ndim - len(padding)) + [(p, p) for p in padding]
-    return xp.pad(a, widths, mode="constant", constant_values=value)
-
-
-def conv_out_size(size: int, k: int, stride: int, pad: int, dil: int, ceil: bool = False) -> int:
-    """Output length along one spatial dim (PyTorch's formula; ``ceil`` for pooling's
-    ceil_mode, whose last window must start inside the input or its left padding)."""
-    span = size + 2 * pad - dil * (k - 1) - 1
-    out = (-(-span // stride) if ceil else span // stride) + 1
-    if ceil and (out - 1) * stride >= size + pad:
-        out -= 1
-    return out
-
-
-def _conv_cols(xp: ModuleType, x: Array, w: Array, at: Any) -> tuple[Array, tuple[int, ...]]:
-    """im2col: ``(N, G, P, Cg·K)`` (P output positions, K kernel positions) and the output's
-    spatial shape."""
-    d = w.ndim - 2
-    stride, padding, dilation, groups = at["stride"], at["padding"], at["dilation"], at["groups"]
-    kernel = tuple(w.shape[2:])
-    xpad = _pad_spatial(xp, x, padding)
-    out = tuple(
-        conv_out_size(x.shape[2 + i], kernel[i], stride[i], padding[i], dilation[i])
-        for i in range(d)
-    )
-    win = _windows(xp, xpad, kernel, stride, dilation, out)  # (N, C, *out, *kernel)
-    n, c = x.shape[0], x.shape[1]
-    win = win.reshape(n, groups, c // groups, *out, *kernel)
-    order = (0, 1, *range(3, 3 + d), 2, *range(3 + d, 3 + 2 * d))  # (N, G, *out, Cg, *kernel)
-    cols = xp.ascontiguousarray(win.transpose(order))
-    positions = int(np.prod(out)) if out else 1
-    return cols.reshape(n, groups, positions, -1), out
-
-
-def _conv_fwd(xp: ModuleType, x: Array, w: Array, b: Array | None = None, **at: Any) -> Array:
-    groups = at["groups"]
-    cols, out = _conv_cols(xp, x, w, at)
-    cout = w.shape[0]
-    wg = w.reshape(groups, cout // groups, -1)  # (G, Og, Cg·K)
-    y = xp.matmul(cols, wg.transpose(0, 2, 1)[None])  # (N, G, P, Og)
-    y = y.transpose(0, 1, 3, 2).reshape(x.shape[0], cout, *out)
-    if b is not None:
-        y += b.reshape((1, cout) + (1,) * len(out))
-    return y
-
-
-def _conv_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    x, w = xs[0], xs[1]
-    d = w.ndim - 2
-    groups, cout = at["groups"], w.shape[0]
-    batch = x.shape[0]
-    gg = g.reshape(batch, groups, cout // groups, -1)  # (N, G, Og, P)
-    gx = gw = gb = None
-    if n[1] or n[0]:
-        cols, outsize = _conv_cols(xp, x, w, at)
-    if n[1]:
-        gw = xp.matmul(gg, cols).sum(axis=0).reshape(w.shape)  # (G, Og, Cg·K)
-    if n[0]:
-        wg = w.reshape(groups, cout // groups, -1)
-        gcols = xp.matmul(gg.transpose(0, 1, 3, 2), wg[None])  # (N, G, P, Cg·K)
-        kernel = tuple(w.shape[2:])
-        cg = x.shape[1] // groups
-        gcols = gcols.reshape(batch, groups, *outsize, cg, *kernel)
-        padding, stride, dilation = at["padding"], at["stride"], at["dilation"]
-        padded = tuple(x.shape[2 + i] + 2 * padding[i] for i in range(d))
-        gpad = xp.zeros((batch, groups, cg, *padded), dtype=g.dtype)
-        for offset in np.ndindex(*kernel):  # col2im: each kernel position adds its slice
-            where = tuple(
-                slice(
-                    offset[i] * dilation[i],
-                    offset[i] * dilation[i] + stride[i] * (outsize[i] - 1) + 1,
-                    stride[i],
-                )
-                for i in range(d)
-            )
-            part = gcols[(slice(None), slice(None), *[slice(None)] * d, slice(None), *offset)]
-            # part: (N, G, *out, Cg) -> (N, G, Cg, *out)
-            part = xp.moveaxis(part, -1, 2)
-            gpad[(slice(None), slice(None), slice(None), *where)] += part
-        crop = tuple(slice(padding[i], padding[i] + x.shape[2 + i]) for i in range(d))
-        gx = gpad.reshape(batch, x.shape[1], *padded)[(slice(None), slice(None), *crop)]
-    if len(xs) > 2 and n[2]:
-        gb = g.sum(axis=(0, *range(2, 2 + d)))
-    return (gx, gw, gb) if len(xs) > 2 else (gx, gw)
-
-
-# torch.nn.functional.conv1d / conv2d (nn.Conv1d / Conv2d): one row for any number of spatial
-# dims, im2col and a matrix product forward, col2im backward (a fused rule: as a composite of
-# indexing rows it would be far slower and its graph unreadable).
-CONV = _row(
-    Op(
-        "conv",
-        "ConvolutionBackward0",
-        _conv_fwd,
-        _conv_vjp,
-        ("{b} (each window)", "{a} (each window)", "1"),
-        "conv({a}, {b})",
-        chain=(
-            "{g} convolved back through {b} (a transposed convolution)",
-            "{g} correlated with {a} over each window",
-            "Σ {g} per channel",
-        ),
-        functional=("conv1d", "conv2d"),
-    )
-)
-
-
-def _pool_windows(xp: ModuleType, a: Array, at: Any, fill: float) -> tuple[Array, tuple[int, ...]]:
-    kernel, stride, padding = at["kernel"], at["stride"], at["padding"]
-    dilation = at.get("dilation", (1,) * len(kernel))
-    d = len(kernel)
-    out = tuple(
-        conv_out_size(a.shape[-d + i], kernel[i], stride[i], padding[i], dilation[i], at["ceil"])
-        for i in range(d)
-    )
-    # room for ceil_mode's last window beyond the right padding
-    extra = [
-        max(
-            0,
-            (out[i] - 1) * stride[i]
-            + dilation[i] * (kernel[i] - 1)
-            + 1
-            - (a.shape[-d + i] + 2 * padding[i]),
-        )
-        for i in range(d)
-    ]
-    widths = [(0, 0)] * (a.ndim - d) + [(padding[i], padding[i] + extra[i]) for i in range(d)]
-    padded = (
-        xp.pad(a, widths, mode="constant", constant_values=fill)
-        if any(padding) or any(extra)
-        else a
-    )
-    return _windows(xp, padded, kernel, stride, dilation, out), out
-
-
-def _max_pool_fwd(xp: ModuleType, a: Array, **at: Any) -> Array:
-    win, _ = _pool_windows(xp, a, at, -np.inf)
-    d = len(at["kernel"])
-    return win.max(axis=tuple(range(-d, 0)))
-
-
-def _max_pool_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    a = xs[0]
-    kernel, stride, padding = at["kernel"], at["stride"], at["padding"]
-    dilation = at.get("dilation", (1,) * len(kernel))
-    d = len(kernel)
-    win, outsize = _pool_windows(xp, a, at, -np.inf)
-    flat = win.reshape(*win.shape[: win.ndim - d], -1)
-    arg = flat.argmax(axis=-1)  # the first maximum of each window, as ATen picks it
-    offs = np.unravel_index(arg, kernel) if xp is np else xp.unravel_index(arg, kernel)
-    lead = a.shape[:-d]
-    grid = xp.indices(outsize)
-    index = [ix.reshape(ix.shape + (1,) * d) for ix in xp.indices(lead, sparse=True)]
-    for i in range(d):
-        index.append(grid[i] * stride[i] + offs[i] * dilation[i] - padding[i])
-    grad = xp.zeros(a.shape, dtype=g.dtype)
-    index_add(xp, grad, tuple(xp.broadcast_arrays(*index)), g)
-    return (grad,)
-
-
-# F.max_pool1d / max_pool2d (nn.MaxPool1d / MaxPool2d): each window's maximum; its gradient
-# goes to the window's first maximum, as in PyTorch.
-MAX_POOL = _row(
-    Op(
-        "max_pool",
-        "MaxPool2DWithIndicesBackward0",
-        _max_pool_fwd,
-        _max_pool_vjp,
-        ("1 at each window's maximum",),
-        "maxpool({a})",
-        chain=("{g} to each window's maximum",),
-        functional=("max_pool1d", "max_pool2d"),
-    )
-)
-
-
-def _avg_divisor(xp: ModuleType, shape: tuple[int, ...], at: Any, out: tuple[int, ...]) -> Array:
-    """Each output position's divisor: the window clipped to the padded input (or, without
-    ``count_include_pad``, to the input), or ``divisor_override``."""
-    if at.get("divisor") is not None:
-        return np.asarray(float(at["divisor"]))
-    kernel, stride, padding = at["kernel"], at["stride"], at["padding"]
-    d = len(kernel)
-    total = np.ones(out, dtype=np.float64)
-    for i in range(d):
-        size = shape[-d + i]
-        start = np.arange(out[i]) * stride[i] - padding[i]
-        end = np.minimum(start + kernel[i], size + padding[i])
-        if not at["count_include_pad"]:
-            start, end = np.maximum(start, 0), np.minimum(end, size)
-        count = (end - start).astype(np.float64)
-        total = total * count.reshape((-1,) + (1,) * (d - 1 - i))
-    return total
-
-
-def _avg_pool_fwd(xp: ModuleType, a: Array, **at: Any) -> Array:
-    win, out = _pool_windows(xp, a, at, 0.0)
-    d = len(at["kernel"])
-    summed = win.sum(axis=tuple(range(-d, 0)))
-    return (summed / xp.asarray(_avg_divisor(xp, a.shape, at, out))).astype(a.dtype)
-
-
-def _avg_pool_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    a = xs[0]
-    kernel, stride, padding = at["kernel"], at["stride"], at["padding"]
-    d = len(kernel)
-    outsize = g.shape[-d:]
-    share = (g / xp.asarray(_avg_divisor(xp, a.shape, at, outsize))).astype(g.dtype)
-    padded = tuple(
-        max(a.shape[-d + i] + 2 * padding[i], (outsize[i] - 1) * stride[i] + kernel[i])
-        for i in range(d)
-    )
-    gpad = xp.zeros((*a.shape[:-d], *padded), dtype=g.dtype)
-    lead = (slice(None),) * (a.ndim - d)
-    for offset in np.ndindex(*kernel):
-        where = tuple(
-            slice(offset[i], offset[i] + stride[i] * (outsize[i] - 1) + 1, stride[i])
-            for i in range(d)
-        )
-        gpad[(*lead, *where)] += share
-    crop = tuple(slice(padding[i], padding[i] + a.shape[-d + i]) for i in range(d))
-    return (gpad[(*lead, *crop)],)
-
-
-# F.avg_pool1d / avg_pool2d (nn.AvgPool1d / AvgPool2d): each window's mean.
-AVG_POOL = _row(
-    Op(
-        "avg_pool",
-        "AvgPool2DBackward0",
-        _avg_pool_fwd,
-        _avg_pool_vjp,
-        ("1/(window size) in each window",),
-        "avgpool({a})",
-        saves="",
-        chain=("{g} shared out over each window",),
-        functional=("avg_pool1d", "avg_pool2d"),
-    )
-)
+LINEAR = row("linear", _linear_fwd, _linear_vjp, grad_fn="AddmmBackward0",
+    local=("{b}", "{a}", "1"), symbol="{a} @ {b}ᵀ + {c}",
+    chain=("{g} @ {b}", "{g}ᵀ @ {a}", "Σ_rows {g}"), functional=("linear",))  # fmt: skip
 
 
 def _inv_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -1503,18 +777,9 @@ def _inv_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> 
 
 
 # torch.linalg.inv: d(A⁻¹) = −A⁻¹ dA A⁻¹, so the gradient is −A⁻ᵀ g A⁻ᵀ.
-INV = _row(
-    Op(
-        "inv",
-        "LinalgInvExBackward0",
-        lambda xp, a: xp.linalg.inv(a),
-        _inv_vjp,
-        ("−{out}ᵀ on the left and {out}ᵀ on the right",),
-        "{a}⁻¹",
-        saves="out",
-        chain=("−{out}ᵀ @ {g} @ {out}ᵀ",),
-    )
-)
+INV = row("inv", lambda xp, a: xp.linalg.inv(a), _inv_vjp, grad_fn="LinalgInvExBackward0",
+    local="−{out}ᵀ on each side", symbol="{a}⁻¹", saves="out",
+    chain="−{out}ᵀ @ {g} @ {out}ᵀ")  # fmt: skip
 
 
 def _det_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -1522,19 +787,19 @@ def _det_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> 
     return ((g * out)[..., None, None] * inv_t,)
 
 
+def _det_graphed(hx: Any, node: Any, g: Any, xs: Any) -> Grads:
+    """det: g · det(A) · A⁻ᵀ, with the inverse recorded (its own row)."""
+    a = xs[0].t
+    inv_t = hx.apply(INV, (a,)).transpose(-1, -2)
+    out = hx.apply(DET, (a,))
+    return (hx.Arr((g.t * out).unsqueeze(-1).unsqueeze(-1) * inv_t),)
+
+
 # torch.linalg.det: d det(A) = det(A) tr(A⁻¹ dA), so the gradient is g·det(A)·A⁻ᵀ.
-DET = _row(
-    Op(
-        "det",
-        "LinalgDetBackward0",
-        lambda xp, a: xp.asarray(xp.linalg.det(a), dtype=a.dtype),
-        _det_vjp,
-        ("det({a}) · ({a}^(−1))ᵀ",),
-        "det({a})",
-        saves="both",
-        chain=("{g} · det({a}) · ({a}^(−1))ᵀ",),
-    )
-)
+DET = row("det", lambda xp, a: xp.asarray(xp.linalg.det(a), dtype=a.dtype), _det_vjp,
+    grad_fn="LinalgDetBackward0", local="det({a}) · inv({a})ᵀ", saves="both",
+    chain="{g} · det({a}) · inv({a})ᵀ",
+    graphed=_det_graphed)  # fmt: skip
 
 
 def _diag_index(xp: ModuleType, rows: int, cols: int, k: int) -> tuple[Array, Array]:
@@ -1557,22 +822,21 @@ def _diag_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) ->
     return (grad,)
 
 
+def _diag_graphed(hx: Any, node: Any, g: Any, xs: Any) -> Grads:
+    """diag: a vector's gradient is read from the diagonal (indexing, as the array rule);
+    a matrix's is g placed on its diagonal (a scatter here, an indexed add there)."""
+    x, k = xs[0], (node.attrs or {})["k"]
+    if x.ndim == 1:
+        return (g[_diag_index(np, g.shape[0], g.shape[1], k)],)
+    index = _diag_index(np, x.shape[0], x.shape[1], k)
+    return (hx.scatter(g, tuple(x.shape), index, "DiagonalBackwardBackward0"),)
+
+
 # torch.diag: a vector to a diagonal matrix (DiagEmbedBackward0) or a matrix's diagonal
 # (DiagonalBackward0_copy, as PyTorch 2.13 names it); functions.diag picks the name.
-DIAG = _row(
-    Op(
-        "diag",
-        "DiagEmbedBackward0",
-        _diag_fwd,
-        _diag_vjp,
-        ("1 on the diagonal",),
-        "diag({a})",
-        saves="",
-        chain=("{g} on the diagonal",),
-        function=("diag",),
-        method=("diag",),
-    )
-)
+DIAG = row("diag", _diag_fwd, _diag_vjp, grad_fn="DiagEmbedBackward0", local="1 on the diagonal",
+    saves="", chain="{g} on the diagonal", names=("diag",),
+    graphed=_diag_graphed)  # fmt: skip
 
 
 def _einsum_fwd(xp: ModuleType, *arrays: Array, equation: str, inputs: Any, output: str) -> Array:
@@ -1604,622 +868,7 @@ def _einsum_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) 
 # PyTorch records the last operation of its decomposition: ViewBackward0 for contractions,
 # MulBackward0 for products without one, SumBackward1 / PermuteBackward0 for one operand;
 # functions.einsum picks the name.
-EINSUM = _row(
-    Op(
-        "einsum",
-        "ViewBackward0",
-        _einsum_fwd,
-        _einsum_vjp,
-        ("the other operands",),
-        "einsum({a}, …)",
-        chain=tuple("einsum of {g} with the other operands" for _ in range(8)),
-        function=("einsum",),
-    )
-)
-
-# --- shape and indexing -------------------------------------------------------------------------
-
-
-def _view_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    return (g.reshape(xs[0].shape),)
-
-
-VIEW = _row(
-    Op(
-        "view",
-        "ViewBackward0",
-        lambda xp, a, shape: a.reshape(shape),
-        _view_vjp,
-        ("1",),
-        "{a}.view",
-        saves="",
-        chain=("{g} reshaped to the shape of {a}",),
-        function=("reshape", "flatten", "squeeze", "unsqueeze"),
-        method=("reshape", "view", "view_as", "reshape_as", "flatten", "squeeze", "unsqueeze"),
-    )
-)
-
-
-def _permute_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    return (xp.transpose(g, np.argsort(at["dims"])),)
-
-
-PERMUTE = _row(
-    Op(
-        "permute",
-        "PermuteBackward0",
-        lambda xp, a, dims: xp.transpose(a, dims),
-        _permute_vjp,
-        ("1",),
-        "{a}ᵀ",
-        saves="",
-        chain=("{g} permuted back",),
-        function=("permute", "transpose", "swapaxes", "t"),
-        method=("permute", "transpose", "swapaxes", "t", "T", "mT"),
-    )
-)
-
-
-def _expand_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    return (g,)  # the backward loop sums the broadcast dimensions away
-
-
-EXPAND = _row(
-    Op(
-        "expand",
-        "ExpandBackward0",
-        lambda xp, a, shape: xp.broadcast_to(a, shape),
-        _expand_vjp,
-        ("1",),
-        "{a}.expand",
-        saves="",
-        chain=("{g} summed over the expanded dims",),
-        function=("broadcast_to",),
-        method=("expand", "expand_as", "broadcast_to"),
-    )
-)
-
-
-def _getitem_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    grad = xp.zeros(xs[0].shape, dtype=g.dtype)
-    index = at["index"]
-    if at["advanced"]:
-        index_add(xp, grad, index, g)
-    else:
-        grad[index] = g
-    return (grad,)
-
-
-def _scatter_fwd(xp: ModuleType, g: Array, shape: Any, index: Any, advanced: bool) -> Array:
-    """Zeros of ``shape`` with g placed at ``index`` (summed where advanced indices repeat)."""
-    return _getitem_vjp(xp, g, None, [xp.empty(shape, dtype=g.dtype)], {"index": index,
-                        "advanced": advanced}, [True])[0]  # fmt: skip
-
-
-# The backward of indexing, as an op of its own: higher-order gradients (create_graph=True)
-# record it, and its own backward is indexing again. PyTorch names it per kind of index
-# (SliceBackwardBackward0, SelectBackwardBackward0, IndexPutImplBackward0); see higher.py.
-# Not in OPS: no user call reaches it directly; tests/unit/test_higher_order.py checks it.
-SCATTER = Op(
-    "scatter",
-    "IndexPutImplBackward0",
-    _scatter_fwd,
-    lambda xp, g, out, xs, at, n: (g[at["index"]],),
-    ("1 from the indexed place",),
-    "{a} placed at […]",
-    saves="",
-    chain=("{g} at the indexed positions",),
-)
-
-GETITEM = _row(
-    Op(
-        "getitem",
-        "SelectBackward0",
-        lambda xp, a, index, advanced: a[index],
-        _getitem_vjp,
-        ("1 at the indexed place",),
-        "{a}[…]",
-        saves="",
-        chain=("{g} placed back at the indexed positions of {a}",),
-        function=("index_select", "narrow", "split", "chunk", "unbind"),
-        method=("__getitem__", "index_select", "narrow", "split", "chunk", "unbind"),
-    )
-)
-
-
-def _index_put_fwd(xp: ModuleType, a: Array, value: Array, index: Any, advanced: bool) -> Array:
-    out = a.copy()
-    out[index] = value
-    return out
-
-
-def _index_put_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    ga = gv = None
-    if n[0]:  # what was overwritten receives nothing
-        ga = g.copy()
-        ga[at["index"]] = 0
-    if n[1]:  # the value receives what reached the places it was written to
-        gv = g[at["index"]]
-    return (ga, gv)
-
-
-# ``y[index] = value`` on a tensor in a graph (``dlogits[range(n), Yb] -= 1``): PyTorch's
-# IndexPutBackward0 (advanced index) or CopySlices (basic index); functions.py names it.
-INDEX_PUT = _row(
-    Op(
-        "index_put",
-        "IndexPutBackward0",
-        _index_put_fwd,
-        _index_put_vjp,
-        ("1 where not overwritten", "1 at the written places"),
-        "{a}[…] = {b}",
-        saves="",
-        chain=("{g} where not overwritten", "{g} at the written places"),
-    )
-)
-
-
-def _gather_index(xp: ModuleType, index: Array, dim: int) -> tuple[Array, ...]:
-    idx = list(xp.indices(index.shape, sparse=True))
-    idx[dim] = index
-    return tuple(idx)
-
-
-def _gather_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    grad = xp.zeros(xs[0].shape, dtype=g.dtype)
-    index_add(xp, grad, _gather_index(xp, at["index"], at["dim"]), g)
-    return (grad,)
-
-
-GATHER = _row(
-    Op(
-        "gather",
-        "GatherBackward0",
-        lambda xp, a, dim, index: a[_gather_index(xp, index, dim)],
-        _gather_vjp,
-        ("1 at the gathered places",),
-        "gather({a})",
-        saves="",
-        chain=("{g} scattered back into {a}",),
-        function=("gather", "sort", "topk"),
-        method=("gather", "sort", "topk"),
-    )
-)
-
-
-def _scatter_put_fwd(
-    xp: ModuleType, a: Array, src: Array, dim: int, index: Array, reduce: str
-) -> Array:
-    out = a.copy()
-    where = _gather_index(xp, index, dim)
-    if reduce == "add":
-        index_add(xp, out, where, src[tuple(slice(0, s) for s in index.shape)])
-    else:
-        out[where] = src[tuple(slice(0, s) for s in index.shape)]
-    return out
-
-
-def _scatter_put_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    where = _gather_index(xp, at["index"], at["dim"])
-    ga = gs = None
-    if n[0]:
-        ga = g.copy()
-        if at["reduce"] != "add":
-            ga[where] = 0  # overwritten
-    if n[1]:
-        gs = xp.zeros(xs[1].shape, dtype=g.dtype)
-        gs[tuple(slice(0, s) for s in at["index"].shape)] = g[where]
-    return (ga, gs)
-
-
-# Tensor.scatter / scatter_add (and their in-place forms): src's values written, or added, into
-# a copy of the input at index along dim (ScatterBackward0 / ScatterAddBackward0).
-SCATTER_PUT = _row(
-    Op(
-        "scatter_put",
-        "ScatterAddBackward0",
-        _scatter_put_fwd,
-        _scatter_put_vjp,
-        ("1 (0 where overwritten)", "1 at the scattered places"),
-        "scatter({a}, {b})",
-        saves="",
-        chain=("{g} (0 where overwritten)", "{g} gathered at the index"),
-    )
-)
-
-
-def _cat_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    dim = at["dim"]
-    bounds = np.cumsum([x.shape[dim] for x in xs])[:-1]
-    parts = xp.split(g, bounds, axis=dim)
-    return tuple(p if need else None for p, need in zip(parts, n, strict=True))
-
-
-CAT = _row(
-    Op(
-        "cat",
-        "CatBackward0",
-        lambda xp, *arrays, dim: xp.concatenate(arrays, axis=dim),
-        _cat_vjp,
-        ("1",),
-        "cat(…)",
-        saves="",
-        chain=("the slice of {g} for this input",),
-        function=("cat", "concat", "concatenate", "hstack", "vstack", "row_stack"),
-    )
-)
-
-
-def _stack_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    dim = at["dim"]
-    return tuple(xp.take(g, i, axis=dim) if need else None for i, need in enumerate(n))
-
-
-STACK = _row(
-    Op(
-        "stack",
-        "StackBackward0",
-        lambda xp, *arrays, dim: xp.stack(arrays, axis=dim),
-        _stack_vjp,
-        ("1",),
-        "stack(…)",
-        saves="",
-        chain=("the slice of {g} for this input",),
-        function=("stack",),
-    )
-)
-CLONE = _row(
-    Op(
-        "clone",
-        "CloneBackward0",
-        lambda xp, a: a.copy(),
-        lambda xp, g, out, xs, at, n: (g,),
-        ("1",),
-        "{a}.clone()",
-        saves="",
-        function=("clone",),
-        method=("clone", "contiguous"),
-        dtype="same",
-    )
-)
-
-
-def _to_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    return (move(g, device_of(xs[0])).astype(xs[0].dtype, copy=False),)
-
-
-TO_COPY = _row(
-    Op(
-        "to",
-        "ToCopyBackward0",
-        lambda xp, a, dtype: a.astype(dtype),
-        _to_vjp,
-        ("1",),
-        "{a}.to(…)",
-        saves="",
-        method=("to", "float", "double", "half", "type", "type_as", "cpu", "cuda"),
-    )
-)
-
-# --- losses (fused: one node each, as PyTorch records them) -------------------------------------
-
-
-def _reduce(xp: ModuleType, loss: Array, reduction: str) -> Array:
-    if reduction == "mean":
-        return loss.sum() / loss.size
-    if reduction == "sum":
-        return loss.sum()
-    return loss
-
-
-def _reduce_grad(g: Array, like: Array, reduction: str) -> Array:
-    if reduction == "mean":
-        return g / max(like.size, 1)
-    return g
-
-
-def _mse_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    a, b = xs
-    diff = a - b
-    scale = 2.0 / diff.size if at["reduction"] == "mean" and diff.size else 2.0
-    d = diff * (g * scale)
-    return (d if n[0] else None, -d if n[1] else None)
-
-
-def _mse_fwd(xp: ModuleType, a: Array, b: Array, reduction: str) -> Array:
-    d = a - b
-    return _reduce(xp, d * d, reduction)
-
-
-# --- normalization ---------------------------------------------------------------------------
-# One rule for layer norm (statistics over the last k axes of each sample) and batch norm
-# (over the batch axes of each channel): x̂ = (x − mean) / √(var + eps), out = x̂·w + b, with
-# the biased variance. Batch norm in eval mode normalizes with given running statistics.
-
-
-def _norm_stats(xp: ModuleType, x: Array, at: Any) -> tuple[Array, Array]:
-    """(mean, 1/√(var + eps)) with reduced axes kept, from x or from the given statistics."""
-    axes = at["axes"]
-    if at.get("mean") is not None:  # batch norm in eval mode: running statistics
-        shape = [1] * x.ndim
-        shape[1] = -1
-        mean = at["mean"].reshape(shape)
-        return mean, 1 / xp.sqrt(at["var"].reshape(shape) + at["eps"])
-    mean = x.mean(axis=axes, keepdims=True)
-    d = x - mean
-    var = (d * d).mean(axis=axes, keepdims=True)
-    return mean, 1 / xp.sqrt(var + at["eps"])
-
-
-def _affine(at: Any, ndim: int, w: Array) -> Array:
-    """w shaped to broadcast against x: trailing for layer norm, along axis 1 for batch norm."""
-    if at.get("channel_axis") is None:
-        return w
-    shape = [1] * ndim
-    shape[1] = -1
-    return w.reshape(shape)
-
-
-def _normalize_fwd(xp: ModuleType, x: Array, *wb: Array, **at: Any) -> Array:
-    mean, rstd = _norm_stats(xp, x, at)
-    out = (x - mean) * rstd
-    if wb:
-        out = out * _affine(at, x.ndim, wb[0]) + _affine(at, x.ndim, wb[1])
-    return out
-
-
-def _normalize_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    x = xs[0]
-    axes = at["axes"]
-    mean, rstd = _norm_stats(xp, x, at)
-    xhat = (x - mean) * rstd
-    gxhat = g * _affine(at, x.ndim, xs[1]) if len(xs) > 1 else g
-    gx = None
-    if n[0]:
-        if at.get("mean") is not None:  # fixed statistics: an affine map of x
-            gx = gxhat * rstd
-        else:
-            m1 = gxhat.mean(axis=axes, keepdims=True)
-            m2 = (gxhat * xhat).mean(axis=axes, keepdims=True)
-            gx = (gxhat - m1 - xhat * m2) * rstd
-    if len(xs) == 1:
-        return (gx,)
-    gw = gb = None
-    if at.get("channel_axis") is not None:  # per channel: sum over every other axis
-        other = tuple(a for a in range(x.ndim) if a != 1)
-        gw = (g * xhat).sum(axis=other) if n[1] else None
-        gb = g.sum(axis=other) if n[2] else None
-    else:  # per normalized element: the backward loop sums the leading axes away
-        gw = g * xhat if n[1] else None
-        gb = g if n[2] else None
-    return gx, gw, gb
-
-
-LAYER_NORM = _row(
-    Op(
-        "layer_norm",
-        "NativeLayerNormBackward0",
-        _normalize_fwd,
-        _normalize_vjp,
-        ("(1 − 1/N − x̂²/N)/σ", "x̂", "1"),
-        "layer_norm({a})",
-        chain=("(ĝ − mean(ĝ) − x̂ · mean(ĝ · x̂))/σ", "Σ ({g} · x̂)", "Σ {g}"),
-        functional=("layer_norm",),
-    )
-)
-BATCH_NORM = _row(
-    Op(
-        "batch_norm",
-        "NativeBatchNormBackward0",
-        _normalize_fwd,
-        _normalize_vjp,
-        ("(1 − 1/N − x̂²/N)/σ", "x̂", "1"),
-        "batch_norm({a})",
-        chain=("(ĝ − mean(ĝ) − x̂ · mean(ĝ · x̂))/σ", "Σ ({g} · x̂)", "Σ {g}"),
-        functional=("batch_norm",),
-    )
-)
-
-
-def _huber_terms(xp: ModuleType, d: Array, at: Any) -> tuple[Array, Array]:
-    """(loss, d loss / d d) elementwise: quadratic within delta (beta), linear outside."""
-    delta = at["delta"]
-    ad = xp.abs(d)
-    small = ad < delta
-    if at["kind"] == "huber":
-        return (xp.where(small, 0.5 * d * d, delta * (ad - 0.5 * delta)),
-                xp.where(small, d, delta * xp.sign(d)))  # fmt: skip
-    return (xp.where(small, 0.5 * d * d / delta, ad - 0.5 * delta),
-            xp.where(small, d / delta, xp.sign(d)))  # fmt: skip
-
-
-def _huber_fwd(xp: ModuleType, a: Array, b: Array, **at: Any) -> Array:
-    loss, _ = _huber_terms(xp, a - b, at)
-    return _reduce(xp, loss, at["reduction"]).astype(a.dtype, copy=False)
-
-
-def _huber_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    a, b = xs
-    _, slope = _huber_terms(xp, a - b, at)
-    d = slope * _reduce_grad(g, a, at["reduction"])
-    return (d if n[0] else None, -d if n[1] else None)
-
-
-HUBER = _row(
-    Op(
-        "huber_loss",
-        "HuberLossBackward0",
-        _huber_fwd,
-        _huber_vjp,
-        ("clip({a} − {b}, −{delta}, {delta})/{N}", "−clip({a} − {b}, −{delta}, {delta})/{N}"),
-        "huber({a}, {b})",
-        functional=("huber_loss",),
-    )
-)
-SMOOTH_L1 = _row(
-    Op(
-        "smooth_l1_loss",
-        "SmoothL1LossBackward0",
-        _huber_fwd,
-        _huber_vjp,
-        ("clip(({a} − {b})/{delta}, −1, 1)/{N}", "−clip(({a} − {b})/{delta}, −1, 1)/{N}"),
-        "smooth_l1({a}, {b})",
-        functional=("smooth_l1_loss",),
-    )
-)
-
-
-MSE = _row(
-    Op(
-        "mse_loss",
-        "MseLossBackward0",
-        _mse_fwd,
-        _mse_vjp,
-        ("2 · ({a} − {b})/{N}", "−2 · ({a} − {b})/{N}"),
-        "mse({a}, {b})",
-        functional=("mse_loss",),
-    )
-)
-
-
-def _bce_fwd(xp: ModuleType, p: Array, t: Array, reduction: str) -> Array:
-    # PyTorch clamps each log term at -100 so that p = 0 or 1 gives a finite loss.
-    with np.errstate(divide="ignore"):
-        log_p = xp.maximum(xp.log(p), -100)
-        log_1p = xp.maximum(xp.log(1 - p), -100)
-    return _reduce(xp, -(t * log_p + (1 - t) * log_1p), reduction).astype(p.dtype, copy=False)
-
-
-def _bce_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    p, t = xs
-    g = _reduce_grad(g, p, at["reduction"])
-    gp = g * (p - t) / xp.maximum((1 - p) * p, 1e-12) if n[0] else None
-    gt = None
-    if n[1]:
-        with np.errstate(divide="ignore"):
-            gt = g * (xp.maximum(xp.log(1 - p), -100) - xp.maximum(xp.log(p), -100))
-    return gp, gt
-
-
-BCE = _row(
-    Op(
-        "binary_cross_entropy",
-        "BinaryCrossEntropyBackward0",
-        _bce_fwd,
-        _bce_vjp,
-        ("({a} − {b})/({a} · (1 − {a}))/{N}", "ln((1 − {a})/{a})/{N}"),
-        "bce({a}, {b})",
-        functional=("binary_cross_entropy",),
-    )
-)
-
-
-def _bce_logits_fwd(xp: ModuleType, x: Array, t: Array, reduction: str) -> Array:
-    # NOTE: max(x, 0) - x·t + log(1 + e^-|x|) is the stable form of -[t·ln σ(x) + (1-t)·ln(1-σ(x))]
-    loss = xp.maximum(x, 0) - x * t + xp.log1p(xp.exp(-xp.abs(x)))
-    return _reduce(xp, loss, reduction).astype(x.dtype, copy=False)
-
-
-def _bce_logits_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    x, t = xs
-    g = _reduce_grad(g, x, at["reduction"])
-    return (g * (_sigmoid(xp, x) - t) if n[0] else None, -g * x if n[1] else None)
-
-
-BCE_LOGITS = _row(
-    Op(
-        "binary_cross_entropy_with_logits",
-        "BinaryCrossEntropyWithLogitsBackward0",
-        _bce_logits_fwd,
-        _bce_logits_vjp,
-        ("(σ({a}) − {b})/{N}", "−{a}/{N}"),
-        "bce_logits({a}, {b})",
-        functional=("binary_cross_entropy_with_logits",),
-    )
-)
-
-
-def _nll_fwd(
-    xp: ModuleType, logp: Array, target: Array, reduction: str, ignore_index: int
-) -> Array:
-    if logp.ndim == 1:
-        picked = -logp[target]
-        keep = target != ignore_index
-        return picked * keep if reduction == "none" else (picked if keep else picked * np.nan)
-    rows = xp.arange(logp.shape[0])
-    keep = target != ignore_index
-    if reduction == "mean" and keep.all():  # the common case, in fewer NumPy calls (same values)
-        return (-logp[rows, target].sum() / xp.int64(logp.shape[0])).astype(logp.dtype)
-    safe = xp.where(keep, target, 0)
-    picked = -logp[rows, safe] * keep
-    if reduction == "none":
-        return picked
-    if reduction == "sum":
-        return picked.sum()
-    return (picked.sum() / keep.sum()).astype(logp.dtype)
-
-
-def _nll_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
-    logp, target = xs
-    grad = xp.zeros(logp.shape, dtype=logp.dtype)
-    if logp.ndim == 1:
-        grad[target] = -g
-        return grad, None
-    rows = xp.arange(logp.shape[0])
-    keep = target != at["ignore_index"]
-    if at["reduction"] == "mean" and keep.all():  # the common case (same values)
-        grad[rows, target] = (-g / xp.int64(logp.shape[0])).astype(logp.dtype)
-        return grad, None
-    safe = xp.where(keep, target, 0)
-    if at["reduction"] == "none" or at["reduction"] == "sum":
-        scale = -g * keep
-    else:
-        scale = (-g * keep / keep.sum()).astype(logp.dtype)
-    grad[rows, safe] = scale
-    return grad, None
-
-
-NLL = _row(
-    Op(
-        "nll_loss",
-        "NllLossBackward0",
-        _nll_fwd,
-        _nll_vjp,
-        ("−1/N at the target class", ""),
-        "nll({a}, {b})",
-        saves="",
-        chain=("−{g}/N at the target class of each row", ""),
-        functional=("nll_loss", "cross_entropy"),
-    )
-)
-
-
-# The hot paths (tensor._apply1/_apply2) call ``host`` instead of ``forward(np, ...)`` when set:
-# the same NumPy call, one Python frame fewer per op.
-for _op, _host in (
-    (ADD, operator.add),
-    (SUB, operator.sub),
-    (MUL, operator.mul),
-    (DIV, operator.truediv),
-    (EXP, np.exp),
-    (LOG, np.log),
-    (LOG1P, np.log1p),
-    (SQRT, np.sqrt),
-    (ABS, np.abs),
-    (SIN, np.sin),
-    (COS, np.cos),
-    (TANH, np.tanh),
-    (TAN, np.tan),
-    (SINH, np.sinh),
-    (COSH, np.cosh),
-    (ASIN, np.arcsin),
-    (ACOS, np.arccos),
-    (ATAN, np.arctan),
-    (TRUNC, np.trunc),
-    (LOG2, np.log2),
-    (LOG10, np.log10),
-    (EXPM1, np.expm1),
-    (FLOOR, np.floor),
-    (CEIL, np.ceil),
-):
-    object.__setattr__(_op, "host", _host)  # frozen row: set once, at import
+EINSUM = row("einsum", _einsum_fwd, _einsum_vjp, grad_fn="ViewBackward0",
+    local="the other operands", symbol="einsum({a}, …)",
+    chain=tuple("einsum of {g} with the other operands" for _ in range(8)),
+    function=("einsum",))  # fmt: skip

@@ -3,7 +3,8 @@
 Two sources fill these tables: the op table's rows (``engine.ops``: each row declares the
 names that record it, and for simple rows a dtype rule from which ``engine.functions`` makes
 the function and ``engine.methods`` the methods), and hand-written implementations, which
-register here with :func:`public` / :func:`method` next to their code (argument parsing,
+register here next to their code: with :func:`implements` under the names their row declares,
+or with :func:`public` / :func:`method` where no row declares them (argument parsing,
 PyTorch's overloads, composites and functions outside the graph). ``engine.methods`` binds
 :data:`METHODS` onto Tensor, ``engine/__init__`` exports :data:`FUNCTIONS` (its ``__all__``),
 and tests/unit/test_registry.py checks that every declared name resolves.
@@ -45,6 +46,28 @@ def public(
         _add(METHODS, methods, fn, "method")
         if axis:
             AXIS_ALIASED.update(names, methods)
+        return fn
+
+    return register
+
+
+def implements(op: Any, *names: str, method: bool = True, axis: bool = False) -> Callable[[F], F]:
+    """Register the hand-written implementation of an op table row (``engine.ops``) under the
+    public names the row declares: all of its ``torch`` names, or those given where the row is
+    recorded by several functions (``where``, ``masked_fill``, ``tril`` ...); each is also
+    ``Tensor.<name>`` where the row declares that method (``method=False``: the method is
+    written apart, its arguments differ). A name the row does not declare is refused."""
+
+    def register(fn: F) -> F:
+        chosen = names or op.function
+        undeclared = [n for n in chosen if n not in op.function and n not in op.method]
+        if undeclared:
+            raise RuntimeError(f"row {op.name!r} declares no name {undeclared}")
+        _add(FUNCTIONS, tuple(n for n in chosen if n in op.function), fn, "function")
+        if method:
+            _add(METHODS, tuple(n for n in chosen if n in op.method), fn, "method")
+        if axis:
+            AXIS_ALIASED.update(chosen)
         return fn
 
     return register

@@ -21,6 +21,7 @@ import numpy as np
 
 from engine import _format, core, dtypes, random
 from engine import ops as O
+from engine import shape_ops as S
 from engine.backend import Device, array_module, device_of, to_numpy
 from engine.core import _NODE_TYPES as _node_types
 from engine.core import GradHooks, Node, RemovableHandle, _mode, next_seq, node_type
@@ -603,6 +604,13 @@ class _no_record:
         _mode.enabled = self._prev
 
 
+def named(out: Tensor, name: str) -> Tensor:
+    """PyTorch's node name for a composite on its result's (last) node, as y.grad_fn prints."""
+    if out.grad_fn is not None:
+        core.rename(out.grad_fn, name)
+    return out
+
+
 # --- the one entry point for recorded ops -------------------------------------------------------
 
 
@@ -948,7 +956,7 @@ def failed(exc: BaseException, op: str, inputs: Iterable[Any]) -> BaseException:
 
 def _cast_keep_graph(t: Tensor, target: Any) -> Tensor:
     if t.requires_grad:
-        return apply(O.TO_COPY, (t,), {"dtype": target})
+        return apply(S.TO_COPY, (t,), {"dtype": target})
     return Tensor._wrap(t._data.astype(target))
 
 

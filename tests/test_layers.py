@@ -18,17 +18,33 @@ ENGINE_LAYERS: list[set[str]] = [
     {"engine.backend", "engine.dtypes", "engine.random", "engine._format", "engine.caption"},
     {"engine.registry"},
     {"engine.ops"},
+    {"engine.shape_ops"},
     {"engine.core"},  # grad mode, nodes, the backward loop: no Tensor
     {"engine.tensor"},
     {"engine.factories"},
+    {"engine.shapes", "engine.comparisons", "engine.conversions", "engine.out"},
     {"engine.functions"},
     # (the graph's export: values summarised, a pass's walk, the graph; caption below them)
-    {"engine.function", "engine.higher", "engine.library", "engine.caption"},
+    {"engine.function", "engine.higher", "engine.library"},
     {"engine.summaries"},
     {"engine.graph_walk"},
     {"engine.graph"},
     {"engine.autograd"},
     {"engine.methods"},
+    {"engine.optim.optimizer"},
+    {
+        "engine.optim.sgd",
+        "engine.optim.adam",
+        "engine.optim.rmsprop",
+        "engine.optim.adagrad",
+        "engine.optim.adadelta",
+        "engine.optim.adamax",
+        "engine.optim.nadam",
+        "engine.optim.radam",
+        "engine.optim.asgd",
+        "engine.optim.lbfgs",
+    },
+    {"engine.optim.adamw"},
     {
         "engine.data",
         "engine.cuda",
@@ -42,7 +58,11 @@ ENGINE_LAYERS: list[set[str]] = [
         "engine.backends.openmp",
     },
     {
+        "engine.nn.conv_ops",
+        "engine.nn.loss_ops",
         "engine.nn.init",
+        "engine.nn.spatial",
+        "engine.nn.losses",
         "engine.nn.functional",
         "engine.nn.modules",
         "engine.nn.utils",
@@ -76,14 +96,15 @@ ENGINE_LAYERS: list[set[str]] = [
 #: server/: the program (runs inside a worker, knows no process or web) below the jail that
 #: runs it, below the routes that call the jail, below the app that mounts the routes.
 SERVER_LAYERS: list[set[str]] = [
+    {"server.lessons"},
     {"server", "server.settings", "server.schemas", "server.serialize", "server.clients",
-     "server.metrics", "server.admission", "server.examples", "server.assets", "server.lessons"},
+     "server.metrics", "server.admission", "server.examples", "server.assets"},
     # the program: parse, name, run, record (no process, no pipe, no web)
     {"server.program", "server.program.budgets", "server.program.source",
      "server.program.imports", "server.program.values", "server.program.values.record",
      "server.program.values.names", "server.program.packing", "server.program.known"},
-    {"server.program.values.observers", "server.program.values.graph",
-     "server.program.values.groups"},
+    {"server.program.values.groups"},
+    {"server.program.values.observers", "server.program.values.graph"},
     {"server.program.values.observer", "server.program.values.compare"},
     {"server.program.runner"},
     # the jail that runs one program per process

@@ -7,7 +7,8 @@ from typing import Any, ClassVar
 
 from engine.distributions.distribution import Distribution, as_tensor, check
 from engine.factories import multinomial
-from engine.functions import broadcast_tensors, softmax
+from engine.functions import softmax
+from engine.shapes import broadcast_tensors
 from engine.tensor import Tensor
 
 

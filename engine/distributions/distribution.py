@@ -9,7 +9,7 @@ import numpy as np
 
 from engine import dtypes
 from engine.factories import tensor
-from engine.functions import broadcast_tensors
+from engine.shapes import broadcast_tensors
 from engine.tensor import Size, Tensor
 
 

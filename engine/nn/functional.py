@@ -4,20 +4,48 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from engine import backend, dtypes
+from engine import backend, dtypes, shapes
 from engine import functions as _fn
 from engine import ops as O
-from engine.core import rename
 from engine.dtypes import DType
-from engine.factories import empty_like, full
+from engine.factories import empty_like
 from engine.functions import linear, sigmoid, tanh
+from engine.nn import loss_ops
+from engine.nn.losses import (
+    _const,
+    _same_shape_or_broadcast,
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    margin_ranking_loss,
+    mse_loss,
+    nll_loss,
+    smooth_l1_loss,
+)
+from engine.nn.spatial import (
+    adaptive_avg_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    bilinear,
+    conv1d,
+    conv2d,
+    interpolate,
+    max_pool1d,
+    max_pool2d,
+    pad,
+    unfold,
+    upsample,
+)
 from engine.random import default_generator
 from engine.tensor import Tensor, _no_record, apply
+from engine.tensor import named as _named
 
 __all__ = [
     "binary_cross_entropy",
@@ -55,49 +83,6 @@ __all__ = [
     "pad",
 ]
 
-_REDUCTIONS = ("mean", "sum", "none")
-
-
-def legacy_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
-    """The reduction the deprecated ``size_average`` / ``reduce`` arguments ask for, with
-    PyTorch's warning (PyTorch's ``_Reduction.legacy_get_string``)."""
-    if size_average is None and reduce is None:
-        return reduction
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
-    warnings.warn(
-        "size_average and reduce args will be deprecated, please use reduction='"
-        + ret
-        + "' instead.",
-        UserWarning,
-        stacklevel=3,
-    )
-    return ret
-
-
-def _reduction(reduction: str) -> str:
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    return reduction
-
-
-def _same_shape_or_broadcast(a: Tensor, b: Tensor) -> None:
-    if a._data.shape == b._data.shape:
-        return
-    try:
-        np.broadcast_shapes(a._data.shape, b._data.shape)
-    except ValueError:
-        sa, sb = a._data.shape, b._data.shape
-        n = max(len(sa), len(sb))
-        pa, pb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
-        for i in range(n - 1, -1, -1):
-            if pa[i] != pb[i] and 1 not in (pa[i], pb[i]):
-                raise RuntimeError(
-                    f"The size of tensor a ({pa[i]}) must match the size of tensor b ({pb[i]}) "
-                    f"at non-singleton dimension {i}"
-                ) from None
-
 
 def _implicit_softmax_dim(ndim: int) -> int:
     """The dim PyTorch picks (with a deprecation warning) when softmax gets none."""
@@ -118,234 +103,6 @@ def log_softmax(
     if dim is None:
         dim = _implicit_softmax_dim(input._data.ndim)
     return _fn.log_softmax(input, dim, dtype)
-
-
-def _promote_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
-    """Both operands in their common (PyTorch-promoted) dtype."""
-    common = np.promote_types(input._data.dtype, target._data.dtype)
-    if input._data.dtype != common:
-        input = input.to(dtypes.from_numpy(common))
-    if target._data.dtype != common:
-        target = target.to(dtypes.from_numpy(common))
-    return input, target
-
-
-def mse_loss(
-    input: Tensor,
-    target: Tensor,
-    size_average: Any = None,
-    reduce: Any = None,
-    reduction: str = "mean",
-    weight: Tensor | None = None,
-) -> Tensor:
-    reduction = legacy_reduction(size_average, reduce, reduction)
-    if weight is not None:
-        return _weighted(mse_loss(input, target, reduction="none"), weight, reduction)
-    _same_shape_or_broadcast(input, target)
-    if input._data.dtype.kind != "f" and target._data.dtype.kind != "f":
-        word = dtypes.type_word(np.promote_types(input._data.dtype, target._data.dtype))
-        raise NotImplementedError(f"\"mse_cpu\" not implemented for '{word}'")
-    if target._data.dtype.kind != "f":
-        target = target.to(input.dtype)
-    elif input._data.dtype.kind != "f":
-        input = input.to(target.dtype)
-    else:
-        input, target = _promote_pair(input, target)
-    return apply(O.MSE, (input, target), {"reduction": _reduction(reduction)})
-
-
-def l1_loss(
-    input: Tensor,
-    target: Tensor,
-    size_average: Any = None,
-    reduce: Any = None,
-    reduction: str = "mean",
-) -> Tensor:
-    reduction = legacy_reduction(size_average, reduce, reduction)
-    loss = (input - target).abs()
-    r = _reduction(reduction)
-    return loss.mean() if r == "mean" else loss.sum() if r == "sum" else loss
-
-
-def binary_cross_entropy(
-    input: Tensor,
-    target: Tensor,
-    weight: Tensor | None = None,
-    size_average: Any = None,
-    reduce: Any = None,
-    reduction: str = "mean",
-) -> Tensor:
-    reduction = legacy_reduction(size_average, reduce, reduction)
-    if input._data.shape != target._data.shape:
-        raise ValueError(
-            f"Using a target size ({target.shape}) that is different to the input size "
-            f"({input.shape}) is deprecated. Please ensure they have the same size."
-        )
-    if target._data.dtype != input._data.dtype:
-        raise RuntimeError(
-            f"Found dtype {dtypes.type_word(target._data.dtype)} but expected "
-            f"{dtypes.type_word(input._data.dtype)}"
-        )
-    d = input._data
-    if d.size and (float(d.min()) < 0 or float(d.max()) > 1):
-        raise RuntimeError("all elements of input should be between 0 and 1")
-    if weight is not None:
-        return _weighted(apply(O.BCE, (input, target), {"reduction": "none"}), weight, reduction)
-    return apply(O.BCE, (input, target), {"reduction": _reduction(reduction)})
-
-
-def binary_cross_entropy_with_logits(
-    input: Tensor,
-    target: Tensor,
-    weight: Tensor | None = None,
-    size_average: Any = None,
-    reduce: Any = None,
-    reduction: str = "mean",
-    pos_weight: Tensor | None = None,
-) -> Tensor:
-    reduction = legacy_reduction(size_average, reduce, reduction)
-    if input._data.shape != target._data.shape:
-        raise ValueError(
-            f"Target size ({target.shape}) must be the same as input size ({input.shape})"
-        )
-    if pos_weight is not None:
-        raise RuntimeError("pos_weight is not supported in the playground")
-    if input._data.dtype.kind != "f":
-        raise NotImplementedError(
-            f"\"log_sigmoid_cpu\" not implemented for '{dtypes.type_word(input._data.dtype)}'"
-        )
-    if target._data.dtype.kind == "b":
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with two bool tensors is not supported. "
-            "Use the `^` or `logical_xor()` operator instead."
-        )
-    if target._data.dtype.kind != "f":
-        raise RuntimeError(
-            f"result type {dtypes.type_word(input._data.dtype)} can't be cast to the desired "
-            f"output type {dtypes.type_word(target._data.dtype)}"
-        )
-    input, target = _promote_pair(input, target)
-    if weight is not None:
-        loss = apply(O.BCE_LOGITS, (input, target), {"reduction": "none"})
-        return _weighted(loss, weight, reduction)
-    return apply(O.BCE_LOGITS, (input, target), {"reduction": _reduction(reduction)})
-
-
-def _weighted(loss: Tensor, weight: Tensor, reduction: str) -> Tensor:
-    loss = loss * weight
-    r = _reduction(reduction)
-    return loss.mean() if r == "mean" else loss.sum() if r == "sum" else loss
-
-
-def nll_loss(
-    input: Tensor,
-    target: Tensor,
-    weight: Tensor | None = None,
-    size_average: Any = None,
-    ignore_index: int = -100,
-    reduce: Any = None,
-    reduction: str = "mean",
-) -> Tensor:
-    reduction = legacy_reduction(size_average, reduce, reduction)
-    t = target._data
-    if t.dtype.kind not in "iu":
-        raise RuntimeError(f"expected scalar type Long but found {dtypes.type_word(t.dtype)}")
-    d = input._data
-    if t.ndim > 1:
-        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if d.ndim == 2:
-        if t.ndim != 1 or t.shape[0] != d.shape[0]:
-            raise ValueError(
-                f"Expected input batch_size ({d.shape[0]}) to match target batch_size "
-                f"({t.shape[0] if t.ndim else 0})."
-            )
-        n_classes = d.shape[1]
-    elif d.ndim == 1:
-        if t.ndim != 0:
-            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-        n_classes = d.shape[0]
-    else:
-        raise RuntimeError("the playground's nll_loss takes 1-D or 2-D input")
-    bad = t[(t != ignore_index) & ((t < 0) | (t >= n_classes))]
-    if bad.size:
-        raise IndexError(f"Target {int(bad.reshape(-1)[0])} is out of bounds.")
-    if weight is not None:
-        return _class_weighted_nll(input, target, weight, ignore_index, _reduction(reduction))
-    return apply(
-        O.NLL, (input, target), {"reduction": _reduction(reduction), "ignore_index": ignore_index}
-    )
-
-
-def _class_weighted_nll(
-    logp: Tensor, target: Tensor, weight: Tensor, ignore_index: int, reduction: str
-) -> Tensor:
-    """NLL with class weights: -w[y]·logp[y] per sample, the mean divided by Σ w[y] (as
-    PyTorch's); a composite of indexing rows."""
-    if weight.dim() != 1 or weight.shape[0] != logp.shape[-1]:
-        raise RuntimeError(
-            f"weight tensor should be defined either for all {logp.shape[-1]} classes or no "
-            "classes but got weight tensor of shape: " + str(list(weight.shape))
-        )
-    t = target._data
-    keep = t != ignore_index
-    safe = np.where(keep, t, 0)
-    rows = np.arange(t.shape[0]) if t.ndim else ()
-    picked = logp[rows, safe] if t.ndim else logp[int(safe)]
-    w = weight[safe] * Tensor._wrap(keep.astype(weight._data.dtype))
-    loss = -(picked * w)
-    if reduction == "none":
-        return loss
-    if reduction == "sum":
-        return loss.sum()
-    return loss.sum() / w.sum()
-
-
-def cross_entropy(
-    input: Tensor,
-    target: Tensor,
-    weight: Tensor | None = None,
-    size_average: Any = None,
-    ignore_index: int = -100,
-    reduce: Any = None,
-    reduction: str = "mean",
-    label_smoothing: float = 0.0,
-) -> Tensor:
-    """log_softmax then nll_loss, as PyTorch records it (class indices), or soft targets;
-    ``label_smoothing`` mixes in the mean log-probability over the classes, as PyTorch does."""
-    reduction = _reduction(legacy_reduction(size_average, reduce, reduction))
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    dim = 1 if input._data.ndim >= 2 else 0
-    logp = log_softmax(input, dim)
-    if target._data.dtype.kind not in "f" and target._data.dtype not in (np.int64, np.uint8):
-        raise RuntimeError(
-            "expected target dtype to be Long or Byte, but got "
-            f"{dtypes.type_word(target._data.dtype)}"
-        )
-    if target._data.dtype.kind == "f":
-        if target._data.shape != input._data.shape:
-            raise RuntimeError(
-                f"expected target dtype to be Long or Byte, but got {dtypes.type_word(target._data.dtype)}"
-            )
-        if label_smoothing:
-            target = target * (1 - label_smoothing) + label_smoothing / input.shape[dim]
-        loss = -(logp * target).sum(dim)
-        if weight is not None:
-            raise RuntimeError("class weights with probability targets are not in the playground")
-        return loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss
-    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
-    if not label_smoothing:
-        return nll
-    if weight is not None:
-        raise RuntimeError("class weights with label_smoothing are not in the playground")
-    ignored = Tensor._wrap(target._data == ignore_index)
-    smooth = (-logp.sum(dim)).masked_fill(ignored, 0.0)
-    if reduction == "mean":
-        kept = int((~ignored._data).sum())
-        smooth = smooth.sum() / kept
-    elif reduction == "sum":
-        smooth = smooth.sum()
-    return (1 - label_smoothing) * nll + smooth * (label_smoothing / input.shape[dim])
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -435,7 +192,7 @@ def layer_norm(
     inputs = (
         (input,) if weight is None else (input, weight, bias if bias is not None else weight * 0)
     )
-    return apply(O.LAYER_NORM, inputs, {"axes": axes, "eps": eps})
+    return apply(loss_ops.LAYER_NORM, inputs, {"axes": axes, "eps": eps})
 
 
 def batch_norm(
@@ -485,7 +242,7 @@ def batch_norm(
     inputs = (
         (input,) if weight is None else (input, weight, bias if bias is not None else weight * 0)
     )
-    return apply(O.BATCH_NORM, inputs, attrs)
+    return apply(loss_ops.BATCH_NORM, inputs, attrs)
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> Tensor:
@@ -510,355 +267,13 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
     return out
 
 
-def _robust(
-    op: Any, input: Tensor, target: Tensor, reduction: str, delta: float, kind: str
-) -> Tensor:
-    _same_shape_or_broadcast(input, target)
-    input, target = _promote_pair(input, target)
-    attrs = {"reduction": _reduction(reduction), "delta": float(delta), "kind": kind}
-    return apply(op, (input, target), attrs)
-
-
-def huber_loss(
-    input: Tensor,
-    target: Tensor,
-    reduction: str = "mean",
-    delta: float = 1.0,
-    weight: Tensor | None = None,
-) -> Tensor:
-    if weight is not None:
-        return _weighted(huber_loss(input, target, "none", delta), weight, reduction)
-    return _robust(O.HUBER, input, target, reduction, delta, "huber")
-
-
-def smooth_l1_loss(
-    input: Tensor,
-    target: Tensor,
-    size_average: Any = None,
-    reduce: Any = None,
-    reduction: str = "mean",
-    beta: float = 1.0,
-) -> Tensor:
-    reduction = legacy_reduction(size_average, reduce, reduction)
-    if beta == 0:
-        return l1_loss(input, target, reduction)
-    return _robust(O.SMOOTH_L1, input, target, reduction, beta, "smooth_l1")
-
-
 # ---- convolution and pooling ------------------------------------------------------------------
-
-
-def _tuple(value: Any, d: int, name: str) -> tuple[int, ...]:
-    if isinstance(value, int | np.integer):
-        return (int(value),) * d
-    items = tuple(int(v) for v in value)
-    if len(items) == 1:
-        return items * d
-    if len(items) != d:
-        raise RuntimeError(f"expected {name} to be a single integer value or a list of {d} values")
-    return items
-
-
-def _batched(input: Tensor, d: int, fname: str) -> tuple[Tensor, bool]:
-    """The input with a batch dimension (unbatched input is allowed, as in PyTorch)."""
-    if input.dim() == d + 1:
-        return input.unsqueeze(0), True
-    if input.dim() != d + 2:
-        shape = list(input._data.shape)
-        raise RuntimeError(
-            f"Expected {d + 1}D (unbatched) or {d + 2}D (batched) input to {fname}, but got "
-            f"input of size: {shape}"
-        )
-    return input, False
-
-
-def _conv(
-    d: int,
-    input: Tensor,
-    weight: Tensor,
-    bias: Tensor | None,
-    stride: Any,
-    padding: Any,
-    dilation: Any,
-    groups: int,
-) -> Tensor:
-    fname = f"conv{d}d"
-    x, unbatched = _batched(input, d, fname)
-    kernel = tuple(weight._data.shape[2:])
-    dil = _tuple(dilation, d, "dilation")
-    st = _tuple(stride, d, "stride")
-    if isinstance(padding, str):
-        if padding == "valid":
-            pad: tuple[int, ...] = (0,) * d
-        elif padding == "same":
-            if any(s != 1 for s in st):
-                raise RuntimeError("padding='same' is not supported for strided convolutions")
-            totals = [dl * (k - 1) for dl, k in zip(dil, kernel, strict=True)]
-            pad = tuple(t // 2 for t in totals)
-            extra = [t % 2 for t in totals]  # odd totals: one more on the right, as PyTorch
-            if any(extra):
-                warnings.warn(
-                    "Using padding='same' with even kernel lengths and odd dilation may require "
-                    "a zero-padded copy of the input be created",
-                    UserWarning,
-                    stacklevel=3,
-                )
-                widths: list[int] = []
-                for e in reversed(extra):
-                    widths += [0, e]
-                x = pad_fn(x, widths)
-        else:
-            raise ValueError(
-                f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}"
-            )
-    else:
-        pad = _tuple(padding, d, "padding")
-    c_in = x._data.shape[1]
-    if weight.dim() != d + 2 or c_in != weight._data.shape[1] * groups:
-        raise RuntimeError(
-            f"Given groups={groups}, weight of size {list(weight._data.shape)}, expected "
-            f"input{list(x._data.shape)} to have {weight._data.shape[1] * groups} channels, but "
-            f"got {c_in} channels instead"
-        )
-    if weight._data.shape[0] % groups:
-        raise RuntimeError("out_channels must be divisible by groups")
-    for i in range(d):
-        if x._data.shape[2 + i] + 2 * pad[i] < dil[i] * (kernel[i] - 1) + 1:
-            raise RuntimeError(
-                f"Calculated padded input size per channel: "
-                f"({' x '.join(str(x._data.shape[2 + j] + 2 * pad[j]) for j in range(d))}). "
-                f"Kernel size: ({' x '.join(str(k) for k in kernel)}). Kernel size can't be "
-                "greater than actual input size"
-            )
-    attrs = {"stride": st, "padding": pad, "dilation": dil, "groups": int(groups)}
-    inputs = (x, weight) if bias is None else (x, weight, bias)
-    out = apply(O.CONV, inputs, attrs)
-    return out.squeeze(0) if unbatched else out
-
-
-def conv1d(
-    input: Tensor,
-    weight: Tensor,
-    bias: Tensor | None = None,
-    stride: Any = 1,
-    padding: Any = 0,
-    dilation: Any = 1,
-    groups: int = 1,
-) -> Tensor:
-    """1-D cross-correlation over (N, C_in, L) input."""
-    return _conv(1, input, weight, bias, stride, padding, dilation, groups)
-
-
-def conv2d(
-    input: Tensor,
-    weight: Tensor,
-    bias: Tensor | None = None,
-    stride: Any = 1,
-    padding: Any = 0,
-    dilation: Any = 1,
-    groups: int = 1,
-) -> Tensor:
-    """2-D cross-correlation over (N, C_in, H, W) input."""
-    return _conv(2, input, weight, bias, stride, padding, dilation, groups)
-
-
-def _pool_attrs(
-    d: int, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool
-) -> dict[str, Any]:
-    kernel = _tuple(kernel_size, d, "kernel_size")
-    st = (
-        kernel
-        if stride is None or (not isinstance(stride, int) and len(stride) == 0)
-        else _tuple(stride, d, "stride")
-    )
-    pad = _tuple(padding, d, "padding")
-    for k, p in zip(kernel, pad, strict=True):
-        if p > k // 2:
-            raise RuntimeError(
-                f"pad should be at most half of effective kernel size, but got pad={p}, "
-                f"kernel_size={k} and dilation=1"
-            )
-    return {
-        "kernel": kernel,
-        "stride": st,
-        "padding": pad,
-        "dilation": _tuple(dilation, d, "dilation"),
-        "ceil": bool(ceil_mode),
-    }
-
-
-def _max_pool(
-    d: int,
-    input: Tensor,
-    kernel_size: Any,
-    stride: Any,
-    padding: Any,
-    dilation: Any,
-    ceil_mode: bool,
-    return_indices: bool,
-) -> Tensor:
-    if return_indices:
-        raise NotImplementedError("max_pool with return_indices=True is not in the playground")
-    _batched(input, d, f"max_pool{d}d")  # (the pooling rows take unbatched input as it is)
-    attrs = _pool_attrs(d, kernel_size, stride, padding, dilation, ceil_mode)
-    # PyTorch pools 1-D input as 2-D and squeezes: its node is a squeeze
-    name = "MaxPool2DWithIndicesBackward0" if d == 2 else "SqueezeBackward1"
-    return apply(O.MAX_POOL, (input,), attrs, name=name)
-
-
-def max_pool1d(
-    input: Tensor,
-    kernel_size: Any,
-    stride: Any = None,
-    padding: Any = 0,
-    dilation: Any = 1,
-    ceil_mode: bool = False,
-    return_indices: bool = False,
-) -> Tensor:
-    return _max_pool(1, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
-
-
-def max_pool2d(
-    input: Tensor,
-    kernel_size: Any,
-    stride: Any = None,
-    padding: Any = 0,
-    dilation: Any = 1,
-    ceil_mode: bool = False,
-    return_indices: bool = False,
-) -> Tensor:
-    return _max_pool(2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
-
-
-def _avg_pool(
-    d: int,
-    input: Tensor,
-    kernel_size: Any,
-    stride: Any,
-    padding: Any,
-    ceil_mode: bool,
-    count_include_pad: bool,
-    divisor_override: int | None,
-) -> Tensor:
-    _batched(input, d, f"avg_pool{d}d")
-    attrs = _pool_attrs(d, kernel_size, stride, padding, 1, ceil_mode)
-    attrs["count_include_pad"] = bool(count_include_pad)
-    attrs["divisor"] = divisor_override
-    name = "AvgPool2DBackward0" if d == 2 else "SqueezeBackward1"
-    return apply(O.AVG_POOL, (input,), attrs, name=name)
-
-
-def avg_pool1d(
-    input: Tensor,
-    kernel_size: Any,
-    stride: Any = None,
-    padding: Any = 0,
-    ceil_mode: bool = False,
-    count_include_pad: bool = True,
-) -> Tensor:
-    return _avg_pool(1, input, kernel_size, stride, padding, ceil_mode, count_include_pad, None)
-
-
-def avg_pool2d(
-    input: Tensor,
-    kernel_size: Any,
-    stride: Any = None,
-    padding: Any = 0,
-    ceil_mode: bool = False,
-    count_include_pad: bool = True,
-    divisor_override: int | None = None,
-) -> Tensor:
-    return _avg_pool(
-        2, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
-    )
-
-
-def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
-    """Mean over each of an output_size grid of (nearly) equal regions; one pooling node when
-    the input divides evenly, else the regions' means stacked (a composite)."""
-    x, unbatched = _batched(input, 2, "adaptive_avg_pool2d")
-    size = x._data.shape[2:]
-    out = tuple(
-        s if o is None else int(o) for s, o in zip(size, _tuple_or_none(output_size), strict=True)
-    )
-    if all(s % o == 0 for s, o in zip(size, out, strict=True)):
-        k = tuple(s // o for s, o in zip(size, out, strict=True))
-        attrs = {"kernel": k, "stride": k, "padding": (0, 0), "dilation": (1, 1), "ceil": False,
-                 "count_include_pad": True, "divisor": None}  # fmt: skip
-        # PyTorch takes a (1, 1) output as a mean over the last two dims
-        name = "MeanBackward1" if out == (1, 1) else "AdaptiveAvgPool2DBackward0"
-        result = apply(O.AVG_POOL, (x,), attrs, name=name)
-    else:
-        rows = []
-        for i in range(out[0]):
-            h0, h1 = (i * size[0]) // out[0], -(-((i + 1) * size[0]) // out[0])
-            cols = []
-            for j in range(out[1]):
-                w0, w1 = (j * size[1]) // out[1], -(-((j + 1) * size[1]) // out[1])
-                cols.append(x[:, :, h0:h1, w0:w1].mean(dim=(2, 3)))
-            rows.append(_fn.stack(cols, -1))
-        result = _fn.stack(rows, -2)
-    return result.squeeze(0) if unbatched else result
-
-
-def _tuple_or_none(value: Any) -> tuple[Any, Any]:
-    if value is None or isinstance(value, int | np.integer):
-        return (value, value)
-    items = tuple(value)
-    return (items[0], items[0]) if len(items) == 1 else (items[0], items[1])
-
-
-def pad(
-    input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None
-) -> Tensor:
-    """F.pad, constant mode: zeros (or ``value``) around the last dims, (left, right) pairs from
-    the last dim backwards; a composite of ``cat`` with constant tensors."""
-    if mode != "constant":
-        raise NotImplementedError(
-            f"F.pad(mode={mode!r}) is not in the playground (only 'constant')"
-        )
-    if len(pad) % 2:
-        raise RuntimeError("Padding length must be divisible by 2")
-    if len(pad) // 2 > input.dim():
-        raise RuntimeError(
-            "Padding length should be less than or equal to two times the input dimension"
-        )
-    out = input
-    fill = 0.0 if value is None else float(value)
-    for i in range(len(pad) // 2):
-        dim = input.dim() - 1 - i
-        left, right = int(pad[2 * i]), int(pad[2 * i + 1])
-        if left < 0:
-            out = out.narrow(dim, -left, out.shape[dim] + left)
-            left = 0
-        if right < 0:
-            out = out.narrow(dim, 0, out.shape[dim] + right)
-            right = 0
-        parts = []
-        for width in (left, right):
-            shape = list(out._data.shape)
-            shape[dim] = width
-            parts.append(full(shape, fill, dtype=out.dtype, device=out.device) if width else None)
-        pieces = [p for p in (parts[0], out, parts[1]) if p is not None]
-        out = _fn.cat(pieces, dim) if len(pieces) > 1 else out
-    # one node in PyTorch; here the last cat (or narrow) takes its name
-    return out if out is input else _named(out, "ConstantPadNdBackward0")
 
 
 # ---- more activations, distances and losses (issue 18) ----------------------------------------
 # Composites of the table's rows, with no backward code of their own. Where PyTorch has a single
 # node (HardtanhBackward0, MishBackward0 ...) the composite's last node takes its name, so
 # ``y.grad_fn`` prints what PyTorch prints; the nodes before it show the composite's parts.
-
-
-def _named(out: Tensor, name: str) -> Tensor:
-    """Give the composite's last node PyTorch's name for the whole operation."""
-    if out.grad_fn is not None:
-        rename(out.grad_fn, name)
-    return out
-
-
-pad_fn = pad  # (conv's 'same' padding reaches F.pad under this name: conv's own arg is pad)
 
 
 def _maybe_inplace(input: Tensor, fn: Any, inplace: bool, inplace_name: str = "") -> Tensor:
@@ -873,12 +288,6 @@ def _maybe_inplace(input: Tensor, fn: Any, inplace: bool, inplace_name: str = ""
         return input._inplace(_named(out, inplace_name) if inplace_name else out)
     with _no_record():
         return input._inplace(fn(input))
-
-
-def _const(like: Tensor, data: Any) -> Tensor:
-    """An array as a constant tensor on ``like``'s device, in its dtype."""
-    xp = backend.array_module(like._data)
-    return Tensor._wrap(xp.asarray(data, dtype=like._data.dtype))
 
 
 def _clip_inside(value: Tensor, inside: Any, lo: float, hi: float) -> Tensor:
@@ -1158,7 +567,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     if x2._data.dtype.kind != "f":
         x2 = x2.to(x1.dtype)
     _same_shape_or_broadcast(x1, x2)
-    x1, x2 = _fn.broadcast_tensors(x1, x2)
+    x1, x2 = shapes.broadcast_tensors(x1, x2)
     norms = []
     for x in (x1, x2):
         n = _norm2(x, dim, True).clone()
@@ -1216,7 +625,9 @@ def group_norm(
                 f"input, but got weight of shape {list(t._data.shape)} and input of shape {shape}"
             )
     grouped = input.reshape((n, num_groups, -1))
-    normed = apply(O.LAYER_NORM, (grouped,), {"axes": (2,), "eps": eps}).reshape(tuple(shape))
+    normed = apply(loss_ops.LAYER_NORM, (grouped,), {"axes": (2,), "eps": eps}).reshape(
+        tuple(shape)
+    )
     channel = (1, c) + (1,) * (len(shape) - 2)
     if weight is not None:
         normed = normed * weight.reshape(channel)
@@ -1226,69 +637,6 @@ def group_norm(
 
 
 # ---- losses -----------------------------------------------------------------------------------
-
-
-def _xlogy_self(t: Tensor) -> Tensor:
-    """t·log(t), 0 where t = 0 (torch.xlogy(t, t)); a constant unless t requires grad."""
-    d = t._data
-    xp = backend.array_module(d)
-    zero = d == 0
-    if not t.requires_grad:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return _const(t, xp.where(zero, 0, d * xp.log(xp.where(zero, 1, d))))
-    safe = _fn.where(Tensor._wrap(zero), 1.0, t)
-    return _named(t * safe.log(), "XlogyBackward0")
-
-
-def kl_div(
-    input: Tensor,
-    target: Tensor,
-    size_average: Any = None,
-    reduce: Any = None,
-    reduction: str = "mean",
-    log_target: bool = False,
-) -> Tensor:
-    """Σ target·(log target − input) (input holds log-probabilities), or with a log-space
-    target exp(target)·(target − input); 'batchmean' divides the sum by the batch size."""
-    if size_average is not None or reduce is not None:
-        reduction = legacy_reduction(size_average, reduce, reduction)
-    elif reduction == "mean":
-        warnings.warn(
-            "reduction: 'mean' divides the total loss by both the batch size and the support "
-            "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
-            "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
-            "major release.",
-            stacklevel=2,
-        )
-    r = "sum" if reduction == "batchmean" else _reduction(reduction)
-    if log_target:
-        loss = target.exp() * (target - input)
-    else:
-        loss = _xlogy_self(target) - target * input
-    reduced = loss.mean() if r == "mean" else loss.sum() if r == "sum" else loss
-    if reduction == "batchmean" and input.dim() != 0:
-        reduced = reduced / input._data.shape[0]
-    return reduced
-
-
-def margin_ranking_loss(
-    input1: Tensor,
-    input2: Tensor,
-    target: Tensor,
-    margin: float = 0,
-    size_average: Any = None,
-    reduce: Any = None,
-    reduction: str = "mean",
-) -> Tensor:
-    """max(0, −target·(input1 − input2) + margin), PyTorch's composite."""
-    reduction = _reduction(legacy_reduction(size_average, reduce, reduction))
-    if input1.dim() != input2.dim() or input1.dim() != target.dim():
-        raise RuntimeError(
-            "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
-            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} "
-        )
-    loss = _named((-target * (input1 - input2) + margin).clamp(min=0), "ClampMinBackward0")
-    return loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss
 
 
 # ---- sampling, resizing, patches --------------------------------------------------------------
@@ -1314,190 +662,6 @@ def gumbel_softmax(
     y_hard = xp.zeros_like(d)
     xp.put_along_axis(y_hard, index, 1.0, axis=axis)
     return Tensor._wrap(y_hard) - y_soft.detach() + y_soft
-
-
-def _nearest_index(size_in: int, size_out: int, scale: float | None) -> np.ndarray:
-    """ATen's nearest_idx: the source index of each output position, in float32 arithmetic."""
-    dst = np.arange(size_out, dtype=np.int64)
-    if size_out == size_in:
-        return dst
-    if size_out == 2 * size_in:
-        return dst >> 1
-    if scale is not None and scale > 0:
-        ratio = np.float32(1.0 / scale)
-    else:
-        ratio = np.float32(size_in) / np.float32(size_out)
-    src = np.floor(dst.astype(np.float32) * ratio).astype(np.int64)
-    return np.minimum(src, size_in - 1)
-
-
-def _is_integer(x: Any) -> bool:
-    """An int, a NumPy integer or an integer tensor (PyTorch's _is_integer)."""
-    if isinstance(x, Tensor):
-        return x._data.dtype.kind in "iub"
-    return isinstance(x, int | np.integer)
-
-
-_INTERPOLATE_MODES = (
-    "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
-)
-
-
-def interpolate(
-    input: Tensor,
-    size: Any = None,
-    scale_factor: Any = None,
-    mode: str = "nearest",
-    align_corners: bool | None = None,
-    recompute_scale_factor: bool | None = None,
-    antialias: bool = False,
-) -> Tensor:
-    """Resize the spatial dims (1-D, 2-D or 3-D) by nearest neighbour, indexing as ATen does.
-    The playground has 'nearest' only."""
-    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
-        raise ValueError(
-            "align_corners option can only be set with the interpolating modes: "
-            "linear | bilinear | bicubic | trilinear"
-        )
-    d = input.dim() - 2
-    if size is not None and scale_factor is not None:
-        raise ValueError("only one of size or scale_factor should be defined")
-    scales: list[float] | None = None
-    if size is not None:
-        if isinstance(size, list | tuple):
-            if len(size) != d:
-                raise ValueError(
-                    "Input and output must have the same number of spatial dimensions, but got "
-                    f"input with spatial dimensions of {list(input.shape[2:])} and output size "
-                    f"of {size}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
-                    "and output size in (o1, o2, ...,oK) format."
-                )
-            if not all(_is_integer(s) for s in size):
-                raise TypeError(
-                    "expected size to be one of int or Tuple[int] or Tuple[int, int] or "
-                    f"Tuple[int, int, int], but got size with types {[type(s) for s in size]}"
-                )
-            out_size = [int(s) for s in size]
-        else:
-            out_size = [int(size)] * d
-    elif scale_factor is not None:
-        if isinstance(scale_factor, list | tuple):
-            if len(scale_factor) != d:
-                raise ValueError(
-                    "Input and scale_factor must have the same number of spatial dimensions, but "
-                    f"got input with spatial dimensions of {list(input.shape[2:])} and "
-                    f"scale_factor of shape {scale_factor}. Please provide input tensor in (N, "
-                    "C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format."
-                )
-            scales = [float(s) for s in scale_factor]
-        else:
-            scales = [float(scale_factor)] * d
-        out_size = [int(input._data.shape[2 + i] * scales[i]) for i in range(d)]
-        if recompute_scale_factor:
-            scales = None
-    else:
-        raise ValueError("either size or scale_factor should be defined")
-    if recompute_scale_factor and size is not None:
-        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
-    if input.dim() not in (3, 4, 5):
-        raise NotImplementedError(
-            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for "
-            f"the modes: {_INTERPOLATE_MODES} (got {mode})"
-        )
-    if mode != "nearest":
-        raise NotImplementedError(
-            f"F.interpolate(mode={mode!r}) is not in the playground: only mode='nearest' "
-            "(nn.Upsample's default)"
-        )
-    index: list[Any] = [slice(None), slice(None)]
-    for i in range(d):
-        idx = _nearest_index(
-            input._data.shape[2 + i], out_size[i], None if scales is None else scales[i]
-        )
-        shape = [1] * d
-        shape[i] = -1
-        index.append(Tensor._wrap(idx.reshape(shape)))
-    out = input[tuple(index)]
-    return _named(out, f"UpsampleNearest{d}DBackward0")
-
-
-def upsample(
-    input: Tensor,
-    size: Any = None,
-    scale_factor: Any = None,
-    mode: str = "nearest",
-    align_corners: bool | None = None,
-) -> Tensor:
-    """The deprecated name of interpolate (PyTorch warns)."""
-    warnings.warn(
-        "`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.",
-        stacklevel=2,
-    )
-    return interpolate(input, size, scale_factor, mode, align_corners)
-
-
-def unfold(
-    input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1
-) -> Tensor:
-    """im2col: every kernel-sized patch of a (N, C, H, W) input as a column, (N, C·kh·kw, L),
-    gathered by index from the zero-padded input (one indexing node: Im2ColBackward0)."""
-    x, unbatched = _batched(input, 2, "im2col")
-    k, dil = _tuple(kernel_size, 2, "kernel_size"), _tuple(dilation, 2, "dilation")
-    margin, st = _tuple(padding, 2, "padding"), _tuple(stride, 2, "stride")
-    if any(margin):
-        x = pad(x, (margin[1], margin[1], margin[0], margin[0]))
-    n, c, h, w = x._data.shape
-    out = [O.conv_out_size(s, k[i], st[i], 0, dil[i]) for i, s in enumerate((h, w))]
-    if out[0] <= 0 or out[1] <= 0:
-        raise RuntimeError(
-            f"Given input with spatial size ({h - 2 * margin[0]}, {w - 2 * margin[1]}), "
-            f"kernel_size=({k[0]}, {k[1]}), dilation=({dil[0]}, {dil[1]}), "
-            f"padding=({margin[0]}, {margin[1]}), calculated shape of the array of sliding blocks as "
-            f"({out[0]}, {out[1]}), but its components must be at least one."
-        )
-    rows = (np.arange(k[0]) * dil[0])[:, None, None, None] + (np.arange(out[0]) * st[0])[
-        None, None, :, None
-    ]
-    cols = (np.arange(k[1]) * dil[1])[None, :, None, None] + (np.arange(out[1]) * st[1])[
-        None, None, None, :
-    ]
-    patches = x[:, :, Tensor._wrap(rows), Tensor._wrap(cols)]  # (N, C, kh, kw, oh, ow)
-    result = patches.reshape((n, c * k[0] * k[1], out[0] * out[1]))
-    result = result.squeeze(0) if unbatched else result
-    return _named(result, "Im2ColBackward0")
-
-
-def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """y_o = x1ᵀ A_o x2 + b_o over the last dimension (leading dimensions are a batch)."""
-    if input1.dim() != input2.dim():
-        raise RuntimeError(
-            f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}"
-        )
-    s1, s2, sw = input1._data.shape, input2._data.shape, weight._data.shape
-    for i in range(input1.dim() - 1):
-        if s1[i] != s2[i]:
-            raise RuntimeError(
-                f"bilinear(): input batch dimensions do not match at dim {i}: got {s1[i]} and "
-                f"{s2[i]}"
-            )
-    if s1[-1] != sw[1]:
-        raise RuntimeError(
-            f"bilinear(): input1 size does not match weight size: got {s1[-1]} but expected {sw[1]}"
-        )
-    if s2[-1] != sw[2]:
-        raise RuntimeError(
-            f"bilinear(): input2 size does not match weight size: got {s2[-1]} but expected {sw[2]}"
-        )
-    if bias is not None and bias._data.shape[0] != sw[0]:
-        raise RuntimeError(
-            f"bilinear(): bias size does not match weight size: got {bias._data.shape[0]} but "
-            f"expected {sw[0]}"
-        )
-    lead = s1[:-1]
-    a = input1.reshape((-1, s1[-1]))
-    b = input2.reshape((-1, s2[-1]))
-    out = _fn.einsum("bi,oij,bj->bo", a, weight, b).reshape((*lead, sw[0]))
-    return out + bias if bias is not None else out
 
 
 # ---- channel dropout --------------------------------------------------------------------------

@@ -8,11 +8,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from engine import dtypes
+from engine.conversions import to_copy
 from engine.core import ModuleCall, _mode, no_grad, zero_grads
 from engine.factories import empty, ones, tensor, zeros
-from engine.functions import to_copy
 from engine.nn import functional as F
 from engine.nn import init
+from engine.nn.losses import legacy_reduction
 from engine.tensor import Parameter as Parameter
 from engine.tensor import Tensor
 
@@ -541,7 +542,7 @@ class _Loss(Module):
         self, size_average: Any = None, reduce: Any = None, reduction: str = "mean"
     ) -> None:
         super().__init__()
-        self.reduction = F.legacy_reduction(size_average, reduce, reduction)
+        self.reduction = legacy_reduction(size_average, reduce, reduction)
 
 
 class _WeightedLoss(_Loss):

@@ -16,10 +16,10 @@ from typing import Any
 from engine.core import rename
 from engine.dtypes import float32
 from engine.factories import empty, zeros
-from engine.functions import cat, stack
 from engine.nn import functional as F
 from engine.nn import init
 from engine.nn.modules import Module, Parameter
+from engine.shapes import cat, stack
 from engine.tensor import Tensor
 
 __all__ = ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNCell", "RNNBase"]

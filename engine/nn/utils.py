@@ -9,7 +9,7 @@ import numpy as np
 
 from engine.core import no_grad
 from engine.factories import tensor
-from engine.functions import cat
+from engine.shapes import cat
 from engine.tensor import Tensor
 
 __all__ = [

@@ -22,8 +22,8 @@ import numpy as np
 
 from engine import dtypes
 from engine.factories import empty, randint, randperm, tensor
-from engine.functions import stack
 from engine.random import Generator, default_generator
+from engine.shapes import stack
 from engine.tensor import Tensor
 
 __all__ = [

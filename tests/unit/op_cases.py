@@ -66,6 +66,10 @@ CASES: dict[str, list[Case]] = {
     "asin": [(lambda T, a: a.asin(), [((3,), U)])],
     "acos": [(lambda T, a: T.acos(a), [((3,), U)])],
     "atan": [(lambda T, a: a.atan(), [((4,), R)])],
+    "asinh": [
+        (lambda T, a: T.asinh(a * 3), [((4,), R)]),
+        (lambda T, a: a.arcsinh(), [((2, 3), R)]),
+    ],
     "trunc": [(lambda T, a: a.trunc() * a, [((4,), A)])],
     "frac": [(lambda T, a: T.frac(a * 3), [((4,), A)])],
     "log2": [(lambda T, a: T.log2(a), [((3,), P)])],
