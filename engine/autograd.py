@@ -59,13 +59,17 @@ __all__ = [
 
 
 @contextmanager
-def record_passes(max_passes: int = 8, max_nodes: int | None = None) -> Iterator[PassLog]:
+def record_passes(
+    max_passes: int = 8, max_nodes: int | None = None, max_kept_nodes: int | None = None
+) -> Iterator[PassLog]:
     """Record every backward pass inside the block as an exported graph with its walk (the
     first ``max_passes - 1`` passes and the latest are kept; ``log.count`` counts them all);
-    with ``max_nodes``, each graph is drawn around its root within that many nodes."""
+    with ``max_nodes``, each graph is drawn around its root within that many nodes; with
+    ``max_kept_nodes``, passes after those holding that many nodes together are not kept,
+    except the latest."""
     draw = functools.partial(export, max_nodes=max_nodes)
     freeze = functools.partial(freeze_leaves, max_nodes=max_nodes)
-    with recording(PassLog(max_passes, draw, freeze)) as log:
+    with recording(PassLog(max_passes, draw, freeze, max_kept_nodes)) as log:
         yield log
 
 

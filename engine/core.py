@@ -448,11 +448,15 @@ class PassLog:
         max_passes: int,
         export: Callable[..., dict[str, Any]],
         freeze: Callable[..., dict[int, Any]] | None = None,
+        max_kept_nodes: int | None = None,
     ) -> None:
         self.export = export
         self.freeze = freeze
         self.max_passes = max(1, max_passes)
-        self._graphs: list[dict[str, Any]] = []
+        self.max_kept_nodes = max_kept_nodes
+        self.kept_nodes = 0  # nodes of the passes kept as they happened
+        self._early: list[dict[str, Any]] = []  # the passes kept as they happened
+        self._latest: dict[str, Any] | None = None  # the latest pass after them
         self._pending: tuple[int, Any, list[WalkStep], dict[int, Any], dict[int, Any]] | None = None
         self.count = 0
         self.root_tensors: list[Any] = []
@@ -460,12 +464,20 @@ class PassLog:
         self.export_s = 0.0
         self.freeze_s = 0.0
 
+    def _keeps_another(self) -> bool:
+        """Whether the next pass is kept as it happens (else it competes for the last place):
+        at most ``max_passes - 1`` of them, holding fewer than ``max_kept_nodes`` nodes before
+        it (an unrolled RNN's 700-node passes: a few are drawn, not twenty)."""
+        if len(self._early) >= self.max_passes - 1:
+            return False
+        return self.max_kept_nodes is None or self.kept_nodes < self.max_kept_nodes
+
     def record(self, root: Any, steps: list[WalkStep], node_grads: dict[int, Any]) -> None:
         """One backward pass has run (called by the backward loop). Drawing it is a bonus: a
         failure to export is kept in ``failures``, never raised into the program."""
         started = perf_counter()
         try:
-            if self.freeze is None or len(self._graphs) < self.max_passes - 1:
+            if self.freeze is None or self._keeps_another():
                 graph = self.export(root, steps, node_grads)
                 self.export_s += perf_counter() - started
                 self.add(graph)
@@ -478,14 +490,16 @@ class PassLog:
         self.count += 1
 
     def add(self, graph: dict[str, Any]) -> None:
-        """Append an exported graph as the next pass."""
+        """Append an exported graph as the next pass: kept if there is room among the first
+        ones, else as the latest."""
         self._flush()
         self.count += 1
         graph["pass_index"] = self.count - 1
-        if len(self._graphs) < self.max_passes:
-            self._graphs.append(graph)
-        else:  # keep the first max_passes-1 and the latest
-            self._graphs[self.max_passes - 1 :] = [graph]
+        if self._keeps_another():
+            self._early.append(graph)
+            self.kept_nodes += len(graph.get("nodes", ()))
+        else:
+            self._latest = graph
 
     def _flush(self) -> None:
         if self._pending is None:
@@ -501,12 +515,13 @@ class PassLog:
         finally:
             self.export_s += perf_counter() - started
         graph["pass_index"] = index
-        self._graphs[self.max_passes - 1 :] = [graph]
+        self._latest = graph
 
     @property
     def graphs(self) -> list[dict[str, Any]]:
+        """The kept passes in order: the first ones, then the latest."""
         self._flush()
-        return self._graphs
+        return self._early + ([self._latest] if self._latest is not None else [])
 
 
 class _Recorder(threading.local):

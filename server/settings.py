@@ -59,6 +59,7 @@ class Settings(BaseSettings):
     max_ast_depth: int = 100
     max_graph_nodes: int = 5_000  # nodes of one drawn pass (a bigger graph: around its root)
     max_recorded_passes: int = 20  # backward passes kept in `passes` (first and last kept)
+    max_kept_nodes: int = 5_000  # nodes of the kept passes together (then only the latest)
     max_drawn_numbers: int = 2_000_000  # numbers a drawn graph of the program's own Values holds
     max_output_chars: int = 100_000
     wall_clock_s: float = 5.0  # the program gets a TimeoutError here ...

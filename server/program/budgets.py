@@ -7,8 +7,10 @@ They bound what a run *costs* and what the page *draws*, never what a program ma
 - parsing: the source's size and its syntax tree's (:mod:`server.program.source`);
 - output: what the program prints is cut at ``max_output_chars`` (the program runs on);
 - drawing: the nodes of one drawn pass (a bigger graph is drawn around its root, and the
-  answer says what was left out), the passes kept, and the numbers a drawn graph of the
-  program's own ``Value`` objects may hold.
+  answer says what was left out), the passes kept (at most ``max_recorded_passes``, and once
+  the kept passes hold ``max_kept_nodes`` nodes together only the latest pass more: drawing
+  twenty 700-node passes of an unrolled RNN would cost more than the program), and the
+  numbers a drawn graph of the program's own ``Value`` objects may hold.
 
 No program that PyTorch runs within the wall clock and the memory limit is refused.
 """
@@ -28,6 +30,7 @@ class Budgets:
     max_ast_depth: int = 100
     max_graph_nodes: int = 5_000
     max_recorded_passes: int = 20
+    max_kept_nodes: int = 5_000
     max_drawn_numbers: int = 2_000_000
     max_output_chars: int = 100_000
     wall_clock_s: float = 5.0

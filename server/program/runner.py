@@ -587,7 +587,9 @@ def run_program(
         # ``record`` off: the program runs unrecorded (bench/layers.py measures what it costs)
         if notebook is None and job.get("record", True):
             log = stack.enter_context(
-                engine.autograd.record_passes(budgets.max_recorded_passes, budgets.max_graph_nodes)
+                engine.autograd.record_passes(
+                    budgets.max_recorded_passes, budgets.max_graph_nodes, budgets.max_kept_nodes
+                )
             )
             values.tensor_log = log
         try:
@@ -700,7 +702,7 @@ def _cell_passes(engine: Any, budgets: Budgets, since: int) -> Any:
     ran), the nodes recorded before ``since`` (by earlier cells) marked ``earlier``."""
     export = partial(engine.graph.export_pass_since, since=since, max_nodes=budgets.max_graph_nodes)
     freeze = partial(engine.graph.freeze_leaves, max_nodes=budgets.max_graph_nodes)
-    log = engine.core.PassLog(budgets.max_recorded_passes, export, freeze)
+    log = engine.core.PassLog(budgets.max_recorded_passes, export, freeze, budgets.max_kept_nodes)
     return engine.core.recording(log)
 
 

@@ -77,3 +77,25 @@ def test_a_walk_that_misses_part_of_the_graph_falls_back_to_walking_it() -> None
     assert set(frozen) == {id(w)}
     partial = [type("Step", (), {"node": loss.grad_fn})()]  # the root's step only
     assert set(freeze_leaves(loss, partial, max_nodes=100)) == {id(w)}
+
+
+def test_big_passes_are_kept_until_their_nodes_reach_the_budget_then_only_the_latest() -> None:
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
+    X, y = torch.randn(5, 3), torch.randn(5, 1)
+
+    def run(max_kept_nodes: int | None) -> tuple[list[dict[str, Any]], PassLog]:
+        with record_passes(20, max_nodes=200, max_kept_nodes=max_kept_nodes) as log:
+            for _ in range(10):
+                model.zero_grad()
+                nn.functional.mse_loss(model(X), y).backward()
+        return log.graphs, log
+
+    unbounded, _ = run(None)
+    size = len(unbounded[0]["nodes"])
+    assert [g["pass_index"] for g in unbounded] == list(range(10))
+    kept, log = run(2 * size + 1)  # the first three passes reach it; then only the latest
+    assert log.count == 10
+    assert [g["pass_index"] for g in kept] == [0, 1, 2, 9]
+    assert log.kept_nodes == 3 * size
+    assert [len(g["nodes"]) for g in kept] == [size] * 4
