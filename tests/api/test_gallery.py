@@ -149,3 +149,15 @@ def test_a_wrong_index_is_refused_with_what_is_wrong(
     with pytest.raises(GalleryError, match=re.escape(says)):
         load_examples(_gallery(tmp_path, index, programs))
 
+
+def test_the_readme_program_prints_what_its_comment_says(client: TestClient) -> None:
+    """The README's program, run as the playground runs it, prints its last line's comment."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    source = re.search(r"```python\n(.*?)```", readme, re.S)
+    assert source is not None, "the README shows a program"
+    program = source.group(1)
+    said = program.rstrip().splitlines()[-1].split("#", 1)[1].strip()
+    body = run(client, program)
+    assert body["ok"], body["error"]
+    assert body["stdout"] == said + "\n"
+    assert len(program.splitlines()) == 8  # the README's eight-line program
