@@ -15,7 +15,6 @@ from typing import Any
 
 from server.lessons import lessons
 
-EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "examples"
 INDEX = "index.toml"
 
 _KEYS = {"id", "title", "explanation", "bindings", "error", "output", "result"}
@@ -87,8 +86,14 @@ def _example(entry: dict[str, Any], directory: Path) -> Example:
     )
 
 
-def load_examples(directory: Path = EXAMPLES_DIR) -> tuple[Example, ...]:
+def examples_dir() -> Path:
+    """The gallery's folder. (Computed, not kept: no host path stays in the zygote's modules.)"""
+    return Path(__file__).resolve().parents[1] / "examples"
+
+
+def load_examples(directory: Path | None = None) -> tuple[Example, ...]:
     """The gallery's examples in index order; every program file must be in the index."""
+    directory = directory or examples_dir()
     index = tomllib.loads((directory / INDEX).read_text(encoding="utf-8"))
     if set(index) != {"example"}:
         raise GalleryError(f"{INDEX}: only [[example]] tables belong in it, not {sorted(index)}")

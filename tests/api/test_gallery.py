@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from server.examples import EXAMPLES, EXAMPLES_DIR, GalleryError, example, load_examples
+from server.examples import EXAMPLES, GalleryError, example, examples_dir, load_examples
 from server.lessons import lessons
 from tests.api.conftest import run
 from tests.api.differential import run_with_torch, same_output
@@ -70,7 +70,7 @@ def test_the_gallery_lists_the_examples_in_index_order_then_the_lessons(
     body = client.get("/api/v1/examples").json()
     assert [e["id"] for e in body] == IDS + [lesson.id for lesson in lessons()]
     first = body[0]
-    assert first["source"] == (EXAMPLES_DIR / f"{first['id']}.py").read_text()
+    assert first["source"] == (examples_dir() / f"{first['id']}.py").read_text()
     assert next(e for e in body if e["id"] == "expression")["bindings"]["x"] == {
         "value": 2.0,
         "requires_grad": False,
