@@ -15,7 +15,7 @@ ROOT = Path(__file__).parents[1]
 #: The layers, lowest first (engine/__init__.py's docstring says the same). A module may
 #: import modules of lower layers, and of its own layer where the layer is a package's insides.
 ENGINE_LAYERS: list[set[str]] = [
-    {"engine.backend", "engine.dtypes", "engine.random", "engine._format"},
+    {"engine.backend", "engine.dtypes", "engine.random", "engine._format", "engine.caption"},
     {"engine.registry"},
     {"engine.ops"},
     {"engine.core"},  # grad mode, nodes, the backward loop: no Tensor
@@ -72,13 +72,16 @@ ENGINE_LAYERS: list[set[str]] = [
 #: server/: the program (runs inside a worker, knows no process or web) below the jail that
 #: runs it, below the routes that call the jail, below the app that mounts the routes.
 SERVER_LAYERS: list[set[str]] = [
+    {"server.lessons"},
     {"server", "server.settings", "server.schemas", "server.serialize", "server.clients",
      "server.metrics", "server.admission", "server.examples", "server.assets"},
     # the program: parse, name, run, record (no process, no pipe, no web)
     {"server.program", "server.program.budgets", "server.program.source",
-     "server.program.imports", "server.program.values", "server.program.values.record",
+     "server.program.imports", "server.program.known", "server.program.values",
+     "server.program.values.record",
      "server.program.values.names"},
-    {"server.program.values.observers", "server.program.values.graph"},
+    {"server.program.values.observers", "server.program.values.graph",
+     "server.program.values.groups"},
     {"server.program.values.observer", "server.program.values.compare"},
     {"server.program.runner"},
     # the jail that runs one program per process
@@ -98,7 +101,7 @@ SERVER_LAYERS: list[set[str]] = [
     # the web
     {"server.middleware"},
     {"server.routes", "server.routes.api", "server.routes.pages"},
-    {"server.routes.train"},
+    {"server.routes.train", "server.routes.notebook"},
     {"server.app"},
     {"server.serving"},
     {"server.__main__"},
