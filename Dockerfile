@@ -34,6 +34,7 @@ RUN pip install --no-cache-dir . \
     && if [ "$GPU" = "1" ]; then pip install --no-cache-dir "cupy-cuda12x>=13"; fi
 COPY templates ./templates
 COPY lessons ./lessons
+COPY examples ./examples
 COPY static ./static
 COPY --from=frontend /src/static/dist ./static/dist
 RUN useradd --create-home --uid 10001 playground

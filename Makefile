@@ -19,7 +19,7 @@ help:
 	@echo "make gpu-check   on a GPU machine: CuPy parity and timings (bench/gpu_check.py)"
 	@echo "make lint        ruff, mypy, tsc (also types.ts against /openapi.json), hadolint"
 	@echo "make fmt         ruff format + autofix"
-	@echo "make screenshots regenerate the README's screenshots"
+	@echo "make screenshots regenerate the screenshots in docs/ (and artifacts/screenshots/)"
 
 # --- set-up ---------------------------------------------------------------------------------
 $(VENV)/.installed: pyproject.toml

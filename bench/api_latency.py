@@ -196,7 +196,7 @@ def run_api_bench(
 
 
 def format_table(result: dict[str, Any]) -> str:
-    """A Markdown table of run_api_bench's result (what the README shows)."""
+    """A Markdown table of run_api_bench's result (what docs/benchmarks.md shows)."""
     lat, load = result["latency"], result["load"]
     rows = [
         "| API measurement | value |",

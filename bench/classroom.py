@@ -31,10 +31,10 @@ from typing import Any
 import httpx2 as httpx
 
 from bench.api_latency import client, launch
-from server.examples import EXAMPLES
+from server.examples import example
 from server.schemas import TINY_EXAMPLE
 
-TRAINING_LOOP = next(e.source for e in EXAMPLES if e.id == "seed-train-loop")
+TRAINING_LOOP = example("seed-train-loop").source
 HOSTILE = (
     "while True:\n    pass",
     "while True:\n    try:\n        while True:\n            pass\n"

@@ -1,4 +1,4 @@
-"""Median timing of a callable: warm up, then many short repeats (noisy machines)."""
+"""Median timing of callables in alternation: warm up, then many short repeats (noisy machines)."""
 
 from __future__ import annotations
 
@@ -6,25 +6,6 @@ import statistics
 import time
 from collections.abc import Callable
 from typing import Any
-
-
-def median_seconds(fn: Callable[[], Any], min_time: float = 0.4, repeats: int = 15) -> float:
-    """Median seconds per call over ``repeats`` batches sized to about min_time/repeats each."""
-    fn()
-    t0 = time.perf_counter()
-    n = 0
-    while time.perf_counter() - t0 < 0.05:
-        fn()
-        n += 1
-    per = (time.perf_counter() - t0) / n
-    batch = max(1, int(min_time / repeats / per))
-    samples = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(batch):
-            fn()
-        samples.append((time.perf_counter() - t0) / batch)
-    return statistics.median(samples)
 
 
 def fmt_us(seconds: float) -> str:

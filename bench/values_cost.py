@@ -24,8 +24,9 @@ import statistics
 import time
 from typing import Any
 
-from server.examples import MICROGRAD_MLP
+from server.examples import example
 
+MICROGRAD_MLP = example("micrograd-mlp").source
 _MICROGRAD_VALUE = MICROGRAD_MLP.split("class Neuron:")[0]
 
 MICROGRAD_2000 = (

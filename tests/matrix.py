@@ -61,7 +61,7 @@ class Row:
     name: str
     env: dict[str, str]
     what: str
-    #: pytest marker expression; browser tests only where they can tell rows apart (README)
+    #: pytest marker expression; browser tests only where they can tell rows apart (docs/engine.md)
     marks: str = "not e2e"
     expect: dict[str, str] = field(default_factory=dict)
 

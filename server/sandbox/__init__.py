@@ -12,7 +12,11 @@
 - :mod:`~server.sandbox.worker`: inside a worker: jail itself, read one job, run it with
   :mod:`server.program` (parse, name, run, record, report), stream the output, exit;
 - :mod:`~server.sandbox.protocol`: the frames on the pipes;
-- :mod:`~server.sandbox.service`: settings -> sandbox, request -> validated response.
+- :mod:`~server.sandbox.service`: settings -> sandbox, request -> validated response;
+- :mod:`~server.sandbox.stream`: a run (or a notebook's) as a stream of events: what the
+  program prints as it prints it, progress, then the answer.
+
+How the layers fit together: docs/architecture.md, "The jail".
 """
 
 from server.program.budgets import Budgets

@@ -1,6 +1,6 @@
 """The kernel jail a worker installs on itself before it reads a program.
 
-Three layers, in this order (DESIGN.md, "The program language"):
+Three layers, in this order (docs/architecture.md, "The jail"):
 
 1. **rlimits**: address space, CPU seconds, no file writes, a handful of descriptors, no core.
 2. **Landlock** (a second layer where the kernel has it): no filesystem access at all, no TCP

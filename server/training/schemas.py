@@ -1,4 +1,4 @@
-"""Pydantic models of /api/v1/train, /train/stream and /train/live (DESIGN.md, "API contract").
+"""Pydantic models of /api/v1/train, /train/stream and /train/live (docs/architecture.md, "API contract").
 
 Static bounds live here (field limits); the budgets an operator may tune (parameters, steps per
 call, grid size, cost per step) live in settings and are checked by the trainer
@@ -209,13 +209,6 @@ class TrainResponse(BaseModel):
     )
     data: DatasetPoints | None = None
     timing_ms: dict[str, float] = Field(default_factory=dict)
-
-
-class StreamEvent(BaseModel):
-    """Server-sent events: `progress` carries a HistoryRow, `done` a TrainResponse, `error` a detail."""
-
-    event: Literal["progress", "done", "error"]
-    data: Any
 
 
 # ---- the live run's messages (WebSocket /api/v1/train/live, server/training/live.py) --------

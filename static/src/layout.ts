@@ -6,7 +6,7 @@
  */
 import { LAYOUT } from "./config";
 
-/** Inputs at the bottom and the loss on top (DESIGN.md), or inputs on the left. */
+/** Inputs at the bottom and the loss on top (docs/architecture.md, "The pages"), or inputs on the left. */
 export type RankDir = "BT" | "LR";
 
 /**

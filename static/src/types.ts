@@ -1,4 +1,4 @@
-/** Shapes of the JSON the server sends (DESIGN.md "API contract (v1)"); no logic here. */
+/** Shapes of the JSON the server sends (docs/architecture.md, "API contract"; server/schemas.py); no logic here. */
 
 /** A big tensor arrives as a summary instead of its full contents. */
 export interface TensorSummary {

@@ -1,10 +1,124 @@
 /**
- * Where the walk goes (issue 19's "the walk where the learner looks"), DOM-free: a walk opens at
- * its first backward step, the loss's own (not at its end, away from the view), and a click on a
- * node moves it to the step that sends that node its gradient. The start of a walk view module:
- * the page's walk logic moves here from main.ts.
+ * The walk view's decisions, DOM-free (walk-view.ts draws them): which of a response's graphs the
+ * pass picker shows, where a pass opens (its first backward step, the loss's own, not its end, away
+ * from the view), where a click on a node moves the walk (to the step that sends that node its
+ * gradient), which modules are open at a position, what "step over" offers, and which node the
+ * view centres on.
  */
-import type { Graph } from "./types";
+import { collapsibleModules, stepModule } from "./modules";
+import type { Graph, GraphNode } from "./types";
+
+/** What a run answers that the walk view replays (the playground's and the notebook's). */
+export interface Replayable {
+  ok: boolean;
+  graph: Graph | null;
+  passes: Graph[];
+  passes_total?: number | null;
+  error: { node?: string | null } | null;
+}
+
+/** The graphs a response offers to replay: each kept pass, then the graph a failed call left. */
+export function viewsOf(response: Replayable | null): Graph[] {
+  if (!response) return [];
+  const passes = response.passes ?? [];
+  if (!response.graph) return passes;
+  if (passes.length === 0) return [response.graph];
+  return response.ok ? passes : [...passes, response.graph];
+}
+
+/** The pass picker's choice: its graphs, their keys, the one shown. */
+export interface PassChoice {
+  views: Graph[];
+  /** A pass is known by its index in the program; the graph a failed call left, by -1. */
+  keys: number[];
+  index: number;
+  /** The last view is the graph a failed call left (after the passes before it). */
+  failedLast: boolean;
+  graph: Graph | null;
+}
+
+/** The pass keyed `wanted` (a link's, the picker's), else the last one. */
+export function choosePass(response: Replayable | null, wanted: number | null): PassChoice {
+  const views = viewsOf(response);
+  const failedLast = response !== null && !response.ok && views.length > 1;
+  const keys = views.map((g, i) => (failedLast && i === views.length - 1 ? -1 : (g.pass_index ?? i)));
+  const found = wanted === null ? -1 : keys.indexOf(wanted);
+  const index = found >= 0 ? found : views.length - 1;
+  return { views, keys, index, failedLast, graph: views[index] ?? null };
+}
+
+/** The node of `graph` the response's error names (only in the graph the error happened in). */
+export function errorNodeIn(response: Replayable | null, graph: Graph | null): string | null {
+  if (!graph || !response?.error?.node || graph !== response.graph) return null;
+  return response.error.node;
+}
+
+/** The node of `graph` (any pass shown) that the response's error names. */
+export function failedNode(response: Replayable | null, graph: Graph | null): GraphNode | undefined {
+  const id = response?.error?.node;
+  return id ? graph?.nodes.find((n) => n.id === id) : undefined;
+}
+
+/**
+ * The modules open at walk position `position`: the ones the user opened, and the one the walk
+ * is inside (unless a step over a shut module is being shown: `overFrom`).
+ */
+export function expansionAt(graph: Graph, expanded: ReadonlySet<string>, position: number, overFrom: number | null): Set<string> {
+  const open = new Set(expanded);
+  if (overFrom === null && position > 0 && position < graph.walk.length) {
+    const inside = stepModule(graph, position);
+    if (inside) open.add(inside);
+  }
+  return open;
+}
+
+/** A set of open modules as one comparable string (a drawing is redone when it changes). */
+export function expansionKey(expansion: Iterable<string>): string {
+  return [...expansion].sort().join("\n");
+}
+
+/** `m`: every module open, or none when any is. */
+export function toggledAll(graph: Graph, expanded: ReadonlySet<string>): Set<string> {
+  return expanded.size > 0 ? new Set() : new Set(collapsibleModules(graph).keys());
+}
+
+/** The modules drawn around node `node` (a click on it keeps them open). */
+export function modulesAround(graph: Graph, node: string): string[] {
+  return [...collapsibleModules(graph)].filter(([, group]) => group.members.includes(node)).map(([id]) => id);
+}
+
+/** "Step over" is offered while the next step is inside a module that is shut (named here). */
+export function stepOverOffer(graph: Graph | null, position: number, expanded: ReadonlySet<string>): { offer: boolean; name: string | null } {
+  const next = graph ? stepModule(graph, position + 1) : null;
+  const module = next ? graph?.modules?.find((m) => m.id === next) : undefined;
+  return { offer: next !== null && !expanded.has(next), name: module?.name ?? null };
+}
+
+/** The node a freshly drawn graph opens around: the step's (inside the walk), the error's, the root. */
+export function openingFocus(graph: Graph, position: number, errorNode: string | null): string | null {
+  const active = position > 0 && position < graph.walk.length ? (graph.walk[position - 1]?.node ?? null) : null;
+  return active ?? errorNode ?? graph.root;
+}
+
+/**
+ * The node the view centres on when the graph does not fit: the active step's once the user
+ * moves the walk (or while the walk is inside the pass); else the error's node or the root (the
+ * end of the walk is shown from the top, not from its last step).
+ */
+export function focusNode(
+  graph: Graph | null,
+  frame: { position: number; total: number; active: string | null } | null,
+  walkMoved: boolean,
+  errorNode: string | null,
+): string | null {
+  const active = frame && (walkMoved || frame.position < frame.total) ? frame.active : null;
+  return active ?? errorNode ?? graph?.root ?? null;
+}
+
+/** The notebook's opening: the position a link asked for, else the end of the walk. */
+export function openingAtEnd(total: number, asked: number | null): number {
+  return Math.max(0, Math.min(total, asked ?? total));
+}
 
 /**
  * The position a pass opens at: the one a link asked for (clamped to the walk), else 1, the

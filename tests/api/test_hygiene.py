@@ -5,6 +5,8 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from server.app import create_app
+from server.examples import EXAMPLES
+from server.lessons import lessons
 from tests.api.conftest import make_settings
 
 CSP = (
@@ -85,11 +87,16 @@ def test_rate_limit_per_client_then_429_with_retry_after() -> None:
 
 def test_examples_gallery(client: TestClient) -> None:
     examples = client.get("/api/v1/examples").json()
-    assert len(examples) >= 10
+    assert len(examples) == len(EXAMPLES) + len(lessons())
     ids = [e["id"] for e in examples]
     assert len(set(ids)) == len(ids)
     for e in examples:
-        assert e["title"] and len(e["explanation"]) > 40 and e["source"]
+        assert e["title"] and len(e["explanation"]) > 40, e["id"]
+        if e.get("cells"):  # a lesson: its code cells joined are its source (prose only: none)
+            code = [c["source"] for c in e["cells"] if c["kind"] == "code"]
+            assert e["source"] == "\n\n".join(code), e["id"]
+        else:
+            assert e["source"], e["id"]
 
 
 def test_openapi_documents_every_model_with_examples(client: TestClient) -> None:

@@ -6,10 +6,10 @@ import re
 
 from fastapi.testclient import TestClient
 
-from server.examples import EXAMPLES
+from server.examples import example
 from tests.api.conftest import run, validate_graphs
 
-TINY = next(e for e in EXAMPLES if e.id == "tiny-engine").source
+TINY = example("tiny-engine").source
 
 
 def test_tiny_engine_rewritten_with_torch(client: TestClient) -> None:
@@ -31,19 +31,13 @@ def test_tiny_engine_rewritten_with_torch(client: TestClient) -> None:
 
 
 def test_x_squared_plus_3x(client: TestClient) -> None:
-    body = run(client, next(e for e in EXAMPLES if e.id == "x-squared-plus-3x").source)
-    assert body["ok"], body["error"]
-    assert body["stdout"] == "10.0\n7.0\n"
+    body = run(client, example("x-squared-plus-3x").source)
+    assert body["ok"], body["error"]  # what it prints: tests/api/test_gallery.py
     assert body["graph"] is not None
 
 
-def test_linear_regression_by_hand(client: TestClient) -> None:
-    body = run(client, next(e for e in EXAMPLES if e.id == "linear-regression").source)
-    assert body["stdout"] == "18.6667\n-18.6667 -8.0\n"
-
-
 def test_training_loop_converges(client: TestClient) -> None:
-    body = run(client, next(e for e in EXAMPLES if e.id == "training-step").source)
+    body = run(client, example("training-step").source)
     assert body["ok"], body["error"]
     loss_line, params_line = body["stdout"].splitlines()
     assert float(loss_line) < 0.1
@@ -54,7 +48,7 @@ def test_training_loop_converges(client: TestClient) -> None:
 
 
 def test_gradient_accumulation_matches_one_big_batch(client: TestClient) -> None:
-    body = run(client, next(e for e in EXAMPLES if e.id == "gradient-accumulation").source)
+    body = run(client, example("gradient-accumulation").source)
     assert body["ok"], body["error"]
     lines = body["stdout"].splitlines()
     one = re.findall(r"-?\d+\.\d+", lines[0])
@@ -62,19 +56,8 @@ def test_gradient_accumulation_matches_one_big_batch(client: TestClient) -> None
     assert [round(float(a), 2) for a in one] == [round(float(a), 2) for a in four]
 
 
-def test_every_gallery_example_runs_as_its_explanation_says(client: TestClient) -> None:
-    for example in EXAMPLES:
-        body = run(client, example.source, bindings=example.bindings or {})
-        if example.id.startswith("error-") and example.id != "error-forgot-zero-grad":
-            assert not body["ok"], example.id
-            assert body["error"]["line"] is not None, example.id
-        else:
-            assert body["ok"], (example.id, body["error"])
-
-
 def test_classic_errors_have_pytorch_messages(client: TestClient) -> None:
-    by_id = {e.id: e.source for e in EXAMPLES}
-    body = run(client, by_id["error-no-grad"])
+    body = run(client, example("error-no-grad").source)
     error = body["error"]
     assert error == {
         "type": "RuntimeError",
@@ -88,14 +71,14 @@ def test_classic_errors_have_pytorch_messages(client: TestClient) -> None:
         "<module>\n    loss.backward()\nRuntimeError: element 0 of tensors does not require "
         "grad and does not have a grad_fn",
     }
-    error = run(client, by_id["error-backward-twice"])["error"]
+    error = run(client, example("error-backward-twice").source)["error"]
     assert error["type"] == "RuntimeError"
     assert "Trying to backward through the graph a second time" in error["message"]
     assert error["line"] == 7
-    error = run(client, by_id["error-shape"])["error"]
+    error = run(client, example("error-shape").source)["error"]
     assert error["type"] == "RuntimeError"
     assert "3x2" in error["message"] and error["line"] == 5
-    error = run(client, by_id["error-inplace"])["error"]
+    error = run(client, example("error-inplace").source)["error"]
     assert "modified by an inplace operation" in error["message"]
 
 
@@ -191,7 +174,7 @@ def test_autograd_errors_point_at_their_node(client: TestClient) -> None:
 
 
 def test_second_derivative_example_records_the_first_backward(client: TestClient) -> None:
-    body = run(client, next(e for e in EXAMPLES if e.id == "second-derivative").source)
+    body = run(client, example("second-derivative").source)
     assert body["ok"], body["error"]
     assert body["stdout"] == "dy/dx = tensor(12., grad_fn=<MulBackward0>)\nd2y/dx2 = tensor(12.)\n"
     ops = [n["op"] for n in body["graph"]["nodes"]]

@@ -9,12 +9,12 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from server.examples import EXAMPLES
+from server.examples import example
 from tests.api.conftest import run, validate_graphs
 
-SEED = next(e for e in EXAMPLES if e.id == "seed-tiny-autograd").source
-BROKEN = next(e for e in EXAMPLES if e.id == "value-broken-plus-equals").source
-MICROGRAD_MLP = next(e for e in EXAMPLES if e.id == "micrograd-mlp").source
+SEED = example("seed-tiny-autograd").source
+BROKEN = example("value-broken-plus-equals").source
+MICROGRAD_MLP = example("micrograd-mlp").source
 MICROGRAD_LESSON = (
     Path(__file__).parents[1] / "programs" / "lessons" / "py_micrograd_value_tanh.py"
 ).read_text()

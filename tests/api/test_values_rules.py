@@ -1,4 +1,4 @@
-"""The detection rules for a program's own autograd objects (README, "Your own autograd"):
+"""The detection rules for a program's own autograd objects (docs/programs.md, "Your own autograd, drawn"):
 which objects count, which are refused quietly (no graph, no error, the program unchanged),
 cycles, graphs over the node budget, hostile attributes, and the observed walk's edge cases."""
 

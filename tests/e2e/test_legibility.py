@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from server.examples import EXAMPLES
+from server.examples import EXAMPLES, example
 from tests.e2e import contracts
 from tests.e2e.graphcheck import measure
 from tests.e2e.programs import program_url
@@ -28,7 +28,7 @@ def open_graph(page: Page, which: str) -> None:
     elif which == "mlp":
         source = contracts.MLP
     else:
-        source = next(e.source for e in EXAMPLES if e.id == which)
+        source = example(which).source
     page.goto(program_url(source))
     wait_ready(page)
 

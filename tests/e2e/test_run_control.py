@@ -54,9 +54,15 @@ def start_loop(page: Page) -> None:
     assert running(page) == 1
 
 
+def walk_to_the_end(page: Page) -> None:
+    """A pass opens at its first backward step (the loss's): go to its end, where w has −24."""
+    page.get_by_test_id("walk-last").click()
+
+
 def test_stop_ends_an_endless_loop_and_the_next_run_answers(page: Page) -> None:
     page.goto(program_url(TINY))
     wait_ready(page)
+    walk_to_the_end(page)
     start_loop(page)
     clicked = time.monotonic()
     page.get_by_test_id("stop").click()
@@ -76,6 +82,7 @@ def test_stop_ends_an_endless_loop_and_the_next_run_answers(page: Page) -> None:
     page.get_by_test_id("run").click()
     wait_ready(page, runs=2)
     answered_after = time.monotonic() - started
+    walk_to_the_end(page)
     expect(node(page, "w")).to_contain_text("−23.2")
     expect(note).to_be_hidden()
     assert stopped_after < 1.5, stopped_after
@@ -100,6 +107,7 @@ def test_a_new_run_ends_the_loop_it_replaces(page: Page) -> None:
 def test_a_syntax_error_keeps_the_previous_graph(page: Page) -> None:
     page.goto(program_url(TINY))
     graph = wait_ready(page)
+    walk_to_the_end(page)
     replace_source(page, SYNTAX_ERROR)
     page.get_by_test_id("run").click()
     wait_ready(page, runs=2)
@@ -123,6 +131,7 @@ def test_a_program_without_a_graph_keeps_the_previous_one(page: Page) -> None:
     """The gallery's NumPy example records no graph: the tensor graph before it stays."""
     page.goto(program_url(TINY))
     wait_ready(page)
+    walk_to_the_end(page)
     replace_source(page, NUMPY_ONLY)
     page.get_by_test_id("run").click()
     wait_ready(page, runs=2)
@@ -165,5 +174,6 @@ def test_printing_300000_characters_runs_to_its_end_with_the_notice_and_its_grap
     stdout = page.get_by_test_id("stdout").inner_text()
     assert len(stdout) == 100_000 and stdout.startswith("000000000\n000000001\n")
     # It ran on to its end: the graph of its last lines is drawn.
+    walk_to_the_end(page)
     expect(node(page, "w")).to_contain_text("−24")
     expect(page.get_by_test_id("graph-note")).to_be_hidden()

@@ -7,11 +7,11 @@ import re
 
 from playwright.sync_api import Locator, Page, expect
 
-from server.examples import EXAMPLES
+from server.examples import example
 from tests.e2e.programs import TINY, program_url
 
-SEED = next(e for e in EXAMPLES if e.id == "seed-tiny-autograd").source
-BROKEN = next(e for e in EXAMPLES if e.id == "value-broken-plus-equals").source
+SEED = example("seed-tiny-autograd").source
+BROKEN = example("value-broken-plus-equals").source
 
 
 def wait_runs(page: Page, runs: int) -> Locator:

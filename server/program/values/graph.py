@@ -73,10 +73,6 @@ def _shape(v: Any) -> list[int]:
     return list(v.shape) if type(v) is np.ndarray else []
 
 
-def _paren(label: str) -> str:
-    return f"({label})" if " " in label or label.startswith("−") else label
-
-
 __all__ = ["contributions", "export_pass", "json_value", "number", "page_number"]
 
 

@@ -61,15 +61,6 @@ FATAL = (TimeoutError, MemoryError)
 _raw_getattr = object.__getattribute__
 
 
-def is_number(v: Any) -> bool:
-    t = type(v)
-    if t is float or t is int:
-        return True
-    if t is np.ndarray:
-        return bool(v.dtype.kind in "iuf")
-    return isinstance(v, np.floating | np.integer)
-
-
 _END = object()  # the end of a node's parents, in detection
 _partial = functools.partial
 

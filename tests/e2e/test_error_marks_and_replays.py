@@ -1,4 +1,4 @@
-"""The playground page, continued: autograd errors on their node, the forward replay, passes."""
+"""Autograd errors marked on their node, the forward replay, and the pass picker, in the page."""
 
 from __future__ import annotations
 
