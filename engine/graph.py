@@ -1,4 +1,4 @@
-"""Export of a recorded graph and its backward walk to plain dicts (DESIGN.md's ``Graph``).
+"""Export of a recorded graph and its backward walk to plain dicts (the API's ``Graph``: server/schemas.py).
 
 Node ids are assigned in recording order (``n0``, ``n1``, ...), so the same program always
 gives the same ids. Values and gradients are numbers or nested lists, or a summary above

@@ -1,4 +1,4 @@
-"""Pydantic request/response models: the public contract (DESIGN.md, "API contract")."""
+"""Pydantic request/response models: the public contract (docs/architecture.md, "API contract")."""
 
 from __future__ import annotations
 
