@@ -306,10 +306,15 @@ def test_the_notebook_api_is_documented(client: TestClient) -> None:
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[str, FastAPI]]:
-    """One slot, a short wait for it, a long wall clock (as tests/api/test_run_stream.py)."""
+    """One slot, a short wait for it, a long wall clock, no demotion of long programs (as
+    tests/api/test_run_stream.py)."""
     app = create_app(
         make_settings(
-            sandbox_workers=1, admission_queue=1, admission_max_wait_s=0.5, wall_clock_s=20.0
+            sandbox_workers=1,
+            admission_queue=1,
+            admission_max_wait_s=0.5,
+            wall_clock_s=20.0,
+            sandbox_slice_s=30.0,
         )
     )
     with live_server(app) as url:

@@ -29,7 +29,7 @@ def torch_oracle() -> None:
 def test_every_lesson_program_is_found() -> None:
     """The glob finds all of them (a moved folder or a renamed suffix would silently test
     nothing); adding a lesson program adds one here."""
-    assert len(LESSONS) == 131
+    assert len(LESSONS) == 132
 
 
 @pytest.mark.parametrize("program", LESSONS, ids=[p.stem for p in LESSONS])
