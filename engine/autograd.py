@@ -31,8 +31,9 @@ from engine.core import (
 )
 from engine.function import Function, FunctionCtx, once_differentiable
 from engine.functions import inference_mode, set_grad_enabled
-from engine.graph import export, freeze_leaves
+from engine.graph import freeze_leaves
 from engine.higher import GRAPHED
+from engine.pass_export import PassExporter
 from engine.registry import method
 from engine.tensor import Tensor
 
@@ -67,7 +68,7 @@ def record_passes(
     with ``max_nodes``, each graph is drawn around its root within that many nodes; with
     ``max_kept_nodes``, passes after those holding that many nodes together are not kept,
     except the latest."""
-    draw = functools.partial(export, max_nodes=max_nodes)
+    draw = PassExporter(max_nodes)  # a pass like the one before reuses its structure
     freeze = functools.partial(freeze_leaves, max_nodes=max_nodes)
     with recording(PassLog(max_passes, draw, freeze, max_kept_nodes)) as log:
         yield log

@@ -114,6 +114,9 @@ class Node:
     )
     out_value: Any  # set only when the output was later changed in place (see Tensor._shadow)
     module: ModuleCall  # set only when recorded inside an nn.Module call (see ModuleCall)
+    #: a node whose backward is the program's own (autograd.Function): it may write into the
+    #: gradient it receives
+    custom = False
 
     def __init__(
         self,
@@ -656,9 +659,24 @@ class _Walk:
         self.step = WalkStep(node, g)
         self.steps.append(self.step)
 
-    def sent(self, i: int, x: Any, gi: Any, total: Any) -> None:
+    def sent(self, i: int, x: Any, gi: Any, total: Any, copy_total: bool, copy: bool) -> None:
+        """A contribution: ``gi`` sent, ``total`` what the receiver holds now. Copied where the
+        program may change the array later (``copy``: a leaf's gradient, which becomes its
+        ``.grad``; a gradient that a custom Function's backward or a hook receives); arrays
+        only the backward loop reads are kept as they are (it never writes into them).
+        ``copy_total``: ``total`` is such an array too (not a sum made for the walk)."""
         gi, total = getattr(gi, "_data", gi), getattr(total, "_data", total)
-        self.step.contributions.append((i, x, gi.copy(), total.copy()))
+        if copy:
+            kept = gi.copy()
+            if copy_total:
+                total = kept if total is gi else total.copy()
+            gi = kept
+        self.step.contributions.append((i, x, gi, total))
+
+
+def _hooked(node: Node) -> bool:
+    out = node.out() if node.out is not None else None
+    return out is not None and out._hooks is not None
 
 
 _ndarray = np.ndarray
@@ -781,9 +799,19 @@ def run_backward(
                 heappush(heap, (-fn.seq, fn))
             if walk is not None:
                 total = getattr(acc, "_data", acc)
-                if fn is None and accumulate and x.grad is not None:
-                    total = x.grad._data + total
-                walk.sent(i, x, gi, total)
+                summed = fn is None and accumulate and x.grad is not None
+                if summed:
+                    total = x.grad._data + total  # a new array: nothing else holds it
+                # a node's gradient is read by its rule only, unless a custom Function's
+                # backward or a hook receives it (they may write into it)
+                walk.sent(
+                    i,
+                    x,
+                    gi,
+                    total,
+                    not summed,
+                    graphed is not None or fn is None or fn.custom or _hooked(fn),
+                )
         if not retain_graph:
             node.freed = True
 

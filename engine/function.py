@@ -89,6 +89,7 @@ class _FunctionNode(Node):
     ``BackwardCFunction``; ``type(y.grad_fn).__name__`` is the name PyTorch shows."""
 
     __slots__ = ()
+    custom = True  # its backward is the program's (engine.core's walk copies what it receives)
 
     def __repr__(self) -> str:
         return f"<torch.autograd.function.{self.type_name()} object at {id(self):#x}>"

@@ -684,13 +684,15 @@ def _exporter(
     frozen: dict[int, Any] | None = None,
     max_nodes: int | None = None,
     since: int = -1,
+    topo: tuple[list[Node], bool] | None = None,
 ) -> _Exporter:
     """Every node that produced these tensors (or, with ``max_nodes``, those nearest them), in
     recording order (module calls first); with ``since``, only those recorded from that
-    sequence number on (the earlier ones' tensors become inputs, drawn like leaves)."""
+    sequence number on (the earlier ones' tensors become inputs, drawn like leaves). ``topo``:
+    ``_topo_ascending`` of the tensors' nodes, when the caller has it already."""
     ex = _Exporter(root, node_grads or {}, frozen)
     roots = [getattr(t, "grad_fn", None) for t in tensors]
-    nodes, cut = _topo_ascending(roots, max_nodes)
+    nodes, cut = topo if topo is not None else _topo_ascending(roots, max_nodes)
     if cut and max_nodes is not None:
         bound = COUNT_BOUND * max_nodes
         ex.cut = (count_nodes(roots, bound), bound, max_nodes)
@@ -773,8 +775,10 @@ def _export(
     node_grads: dict[int, Any] | None,
     frozen: dict[int, Any] | None = None,
     max_nodes: int | None = None,
+    topo: tuple[list[Node], bool] | None = None,
+    memo: dict[Any, Any] | None = None,
 ) -> tuple[dict[str, Any], _Exporter]:
-    ex = _exporter(root, [root], node_grads, frozen, max_nodes)
+    ex = _exporter(root, [root], node_grads, frozen, max_nodes, topo=topo)
     root_id = ex.ids[id(root.grad_fn)] if root.grad_fn is not None else ex.leaf(root)
     node = ex.by_id[root_id]
     node["kind"] = "output"
@@ -782,7 +786,7 @@ def _export(
         node["grad"] = summarise(steps[0].grad_output)
     root_label = ex.labels[root_id] if root._name else "L"
     drawn = ex.input_ids  # the op nodes drawn (an omitted node's step is not)
-    walk = [walk_step(ex, s, root_label, root_id) for s in steps or [] if id(s.node) in drawn]
+    walk = [walk_step(ex, s, root_label, root_id, memo) for s in steps or [] if id(s.node) in drawn]
     return ex.graph(root_id, walk, root_label), ex
 
 

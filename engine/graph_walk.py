@@ -50,83 +50,132 @@ def _local_template(node: Node, i: int) -> str:
     return text
 
 
-def walk_step(ex: Any, step: WalkStep, root: str, root_id: str) -> dict[str, Any]:
-    """One recorded backward step: for each contribution, its caption line as a tree (the
-    symbolic form, the same with numbers when every operand is one, the result) and as text."""
-    node = step.node
-    gid = ex.ids[id(node)]
+def _symbols(
+    ex: Any, node: Node, gid: str, root: str, root_id: str, count: float
+) -> tuple[dict[str, cap.Expr | None], dict[str, cap.Expr | None], cap.Expr]:
+    """What a step's captions say of its node whatever the numbers: (the symbols, the numbers
+    they share with the numeric form (attributes, N), ∂root/∂node)."""
     out_label = root if gid == root_id else ex.labels[gid]
-    out = node.out() if node.out is not None else None
-    input_ids = ex.input_ids[id(node)]
     sym: dict[str, cap.Expr | None] = {}
-    num: dict[str, cap.Expr | None] = {}
-    for k, x, iid in zip("abc", node.inputs, input_ids, strict=False):
+    shared: dict[str, cap.Expr | None] = {}
+    for k, iid in zip("abc", ex.input_ids[id(node)], strict=False):
         sym[k] = cap.name(ex.labels[iid])
-        num[k] = number(getattr(x, "_data", x))
     for k, v in (node.attrs or {}).items():
         if isinstance(v, int | float) and not isinstance(v, bool):
-            sym[k] = num[k] = cap.num(float(v))
+            sym[k] = shared[k] = cap.num(float(v))
         elif v is None and k in ("lo", "hi"):
-            sym[k] = num[k] = cap.num(-math.inf if k == "lo" else math.inf)
+            sym[k] = shared[k] = cap.num(-math.inf if k == "lo" else math.inf)
     if "p" in sym:
-        sym["pm1"] = num["pm1"] = cap.num(float((node.attrs or {})["p"]) - 1)
-    out_data = out._data if out is not None else None
-    sym["N"] = num["N"] = cap.num(_count(node, out_data))
+        sym["pm1"] = shared["pm1"] = cap.num(float((node.attrs or {})["p"]) - 1)
+    sym["N"] = shared["N"] = cap.num(count)
     sym["out"] = cap.name(out_label)
+    return sym, shared, cap.deriv(root, out_label)
+
+
+def _rule(
+    ex: Any, node: Node, i: int, sym: dict[str, cap.Expr | None], root: str, summed: bool
+) -> tuple[str, cap.Expr, cap.Expr, tuple[cap.Expr, cap.Expr, str], str, cap.Expr, str]:
+    """Contribution i's rule whatever the numbers: (the receiver's id, the local derivative's
+    and the chain's templates, the chain in symbols (see _form), the local derivative's text,
+    ∂root/∂receiver bracketed and its text)."""
+    to = ex.input_ids[id(node)][i]
+    local_text = _local_template(node, i)
+    local_tree = cap.template(local_text) if local_text else {"k": "text", "t": "?"}
+    chains = node.op.chain
+    chain = chains[min(i, len(chains) - 1)] if chains else None  # cat: one for every input
+    chain_tree = (
+        cap.template(chain) if chain else cap.binary("·", local_tree, {"k": "slot", "t": "g"})
+    )
+    sym_local = cap.fill(local_tree, sym)
+    s_tree = cap.fill(chain_tree, {**sym, "local": sym_local}) or {"k": "text", "t": "?"}
+    if summed:
+        s_tree = {"k": "sum", "a": [s_tree]}
+    local_sym = cap.text(sym_local) if sym_local is not None else "?"
+    lhs = cap.bracket(cap.deriv(root, ex.labels[to]))
+    return to, local_tree, chain_tree, _form(s_tree), local_sym, lhs, cap.write(lhs)
+
+
+def _form(tree: cap.Expr) -> tuple[cap.Expr, cap.Expr, str]:
+    """A caption's form as cap.line and cap.line_text make it: (the tree, bracketed, written)."""
+    bracketed = cap.bracket(tree)
+    return tree, bracketed, cap.write(bracketed)
+
+
+def walk_step(
+    ex: Any, step: WalkStep, root: str, root_id: str, memo: dict[Any, Any] | None = None
+) -> dict[str, Any]:
+    """One recorded backward step: for each contribution, its caption line as a tree (the
+    symbolic form, the same with numbers when every operand is one, the result) and as text.
+    ``memo`` (kept across passes of one structure, see engine.pass_export) holds what the
+    captions say whatever the numbers, so a pass like the one before only computes numbers."""
+    node = step.node
+    gid = ex.ids[id(node)]
+    out = node.out() if node.out is not None else None
+    out_data = out._data if out is not None else None
+    count = _count(node, out_data)
+    key = (gid, root, count)
+    known = memo.get(key) if memo is not None else None
+    if known is None:
+        known = _symbols(ex, node, gid, root, root_id, count)
+        if memo is not None:
+            memo[key] = known
+    sym, shared, d_out = known
+    num: dict[str, cap.Expr | None] = dict(shared)
+    for k, x in zip("abc", node.inputs, strict=False):
+        num[k] = number(getattr(x, "_data", x))
     num["out"] = number(out_data)
-    top = root
-    d_out = cap.deriv(top, out_label)
-    sym["g"] = d_out
     num["g"] = number(step.grad_output)
     contributions = []
     lines = []
     caption = []
+    upstream = getattr(step.grad_output, "size", 1)
     for i, _x, g_sent, acc in step.contributions:
-        to = input_ids[i]
-        to_label = ex.labels[to]
-        local_text = _local_template(node, i)
-        local_tree = cap.template(local_text) if local_text else {"k": "text", "t": "?"}
-        chains = node.op.chain
-        chain = chains[min(i, len(chains) - 1)] if chains else None  # cat: one for every input
-        chain_tree = (
-            cap.template(chain) if chain else cap.binary("·", local_tree, {"k": "slot", "t": "g"})
-        )
-        sym["local"] = cap.fill(local_tree, sym)
-        num["local"] = cap.fill(local_tree, num)
-        s_tree = cap.fill(chain_tree, sym) or {"k": "text", "t": "?"}
-        n_tree = cap.fill(chain_tree, num)
-        res = scalar(g_sent)
-        upstream = getattr(step.grad_output, "size", 1)
         # an elementwise rule whose input was broadcast: the loop summed the gradient back to
         # the input's shape (the one place that un-broadcasts); say so, and show the sum
         summed = node.op.chain is None and getattr(g_sent, "size", 1) < upstream
-        if summed:
-            s_tree = {"k": "sum", "a": [s_tree]}
-            n_tree = None  # the numbers summed are a tensor's: the symbolic form says it
-        forms = [s_tree]
-        if n_tree is not None and cap.numeric(n_tree) and cap.text(n_tree) != cap.text(s_tree):
-            forms.append(n_tree)
+        rule_key = (gid, root, count, i, summed)
+        rule = memo.get(rule_key) if memo is not None else None
+        if rule is None:
+            rule = _rule(ex, node, i, {**sym, "g": d_out}, root, summed)
+            if memo is not None:
+                memo[rule_key] = rule
+        to, local_tree, chain_tree, s_form, local_sym, lhs, lhs_text = rule
+        num["local"] = num_local = cap.fill(local_tree, num)
+        # the numbers summed are a tensor's: the symbolic form says it
+        n_tree = None if summed else cap.fill(chain_tree, num)
+        res = scalar(g_sent)
+        forms = [s_form]  # each as cap.line brackets it and cap.line_text writes it
+        if n_tree is not None and cap.numeric(n_tree):
+            n_form = _form(n_tree)
+            if n_form[2] != s_form[2]:
+                forms.append(n_form)
         if res is not None and (len(forms) > 1 or summed or num["g"] is not None):
-            result = cap.num(res)
-            if cap.text(result) != cap.text(forms[-1]):
+            result = _form(cap.num(res))
+            if result[2] != forms[-1][2]:
                 forms.append(result)
         accumulates = not np.array_equal(np.asarray(to_numpy(acc)), np.asarray(to_numpy(g_sent)))
         total = scalar(acc)
-        before = after = None
+        cap_line: dict[str, Any] = {
+            "lhs": lhs,
+            "op": "+=" if accumulates else "=",
+            "forms": None,
+        }
+        text_line = ""
         if accumulates and total is not None and res is not None:
-            before, after = cap.num(total - res), cap.num(total)
-            if len(forms) == 1 or forms[-1]["k"] != "num":
-                forms.append(cap.num(res))
-        cap_line = cap.line(cap.deriv(top, to_label), bool(accumulates), forms, before, after)
+            if len(forms) == 1 or forms[-1][0]["k"] != "num":
+                forms.append(_form(cap.num(res)))
+            sum_form = _form(cap.binary("+", cap.num(total - res), forms[-1][0]))
+            after = _form(cap.num(total))
+            cap_line["total"] = [sum_form[1], after[1]]
+            text_line = f"  → {sum_form[2]} = {after[2]}"
+        cap_line["forms"] = [f[1] for f in forms]
         cap_line["to"] = to
-        text_line = cap.line_text(cap_line)
+        written = " = ".join(f[2] for f in forms)
+        text_line = f"{lhs_text} {cap_line['op']} {written}{text_line}"
         caption.append(cap_line)
         lines.append(text_line)
-        local_sym = cap.text(sym["local"]) if sym["local"] is not None else "?"
         local_num = (
-            cap.text(num["local"])
-            if num["local"] is not None and cap.numeric(num["local"])
-            else local_sym
+            cap.text(num_local) if num_local is not None and cap.numeric(num_local) else local_sym
         )
         contributions.append(
             {

@@ -41,6 +41,16 @@ def summarise(arr: Any) -> Any:
         if a.dtype.kind != "f" or np.isfinite(a).all():
             return a.tolist()  # nothing to spell out: skip the per-element walk
         return _clean(a.tolist())
+    if a.dtype.kind == "f":
+        lo, hi = a.min(), a.max()  # exact in the array's own dtype; NaN if any is NaN
+        if math.isfinite(lo) and math.isfinite(hi):  # every element finite: no copy to filter
+            return {
+                "shape": list(a.shape),
+                "min": float(lo),
+                "max": float(hi),
+                "mean": num(float(a.mean(dtype=np.float64))),
+                "preview": a.reshape(-1)[:PREVIEW].astype(np.float64).tolist(),
+            }
     af = a.astype(np.float64)
     finite = af[np.isfinite(af)]
     return {
