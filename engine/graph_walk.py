@@ -153,8 +153,11 @@ def walk_step(
             result = _form(cap.num(res))
             if result[2] != forms[-1][2]:
                 forms.append(result)
-        accumulates = not np.array_equal(np.asarray(to_numpy(acc)), np.asarray(to_numpy(g_sent)))
-        total = scalar(acc)
+        same = acc is g_sent  # (the walk keeps one array when nothing was added)
+        accumulates = not same and not np.array_equal(
+            np.asarray(to_numpy(acc)), np.asarray(to_numpy(g_sent))
+        )
+        total = res if same else scalar(acc)
         cap_line: dict[str, Any] = {
             "lhs": lhs,
             "op": "+=" if accumulates else "=",
@@ -177,14 +180,15 @@ def walk_step(
         local_num = (
             cap.text(num_local) if num_local is not None and cap.numeric(num_local) else local_sym
         )
+        sent_summary = summarise(g_sent)
         contributions.append(
             {
                 "to": to,
                 "arg": i,
                 "local": local_num,
                 "local_symbolic": local_sym,
-                "grad": summarise(g_sent),
-                "accumulated_grad": summarise(acc),
+                "grad": sent_summary,
+                "accumulated_grad": sent_summary if same else summarise(acc),
                 "accumulates": bool(accumulates),
                 "formula": text_line,
             }

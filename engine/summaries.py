@@ -35,10 +35,14 @@ def summarise(arr: Any) -> Any:
     if arr is None:
         return None
     a = to_numpy(arr) if not isinstance(arr, int | float | bool) else np.asarray(arr)
-    if a.dtype.kind == "b":
+    kind = a.dtype.kind
+    if kind == "b":
         a = a.astype(np.int64)
     if a.size <= FULL_LIMIT:
-        if a.dtype.kind != "f" or np.isfinite(a).all():
+        if a.ndim == 0 and kind == "f":
+            v = a.item()
+            return v if math.isfinite(v) else num(v)
+        if kind != "f" or math.isfinite(a.sum()):  # (a sum is finite only if every element is)
             return a.tolist()  # nothing to spell out: skip the per-element walk
         return _clean(a.tolist())
     if a.dtype.kind == "f":
