@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import types
 from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
@@ -407,21 +408,26 @@ class ModuleList(Module):
         return self
 
 
-class _Activation(Module):
+class _SharedForward(Module):
+    """A base whose subclasses share its ``forward``: each gets its own copy, so that a missing
+    argument names the module as PyTorch's does (``ReLU.forward() missing 1 required ...``)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "forward" not in cls.__dict__:
+            f = cls.forward
+            own = types.FunctionType(
+                f.__code__, f.__globals__, f.__name__, f.__defaults__, f.__closure__
+            )
+            own.__qualname__ = f"{cls.__name__}.forward"
+            cls.forward = own  # type: ignore[method-assign]
+
+
+class _Activation(_SharedForward):
     fn: Any = None
 
     def forward(self, input: Tensor) -> Tensor:
         return type(self).fn(input)
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        # each activation gets its own forward, so a missing argument names it (ReLU.forward())
-        super().__init_subclass__(**kwargs)
-
-        def forward(self: _Activation, input: Tensor) -> Tensor:
-            return type(self).fn(input)
-
-        forward.__qualname__ = f"{cls.__name__}.forward"
-        cls.forward = forward  # type: ignore[method-assign]
 
 
 class ReLU(_Activation):
