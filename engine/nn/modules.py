@@ -424,10 +424,17 @@ class _SharedForward(Module):
 
 
 class _Activation(_SharedForward):
+    """``fn(input, *settings)``: ``settings`` names the attributes ``__init__`` sets, in
+    ``fn``'s order; the module prints them as ``name=value``."""
+
     fn: Any = None
+    settings: tuple[str, ...] = ()
 
     def forward(self, input: Tensor) -> Tensor:
-        return type(self).fn(input)
+        return type(self).fn(input, *[getattr(self, name) for name in self.settings])
+
+    def extra_repr(self) -> str:
+        return ", ".join(f"{name}={getattr(self, name)}" for name in self.settings)
 
 
 class ReLU(_Activation):
@@ -458,28 +465,20 @@ class SiLU(_Activation):
     fn = staticmethod(F.silu)
 
 
-class Softplus(Module):
+class Softplus(_Activation):
+    fn, settings = staticmethod(F.softplus), ("beta", "threshold")
+
     def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
         super().__init__()
         self.beta, self.threshold = beta, threshold
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.softplus(input, self.beta, self.threshold)
 
-    def extra_repr(self) -> str:
-        return f"beta={self.beta}, threshold={self.threshold}"
+class ELU(_Activation):
+    fn, settings = staticmethod(F.elu), ("alpha",)
 
-
-class ELU(Module):
     def __init__(self, alpha: float = 1.0) -> None:
         super().__init__()
         self.alpha = alpha
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.elu(input, self.alpha)
-
-    def extra_repr(self) -> str:
-        return f"alpha={self.alpha}"
 
 
 class Identity(Module):
@@ -487,33 +486,24 @@ class Identity(Module):
         return input
 
 
-class LeakyReLU(Module):
+class LeakyReLU(_Activation):
+    fn, settings = staticmethod(F.leaky_relu), ("negative_slope",)
+
     def __init__(self, negative_slope: float = 0.01) -> None:
         super().__init__()
         self.negative_slope = negative_slope
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.leaky_relu(input, self.negative_slope)
 
-    def extra_repr(self) -> str:
-        return f"negative_slope={self.negative_slope}"
+class Softmax(_Activation):
+    fn, settings = staticmethod(F.softmax), ("dim",)
 
-
-class Softmax(Module):
     def __init__(self, dim: int | None = None) -> None:
         super().__init__()
         self.dim = dim
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.softmax(input, self.dim)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
-
 
 class LogSoftmax(Softmax):
-    def forward(self, input: Tensor) -> Tensor:
-        return F.log_softmax(input, self.dim)
+    fn = staticmethod(F.log_softmax)
 
 
 class Dropout(Module):
