@@ -410,11 +410,12 @@ class ModuleList(Module):
 
 class _SharedForward(Module):
     """A base whose subclasses share its ``forward``: each gets its own copy, so that a missing
-    argument names the module as PyTorch's does (``ReLU.forward() missing 1 required ...``)."""
+    argument names the module as PyTorch's does (``ReLU.forward() missing 1 required ...``);
+    a program's subclass inherits it as it would PyTorch's."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "forward" not in cls.__dict__:
+        if "forward" not in cls.__dict__ and cls.__module__.startswith("engine."):
             f = cls.forward
             own = types.FunctionType(
                 f.__code__, f.__globals__, f.__name__, f.__defaults__, f.__closure__

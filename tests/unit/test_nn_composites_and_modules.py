@@ -563,6 +563,8 @@ ERRORS: list[Fn] = [
     ),
     lambda T: T.nn.Conv1d(1, 1, 1)(),
     lambda T: T.nn.MaxPool2d(2)(),
+    lambda T: type("MyConv", (T.nn.Conv2d,), {})(1, 1, 1)(),  # a program's subclass
+    lambda T: type("MyAct", (T.nn.LeakyReLU,), {})()(),
 ]
 
 
