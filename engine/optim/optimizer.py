@@ -221,13 +221,13 @@ def _defaults(args: dict[str, Any], order: str, **fixed: Any) -> dict[str, Any]:
     return {name: merged[name] for name in order.split()}
 
 
-def _decayed(p: Tensor, grad: Any, group: dict[str, Any]) -> Any:
+def _decayed(p: Tensor, grad: Any, group: dict[str, Any], decoupled: bool = False) -> Any:
     """The gradient with the group's weight decay: L2 added to it (``grad.add(param,
-    alpha=wd)``), or, with ``decoupled_weight_decay`` (AdamW's), the weights shrunk by lr·wd."""
+    alpha=wd)``), or, ``decoupled`` (AdamW's), the weights shrunk by lr·wd."""
     wd = group["weight_decay"]
     if not wd:
         return grad
-    if group.get("decoupled_weight_decay"):
+    if decoupled:
         p._data *= 1 - group["lr"] * wd
         p._bump()  # PyTorch's param.mul_ counts as its own in-place change
         return grad
@@ -274,7 +274,7 @@ class AdamFamily(Optimizer):
                     state["step"] = 0
                     self._init_state(state, p, group)
                 state["step"] += 1
-                grad = _decayed(p, grad, group)
+                grad = _decayed(p, grad, group, group.get("decoupled_weight_decay", False))
                 _lerp_(state["exp_avg"], grad, 1 - group["betas"][0])
                 self._update(p, grad, state, group)
                 p._bump()
