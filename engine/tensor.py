@@ -696,8 +696,15 @@ def _record(
     node._name = name
     node.needs = needs
     saves = op.saves
-    if saves == "in" or saves == "both":
-        node.versions = [getattr(x, "_version", None) for x in inputs]
+    if saves == "in" or saves == "both":  # the inputs' versions (a comprehension costs more)
+        n = len(inputs)
+        if n == 1:
+            node.versions = (getattr(inputs[0], "_version", None),)
+        elif n == 2:
+            v0, v1 = getattr(inputs[0], "_version", None), getattr(inputs[1], "_version", None)
+            node.versions = (v0, v1)
+        else:
+            node.versions = [getattr(x, "_version", None) for x in inputs]
     else:
         node.versions = None
     node.out = _weakref(out)
