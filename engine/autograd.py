@@ -90,15 +90,12 @@ def backward(
             run_backward((tensors,), (xp.ones(d.shape, d.dtype),), bool(retain_graph))
             return
     roots = [tensors] if isinstance(tensors, Tensor) else list(tensors)
-    if grad_tensors is None or isinstance(grad_tensors, Tensor):
-        grad_tensors = [grad_tensors] * len(roots)
-    grads = seed_grads(roots, list(grad_tensors))
+    seeds = _seeds(roots, grad_tensors, create_graph)
     if create_graph:
         with enable_grad():
-            seeds = _seed_tensors(list(grad_tensors), grads)
             run_backward(roots, seeds, True, graphed=GRAPHED)
         return
-    run_backward(roots, grads, bool(retain_graph))
+    run_backward(roots, seeds, bool(retain_graph))
 
 
 @method("backward")
@@ -111,6 +108,18 @@ def _tensor_backward(
 ) -> None:
     """``loss.backward()``: accumulate d(self)/d(leaf) into every leaf's ``.grad``."""
     backward(self, gradient, retain_graph, create_graph, inputs)
+
+
+def _seeds(roots: list[Tensor], given: Any, create_graph: bool) -> list[Any]:
+    """The seed gradients of a backward pass from its roots: ``given`` (one per root; a tensor
+    or None stands for all) checked against them; for a recorded backward, as tensors."""
+    if given is None or isinstance(given, Tensor):
+        given = [given] * len(roots)
+    arrays = seed_grads(roots, list(given))
+    if not create_graph:
+        return arrays
+    with enable_grad():
+        return _seed_tensors(list(given), arrays)
 
 
 def _seed_tensors(given: list[Any], arrays: list[Any]) -> list[Tensor]:
@@ -140,13 +149,10 @@ def grad(
     for t in ins:
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    if grad_outputs is None or isinstance(grad_outputs, Tensor):
-        grad_outputs = [grad_outputs] * len(outs)
-    seeds = seed_grads(outs, list(grad_outputs))
+    seeds = _seeds(outs, grad_outputs, create_graph)
     if create_graph:
         with enable_grad():
-            graphed = _seed_tensors(list(grad_outputs), seeds)
-            found = run_backward(outs, graphed, True, ins, accumulate=False, graphed=GRAPHED)
+            found = run_backward(outs, seeds, True, ins, accumulate=False, graphed=GRAPHED)
     else:
         found = run_backward(outs, seeds, bool(retain_graph), ins, accumulate=False)
     result: list[Tensor | None] = []

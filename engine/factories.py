@@ -5,8 +5,8 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -16,6 +16,8 @@ from engine.dtypes import DType
 from engine.random import Generator, default_generator
 from engine.registry import method, public
 from engine.tensor import Size, Tensor, _no_record
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _legacy_new(dtype: DType, *args: Any, device: Any = None) -> Tensor:
@@ -250,25 +252,31 @@ def _factory(
     return t
 
 
-@public("zeros")
-def zeros(
-    *shape: Any, dtype: DType | None = None, device: Any = None, requires_grad: bool = False
-) -> Tensor:
-    return _factory(shape, dtype, device, requires_grad, lambda xp, s, d: xp.zeros(s, d), "zeros")
+def _declare(name: str, fn: F) -> F:
+    """A factory made by one of the builders here, named as PyTorch names it (a bad argument's
+    TypeError says ``rand()``) and made public as ``torch.<name>``."""
+    fn.__name__ = fn.__qualname__ = name
+    return public(name)(fn)
 
 
-@public("ones")
-def ones(
-    *shape: Any, dtype: DType | None = None, device: Any = None, requires_grad: bool = False
-) -> Tensor:
-    return _factory(shape, dtype, device, requires_grad, lambda xp, s, d: xp.ones(s, d), "ones")
+def _filled(name: str, fill: Any, fname: str = "") -> Callable[..., Tensor]:
+    """zeros / ones / empty: ``*size`` filled by ``fill(xp, shape, dtype)``."""
+
+    def factory(
+        *shape: Any, dtype: DType | None = None, device: Any = None, requires_grad: bool = False
+    ) -> Tensor:
+        return _factory(shape, dtype, device, requires_grad, fill, fname or name)
+
+    return _declare(name, factory)
 
 
-@public("empty")
-def empty(
-    *shape: Any, dtype: DType | None = None, device: Any = None, requires_grad: bool = False
-) -> Tensor:
-    return zeros(*shape, dtype=dtype, device=device, requires_grad=requires_grad)
+def _zeros(xp: Any, shape: tuple[int, ...], dtype: Any) -> Any:
+    return xp.zeros(shape, dtype)
+
+
+zeros = _filled("zeros", _zeros)
+ones = _filled("ones", lambda xp, s, d: xp.ones(s, d))
+empty = _filled("empty", _zeros, "zeros")  # zeros here (uninitialised in PyTorch)
 
 
 @public("full")
@@ -297,51 +305,41 @@ def full(
     )
 
 
-def _like(t: Tensor, dtype: DType | None) -> tuple[Any, DType]:
-    return t._data.shape, dtype or t.dtype
+def _new_kwargs(like: Tensor, dtype: DType | None, device: Any) -> dict[str, Any]:
+    """``dtype=`` and ``device=`` as given, else those of the tensor the new one is made like."""
+    return {"dtype": dtype or like.dtype, "device": device if device is not None else like.device}
 
 
-@public("zeros_like")
-def zeros_like(
-    input: Tensor,
-    *,
-    dtype: DType | None = None,
-    layout: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    memory_format: Any = None,
-) -> Tensor:
-    shape, dt = _like(input, dtype)
-    dev = device if device is not None else input.device
-    return zeros(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+def _like_factory(name: str, make: Callable[..., Tensor], random: bool = False) -> Any:
+    """zeros_like / ones_like / empty_like / rand_like / randn_like: ``make`` at ``input``'s
+    shape, and its dtype and device unless given; the random ones also take ``generator=``."""
+
+    def like(
+        input: Tensor,
+        *,
+        dtype: DType | None = None,
+        layout: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+        memory_format: Any = None,
+        **kw: Any,
+    ) -> Tensor:
+        for key in kw:
+            if not random or key != "generator":
+                raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+        return make(
+            input._data.shape,
+            requires_grad=requires_grad,
+            **_new_kwargs(input, dtype, device),
+            **kw,
+        )
+
+    return _declare(name, like)
 
 
-@public("ones_like")
-def ones_like(
-    input: Tensor,
-    *,
-    dtype: DType | None = None,
-    layout: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    memory_format: Any = None,
-) -> Tensor:
-    shape, dt = _like(input, dtype)
-    dev = device if device is not None else input.device
-    return ones(shape, dtype=dt, device=dev, requires_grad=requires_grad)
-
-
-@public("empty_like")
-def empty_like(
-    input: Tensor,
-    *,
-    dtype: DType | None = None,
-    layout: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    memory_format: Any = None,
-) -> Tensor:
-    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
+zeros_like = _like_factory("zeros_like", zeros)
+ones_like = _like_factory("ones_like", ones)
+empty_like = _like_factory("empty_like", zeros)
 
 
 @public("full_like")
@@ -355,9 +353,12 @@ def full_like(
     requires_grad: bool = False,
     memory_format: Any = None,
 ) -> Tensor:
-    shape, dt = _like(input, dtype)
-    dev = device if device is not None else input.device
-    return full(shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+    return full(
+        input._data.shape,
+        fill_value,
+        requires_grad=requires_grad,
+        **_new_kwargs(input, dtype, device),
+    )
 
 
 @public("arange")
@@ -425,12 +426,7 @@ def eye(
     pin_memory: bool = False,
 ) -> Tensor:
     arr = np.eye(n, m, dtype=(dtype or dtypes.float32).np)
-    if out is not None:
-        return _into(out, arr)
-    t = Tensor._wrap(move(arr, _device(device)))
-    if requires_grad:
-        _require_float(t, arr.dtype)
-    return t
+    return _result(arr, out, device, requires_grad)
 
 
 def _generator(generator: Any, fname: str) -> Generator:
@@ -473,6 +469,12 @@ def _random(
         dtype = out.dtype
     np_dtype = (dtype or dtypes.float32).np
     arr = draw(_generator(generator, fname), n, np_dtype).reshape(dims)
+    return _result(arr, out, device, requires_grad)
+
+
+def _result(arr: Any, out: Tensor | None, device: Any, requires_grad: bool) -> Tensor:
+    """A built or drawn array as a factory's result: written into ``out=``, or a new tensor on
+    ``device`` (only a floating one may require grad)."""
     if out is not None:
         return _into(out, arr)
     t = Tensor._wrap(move(arr, _device(device)))
@@ -500,52 +502,29 @@ def _into(out: Tensor, arr: Any) -> Tensor:
     return out
 
 
-@public("rand")
-def rand(
-    *shape: Any,
-    size: Any = None,
-    generator: Any = None,
-    out: Tensor | None = None,
-    dtype: DType | None = None,
-    layout: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    pin_memory: bool = False,
-) -> Tensor:
-    return _random(
-        _size(shape, size, "rand"),
-        dtype,
-        device,
-        requires_grad,
-        lambda g, n, d: g.uniform(n, 0.0, 1.0, d),
-        "rand",
-        generator,
-        out,
-    )
+def _shape_random(name: str, draw: Any) -> Callable[..., Tensor]:
+    """rand / randn: ``*size`` or ``size=``, drawn from the stream by ``draw(g, n, dtype)``."""
+
+    def factory(
+        *shape: Any,
+        size: Any = None,
+        generator: Any = None,
+        out: Tensor | None = None,
+        dtype: DType | None = None,
+        layout: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+        pin_memory: bool = False,
+    ) -> Tensor:
+        return _random(
+            _size(shape, size, name), dtype, device, requires_grad, draw, name, generator, out
+        )
+
+    return _declare(name, factory)
 
 
-@public("randn")
-def randn(
-    *shape: Any,
-    size: Any = None,
-    generator: Any = None,
-    out: Tensor | None = None,
-    dtype: DType | None = None,
-    layout: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    pin_memory: bool = False,
-) -> Tensor:
-    return _random(
-        _size(shape, size, "randn"),
-        dtype,
-        device,
-        requires_grad,
-        lambda g, n, d: g.normal(n, 0.0, 1.0, d),
-        "randn",
-        generator,
-        out,
-    )
+rand = _shape_random("rand", lambda g, n, d: g.uniform(n, 0.0, 1.0, d))
+randn = _shape_random("randn", lambda g, n, d: g.normal(n, 0.0, 1.0, d))
 
 
 @public("randint")
@@ -606,52 +585,11 @@ def randperm(
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
     arr = _generator(generator, "randperm").randperm(int(n)).astype((dtype or dtypes.int64).np)
-    if out is not None:
-        return _into(out, arr)
-    t = Tensor._wrap(move(arr, _device(device)))
-    if requires_grad:
-        _require_float(t, arr.dtype)
-    return t
+    return _result(arr, out, device, requires_grad)
 
 
-def _random_like(
-    fn: Any, t: Tensor, dtype: DType | None, device: Any, requires_grad: bool, **kw: Any
-) -> Tensor:
-    return fn(  # type: ignore[no-any-return]
-        t._data.shape,
-        dtype=dtype or t.dtype,
-        device=device if device is not None else t.device,
-        requires_grad=requires_grad,
-        **kw,
-    )
-
-
-@public("rand_like")
-def rand_like(
-    input: Tensor,
-    *,
-    dtype: DType | None = None,
-    layout: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    memory_format: Any = None,
-    generator: Any = None,
-) -> Tensor:
-    return _random_like(rand, input, dtype, device, requires_grad, generator=generator)
-
-
-@public("randn_like")
-def randn_like(
-    input: Tensor,
-    *,
-    dtype: DType | None = None,
-    layout: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    memory_format: Any = None,
-    generator: Any = None,
-) -> Tensor:
-    return _random_like(randn, input, dtype, device, requires_grad, generator=generator)
+rand_like = _like_factory("rand_like", rand, random=True)
+randn_like = _like_factory("randn_like", randn, random=True)
 
 
 @public("randint_like")
@@ -815,34 +753,27 @@ def _tensor_new(cls: type, *args: Any, **kwargs: Any) -> Tensor:
     return _legacy_new(dtypes.float32, *args, **kwargs)
 
 
-def _new_kwargs(self: Tensor, dtype: DType | None, device: Any) -> dict[str, Any]:
-    return {"dtype": dtype or self.dtype, "device": device if device is not None else self.device}
+def _new_filled(make: Callable[..., Tensor], *names: str) -> Any:
+    """Tensor.new_zeros / new_empty / new_ones: ``make`` with this tensor's dtype and device
+    unless given."""
+
+    def new(
+        self: Tensor,
+        *size: Any,
+        dtype: DType | None = None,
+        device: Any = None,
+        requires_grad: bool = False,
+        layout: Any = None,
+        pin_memory: bool = False,
+    ) -> Tensor:
+        return make(*size, requires_grad=requires_grad, **_new_kwargs(self, dtype, device))
+
+    new.__name__ = new.__qualname__ = names[0]
+    return method(*names)(new)
 
 
-@method("new_zeros", "new_empty")
-def _new_zeros(
-    self: Tensor,
-    *size: Any,
-    dtype: DType | None = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    layout: Any = None,
-    pin_memory: bool = False,
-) -> Tensor:
-    return zeros(*size, requires_grad=requires_grad, **_new_kwargs(self, dtype, device))
-
-
-@method("new_ones")
-def _new_ones(
-    self: Tensor,
-    *size: Any,
-    dtype: DType | None = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    layout: Any = None,
-    pin_memory: bool = False,
-) -> Tensor:
-    return ones(*size, requires_grad=requires_grad, **_new_kwargs(self, dtype, device))
+_new_zeros = _new_filled(zeros, "new_zeros", "new_empty")
+_new_ones = _new_filled(ones, "new_ones")
 
 
 @method("new_full")

@@ -173,14 +173,20 @@ def _norm_dims(dim: Any, ndim: int) -> Any:
 def sum(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
     if isinstance(a, list | tuple):
         raise TypeError("sum(): argument 'input' must be Tensor, not list")
-    axis = _norm_dims(dim, a._data.ndim)
-    target = (
-        dtype.np
-        if dtype is not None
-        else (np.dtype(np.int64) if a._data.dtype.kind in "iub" else None)
-    )
-    name = "SumBackward1" if dim is not None else None
-    return apply(O.SUM, (a,), {"axis": axis, "keepdim": keepdim}, name=name, out_dtype=target)
+    return _sum_or_prod(O.SUM, a, dim is not None, _norm_dims(dim, a._data.ndim), keepdim, dtype)
+
+
+def _sum_or_prod(
+    op: Any, a: Tensor, by_dim: bool, axis: Any, keepdim: bool, dtype: DType | None
+) -> Tensor:
+    """sum / prod over ``axis`` (given a dim, PyTorch's node is ...Backward1), in
+    ``dtype``, else int64 for integer and bool inputs as in PyTorch."""
+    if dtype is not None:
+        target = dtype.np
+    else:
+        target = np.dtype(np.int64) if a._data.dtype.kind in "iub" else None
+    name = op.grad_fn[:-1] + "1" if by_dim else None
+    return apply(op, (a,), {"axis": axis, "keepdim": keepdim}, name=name, out_dtype=target)
 
 
 @implements(O.PROD, axis=True)
@@ -192,13 +198,7 @@ def prod(
     if dim is not None and not isinstance(dim, int):
         raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
     axis = None if dim is None else _norm_dim(dim, a._data.ndim)
-    target = (
-        dtype.np
-        if dtype is not None
-        else (np.dtype(np.int64) if a._data.dtype.kind in "iub" else None)
-    )
-    name = "ProdBackward1" if dim is not None else None
-    return apply(O.PROD, (a,), {"axis": axis, "keepdim": keepdim}, name=name, out_dtype=target)
+    return _sum_or_prod(O.PROD, a, dim is not None, axis, keepdim, dtype)
 
 
 @implements(O.MEAN, axis=True)

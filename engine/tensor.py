@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import builtins
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -87,6 +87,34 @@ class _ReturnTypes(tuple):  # type: ignore[type-arg]
         return f"torch.return_types.{self.kind}(\nvalues={self[0]!r},\nindices={self[1]!r})"
 
     __str__ = __repr__
+
+
+def _operator(op: O.Op) -> Callable[[Tensor, Any], Tensor]:
+    """``t + x`` and the other arithmetic operators: binary(), with its first case (a Python
+    float and a floating tensor) taken one call sooner."""
+
+    def operator(self: Tensor, other: Any) -> Tensor:
+        if other.__class__ is builtins.float and self._data.dtype.kind == "f":
+            return _apply2(op, self, other)
+        return binary(op, self, other)
+
+    return operator
+
+
+def _comparison(ufunc: Any) -> Callable[[Tensor, Any], Tensor]:
+    def compare(self: Tensor, other: Any) -> Tensor:
+        return _compare(self, other, ufunc)
+
+    return compare
+
+
+def _bitwise(logical: Any, bitwise: Any) -> Callable[[Tensor, Any], Tensor]:
+    """``&`` and ``|``: logical on bool tensors, bitwise on integers."""
+
+    def op(self: Tensor, other: Any) -> Tensor:
+        return _nograd_binary(self, other, logical if self._data.dtype.kind == "b" else bitwise)
+
+    return op
 
 
 class Tensor:
@@ -483,40 +511,23 @@ class Tensor:
         return builtins.int(self._data.ndim)
 
     # --- operators ------------------------------------------------------------------------------
-    def __add__(self, other: Any) -> Tensor:
-        if other.__class__ is builtins.float and self._data.dtype.kind == "f":
-            return _apply2(O.ADD, self, other)  # binary()'s first case, one call sooner
-        return binary(O.ADD, self, other)
-
-    def __radd__(self, other: Any) -> Tensor:
-        if other.__class__ is builtins.float and self._data.dtype.kind == "f":
-            return _apply2(O.ADD, self, other)  # binary()'s first case, one call sooner
-        return binary(O.ADD, self, other)
-
-    def __sub__(self, other: Any) -> Tensor:
-        if other.__class__ is builtins.float and self._data.dtype.kind == "f":
-            return _apply2(O.SUB, self, other)  # binary()'s first case, one call sooner
-        return binary(O.SUB, self, other)
+    __add__ = __radd__ = _operator(O.ADD)
+    __sub__ = _operator(O.SUB)
+    __mul__ = __rmul__ = _operator(O.MUL)
+    __truediv__ = _operator(O.DIV)
+    __eq__ = _comparison(np.equal)  # type: ignore[assignment]
+    __ne__ = _comparison(np.not_equal)  # type: ignore[assignment]
+    __lt__ = _comparison(np.less)
+    __le__ = _comparison(np.less_equal)
+    __gt__ = _comparison(np.greater)
+    __ge__ = _comparison(np.greater_equal)
+    __and__ = _bitwise(np.logical_and, np.bitwise_and)
+    __or__ = _bitwise(np.logical_or, np.bitwise_or)
 
     def __rsub__(self, other: Any) -> Tensor:
         if isinstance(other, Tensor):
             return binary(O.SUB, other, self)
         return binary(O.RSUB, self, other)
-
-    def __mul__(self, other: Any) -> Tensor:
-        if other.__class__ is builtins.float and self._data.dtype.kind == "f":
-            return _apply2(O.MUL, self, other)  # binary()'s first case, one call sooner
-        return binary(O.MUL, self, other)
-
-    def __rmul__(self, other: Any) -> Tensor:
-        if other.__class__ is builtins.float and self._data.dtype.kind == "f":
-            return _apply2(O.MUL, self, other)  # binary()'s first case, one call sooner
-        return binary(O.MUL, self, other)
-
-    def __truediv__(self, other: Any) -> Tensor:
-        if other.__class__ is builtins.float and self._data.dtype.kind == "f":
-            return _apply2(O.DIV, self, other)  # binary()'s first case, one call sooner
-        return binary(O.DIV, self, other)
 
     def __rtruediv__(self, other: Any) -> Tensor:
         # PyTorch records scalar / t as reciprocal(t) * scalar
@@ -541,34 +552,6 @@ class Tensor:
 
     def __abs__(self) -> Tensor:
         return _apply1(O.ABS, self)
-
-    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return _compare(self, other, np.equal)
-
-    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return _compare(self, other, np.not_equal)
-
-    def __lt__(self, other: Any) -> Tensor:
-        return _compare(self, other, np.less)
-
-    def __le__(self, other: Any) -> Tensor:
-        return _compare(self, other, np.less_equal)
-
-    def __gt__(self, other: Any) -> Tensor:
-        return _compare(self, other, np.greater)
-
-    def __ge__(self, other: Any) -> Tensor:
-        return _compare(self, other, np.greater_equal)
-
-    def __and__(self, other: Any) -> Tensor:
-        return _nograd_binary(
-            self, other, np.logical_and if self._data.dtype.kind == "b" else np.bitwise_and
-        )
-
-    def __or__(self, other: Any) -> Tensor:
-        return _nograd_binary(
-            self, other, np.logical_or if self._data.dtype.kind == "b" else np.bitwise_or
-        )
 
     def __invert__(self) -> Tensor:
         return _nograd_unary(self, np.logical_not if self._data.dtype.kind == "b" else np.invert)
@@ -685,31 +668,52 @@ def apply(
     needs = [((c := x.__class__) is Tensor or c is Parameter) and x.requires_grad for x in inputs]
     if True in needs:
         if _mode.enabled:
-            node = _new(_node_types.get(name or op.grad_fn) or node_type(name or op.grad_fn))
-            node.op = op  # Node.__init__, inlined
-            node.inputs = inputs
-            node.arrays = arrays
-            node.attrs = attrs
-            node.seq = _next_seq()
-            node.freed = False
-            node._name = name
-            node.needs = needs
-            saves = op.saves
-            if saves == "in" or saves == "both":
-                node.versions = [getattr(x, "_version", None) for x in inputs]
-            else:
-                node.versions = None
-            node.out = _weakref(out)
-            node.out_version = out._version  # not 0 for a view of a changed tensor
-            scope = _mode.module
-            if scope is not None:
-                node.module = scope
-            out.grad_fn = node
-            out.requires_grad = True
-            return out
+            return _record(out, op, inputs, arrays, needs, attrs, name)
         out._untracked = "computed under torch.no_grad()"
     out.grad_fn = None
     out.requires_grad = False
+    return out
+
+
+def _record(
+    out: Tensor,
+    op: O.Op,
+    inputs: tuple[Any, ...],
+    arrays: Any,
+    needs: list[builtins.bool],
+    attrs: dict[str, Any] | None = None,
+    name: str | None = None,
+) -> Tensor:
+    """Make ``out`` the result of a recorded ``op``: the one place the tensor layer builds a
+    graph node (Node.__init__'s work, written flat: this is every recorded op's path)."""
+    node = _new(_node_types.get(name or op.grad_fn) or node_type(name or op.grad_fn))
+    node.op = op
+    node.inputs = inputs
+    node.arrays = arrays  # the input arrays as the forward saw them
+    node.attrs = attrs
+    node.seq = _next_seq()
+    node.freed = False
+    node._name = name
+    node.needs = needs
+    saves = op.saves
+    if saves == "in" or saves == "both":  # the inputs' versions (a comprehension costs more)
+        n = len(inputs)
+        if n == 1:
+            node.versions = (getattr(inputs[0], "_version", None),)
+        elif n == 2:
+            v0, v1 = getattr(inputs[0], "_version", None), getattr(inputs[1], "_version", None)
+            node.versions = (v0, v1)
+        else:
+            node.versions = [getattr(x, "_version", None) for x in inputs]
+    else:
+        node.versions = None
+    node.out = _weakref(out)
+    node.out_version = out._version  # not 0 for a view of a changed tensor
+    scope = _mode.module
+    if scope is not None:
+        node.module = scope
+    out.grad_fn = node
+    out.requires_grad = True
     return out
 
 
@@ -728,27 +732,7 @@ def _apply1(op: O.Op, a: Tensor) -> Tensor:
     out._version = 0
     if a.requires_grad:
         if _mode.enabled:
-            node = _new(
-                _node_types.get(op.grad_fn) or node_type(op.grad_fn)
-            )  # Node.__init__, inlined
-            node.op = op
-            node.inputs = (a,)
-            node.arrays = (ad,)
-            node.attrs = None
-            node.seq = _next_seq()
-            node.freed = False
-            node._name = None
-            node.needs = _NEEDS_1
-            saves = op.saves
-            node.versions = (a._version,) if saves == "in" or saves == "both" else None
-            node.out = _weakref(out)
-            node.out_version = 0
-            scope = _mode.module
-            if scope is not None:
-                node.module = scope
-            out.grad_fn = node
-            out.requires_grad = True
-            return out
+            return _record(out, op, (a,), (ad,), _NEEDS_1)
         out._untracked = "computed under torch.no_grad()"
     out.grad_fn = None
     out.requires_grad = False
@@ -787,30 +771,8 @@ def _apply2(op: O.Op, a: Tensor, b: Any) -> Tensor:
     rb = bt and b.requires_grad
     if ra or rb:
         if _mode.enabled:
-            node = _new(
-                _node_types.get(op.grad_fn) or node_type(op.grad_fn)
-            )  # Node.__init__, inlined
-            node.op = op
-            node.inputs = (a, b)
-            node.arrays = (ad, bd)
-            node.attrs = None
-            node.seq = _next_seq()
-            node.freed = False
-            node._name = None
-            node.needs = (_NEEDS_TT if rb else _NEEDS_TF) if ra else _NEEDS_FT
-            saves = op.saves
-            if saves == "in" or saves == "both":
-                node.versions = (a._version, b._version if bt else None)
-            else:
-                node.versions = None
-            node.out = _weakref(out)
-            node.out_version = 0
-            scope = _mode.module
-            if scope is not None:
-                node.module = scope
-            out.grad_fn = node
-            out.requires_grad = True
-            return out
+            needs = (_NEEDS_TT if rb else _NEEDS_TF) if ra else _NEEDS_FT
+            return _record(out, op, (a, b), (ad, bd), needs)
         out._untracked = "computed under torch.no_grad()"
     out.grad_fn = None
     out.requires_grad = False

@@ -10,7 +10,7 @@ from typing import Any
 from engine.factories import empty
 from engine.nn import functional as F
 from engine.nn import init
-from engine.nn.modules import Module, Parameter
+from engine.nn.modules import Module, Parameter, _Activation
 from engine.tensor import Tensor
 
 __all__ = [
@@ -153,16 +153,12 @@ class CELU(Module):
         return f"alpha={self.alpha}{_inplace_suffix(self.inplace)}"
 
 
-class GLU(Module):
+class GLU(_Activation):
+    fn, settings = staticmethod(F.glu), ("dim",)
+
     def __init__(self, dim: int = -1) -> None:
         super().__init__()
         self.dim = dim
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.glu(input, self.dim)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
 
 
 class Hardshrink(Module):

@@ -89,24 +89,23 @@ class ModuleDict(Module):
             for key, module in modules.items():
                 self[key] = module
         else:
-            for j, m in enumerate(modules):
-                if not isinstance(m, Iterable):
-                    raise TypeError(
-                        "ModuleDict update sequence element #"
-                        + str(j)
-                        + " should be Iterable; is"
-                        + type(m).__name__
-                    )
-                if not len(m) == 2:  # type: ignore[arg-type]
-                    raise ValueError(
-                        "ModuleDict update sequence element #"
-                        + str(j)
-                        + " has length "
-                        + str(len(m))  # type: ignore[arg-type]
-                        + "; 2 is required"
-                    )
-                key, module = m
+            for key, module in _pairs(modules, "ModuleDict"):
                 self[key] = module
+
+
+def _pairs(items: Iterable[Any], kind: str) -> Iterator[tuple[Any, Any]]:
+    """``update``'s (key, value) pairs from a sequence, checked with PyTorch's messages."""
+    for j, item in enumerate(items):
+        if not isinstance(item, Iterable):
+            raise TypeError(
+                f"{kind} update sequence element #{j} should be Iterable; is{type(item).__name__}"
+            )
+        if not len(item) == 2:  # type: ignore[arg-type]
+            raise ValueError(
+                f"{kind} update sequence element #{j} has length {len(item)}; 2 is required"  # type: ignore[arg-type]
+            )
+        key, value = item
+        yield key, value
 
 
 def _tensor_line(key: Any, p: Any, dtype_text: str) -> str:
@@ -286,23 +285,7 @@ class ParameterDict(Module):
             for key, parameter in sorted(parameters.items()):
                 self[key] = parameter
         else:
-            for j, p in enumerate(parameters):
-                if not isinstance(p, Iterable):
-                    raise TypeError(
-                        "ParameterDict update sequence element #"
-                        + str(j)
-                        + " should be Iterable; is"
-                        + type(p).__name__
-                    )
-                if not len(p) == 2:  # type: ignore[arg-type]
-                    raise ValueError(
-                        "ParameterDict update sequence element #"
-                        + str(j)
-                        + " has length "
-                        + str(len(p))  # type: ignore[arg-type]
-                        + "; 2 is required"
-                    )
-                key, value = p
+            for key, value in _pairs(parameters, "ParameterDict"):
                 self[key] = value
 
     def extra_repr(self) -> str:

@@ -8,7 +8,8 @@ from typing import Any
 from engine.factories import empty
 from engine.nn import functional as F
 from engine.nn import init
-from engine.nn.modules import Module, Parameter
+from engine.nn.modules import Module, Parameter, _SharedForward
+from engine.nn.spatial import _conv, _max_pool
 from engine.tensor import Tensor
 
 __all__ = [
@@ -29,7 +30,7 @@ def _ntuple(value: Any, d: int) -> tuple[int, ...]:
     return items * d if len(items) == 1 else items
 
 
-class _ConvNd(Module):
+class _ConvNd(_SharedForward):
     _d = 0
 
     def __init__(
@@ -83,6 +84,12 @@ class _ConvNd(Module):
                 bound = 1 / math.sqrt(fan_in)
                 init.uniform_(self.bias, -bound, bound)
 
+    def forward(self, input: Tensor) -> Tensor:
+        return _conv(
+            self._d, input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+            self.groups,
+        )  # fmt: skip
+
     def extra_repr(self) -> str:
         s = (
             f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
@@ -104,24 +111,16 @@ class Conv1d(_ConvNd):
 
     _d = 1
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.conv1d(
-            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
-        )
-
 
 class Conv2d(_ConvNd):
     """2-D convolution over (N, C_in, H, W) input."""
 
     _d = 2
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.conv2d(
-            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
-        )
 
+class _MaxPoolNd(_SharedForward):
+    _d: int
 
-class _MaxPoolNd(Module):
     def __init__(
         self,
         kernel_size: Any,
@@ -139,6 +138,12 @@ class _MaxPoolNd(Module):
         self.return_indices = return_indices
         self.ceil_mode = ceil_mode
 
+    def forward(self, input: Tensor) -> Tensor:
+        return _max_pool(
+            self._d, input, self.kernel_size, self.stride, self.padding, self.dilation,
+            self.ceil_mode, self.return_indices,
+        )  # fmt: skip
+
     def extra_repr(self) -> str:
         return (
             f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
@@ -147,19 +152,11 @@ class _MaxPoolNd(Module):
 
 
 class MaxPool1d(_MaxPoolNd):
-    def forward(self, input: Tensor) -> Tensor:
-        return F.max_pool1d(
-            input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
-            self.return_indices,
-        )  # fmt: skip
+    _d = 1
 
 
 class MaxPool2d(_MaxPoolNd):
-    def forward(self, input: Tensor) -> Tensor:
-        return F.max_pool2d(
-            input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
-            self.return_indices,
-        )  # fmt: skip
+    _d = 2
 
 
 class AvgPool1d(Module):

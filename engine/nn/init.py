@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -165,31 +166,34 @@ def eye_(tensor: Tensor) -> Tensor:
     return tensor
 
 
-def kaiming_uniform_(
-    tensor: Tensor,
-    a: float = 0,
-    mode: str = "fan_in",
-    nonlinearity: str = "leaky_relu",
-    generator: Any = None,
-) -> Tensor:
-    if 0 in tensor.shape:
-        return tensor
-    std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
-    bound = math.sqrt(3.0) * std
+def _kaiming(name: str, draw: Callable[[Tensor, float, Any], Tensor]) -> Callable[..., Tensor]:
+    """kaiming_uniform_ / kaiming_normal_: ``draw(tensor, std, generator)`` with He et al.'s
+    std, gain(nonlinearity, a) / sqrt(fan)."""
+
+    def init(
+        tensor: Tensor,
+        a: float = 0,
+        mode: str = "fan_in",
+        nonlinearity: str = "leaky_relu",
+        generator: Any = None,
+    ) -> Tensor:
+        if 0 in tensor.shape:
+            return tensor
+        return draw(
+            tensor, calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode)), generator
+        )
+
+    init.__name__ = init.__qualname__ = name
+    return init
+
+
+def _uniform_std(tensor: Tensor, std: float, generator: Any) -> Tensor:
+    bound = math.sqrt(3.0) * std  # a uniform on [-b, b] has std b / sqrt(3)
     return uniform_(tensor, -bound, bound, generator)
 
 
-def kaiming_normal_(
-    tensor: Tensor,
-    a: float = 0,
-    mode: str = "fan_in",
-    nonlinearity: str = "leaky_relu",
-    generator: Any = None,
-) -> Tensor:
-    if 0 in tensor.shape:
-        return tensor
-    std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
-    return normal_(tensor, 0.0, std, generator)
+kaiming_uniform_ = _kaiming("kaiming_uniform_", _uniform_std)
+kaiming_normal_ = _kaiming("kaiming_normal_", lambda t, std, g: normal_(t, 0.0, std, g))
 
 
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:

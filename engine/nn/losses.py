@@ -107,9 +107,7 @@ def l1_loss(
     reduction: str = "mean",
 ) -> Tensor:
     reduction = legacy_reduction(size_average, reduce, reduction)
-    loss = (input - target).abs()
-    r = _reduction(reduction)
-    return loss.mean() if r == "mean" else loss.sum() if r == "sum" else loss
+    return _reduce((input - target).abs(), _reduction(reduction))
 
 
 def binary_cross_entropy(
@@ -134,11 +132,7 @@ def binary_cross_entropy(
     d = input._data
     if d.size and (float(d.min()) < 0 or float(d.max()) > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    if weight is not None:
-        return _weighted(
-            apply(loss_ops.BCE, (input, target), {"reduction": "none"}), weight, reduction
-        )
-    return apply(loss_ops.BCE, (input, target), {"reduction": _reduction(reduction)})
+    return _pointwise(loss_ops.BCE, input, target, weight, reduction)
 
 
 def binary_cross_entropy_with_logits(
@@ -172,15 +166,24 @@ def binary_cross_entropy_with_logits(
             f"output type {dtypes.type_word(target._data.dtype)}"
         )
     input, target = _promote_pair(input, target)
+    return _pointwise(loss_ops.BCE_LOGITS, input, target, weight, reduction)
+
+
+def _pointwise(
+    op: Any, input: Tensor, target: Tensor, weight: Tensor | None, reduction: str
+) -> Tensor:
+    """A loss row that reduces itself; with a ``weight``, its elementwise losses weighted."""
     if weight is not None:
-        loss = apply(loss_ops.BCE_LOGITS, (input, target), {"reduction": "none"})
-        return _weighted(loss, weight, reduction)
-    return apply(loss_ops.BCE_LOGITS, (input, target), {"reduction": _reduction(reduction)})
+        return _weighted(apply(op, (input, target), {"reduction": "none"}), weight, reduction)
+    return apply(op, (input, target), {"reduction": _reduction(reduction)})
 
 
 def _weighted(loss: Tensor, weight: Tensor, reduction: str) -> Tensor:
-    loss = loss * weight
-    r = _reduction(reduction)
+    return _reduce(loss * weight, _reduction(reduction))
+
+
+def _reduce(loss: Tensor, r: str) -> Tensor:
+    """``reduction`` (checked) applied to elementwise losses: mean, sum or none."""
     return loss.mean() if r == "mean" else loss.sum() if r == "sum" else loss
 
 
@@ -369,7 +372,7 @@ def kl_div(
         loss = target.exp() * (target - input)
     else:
         loss = _xlogy_self(target) - target * input
-    reduced = loss.mean() if r == "mean" else loss.sum() if r == "sum" else loss
+    reduced = _reduce(loss, r)
     if reduction == "batchmean" and input.dim() != 0:
         reduced = reduced / input._data.shape[0]
     return reduced

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import types
 from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
@@ -407,21 +408,34 @@ class ModuleList(Module):
         return self
 
 
-class _Activation(Module):
-    fn: Any = None
-
-    def forward(self, input: Tensor) -> Tensor:
-        return type(self).fn(input)
+class _SharedForward(Module):
+    """A base whose subclasses share its ``forward``: each gets its own copy, so that a missing
+    argument names the module as PyTorch's does (``ReLU.forward() missing 1 required ...``);
+    a program's subclass inherits it as it would PyTorch's."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        # each activation gets its own forward, so a missing argument names it (ReLU.forward())
         super().__init_subclass__(**kwargs)
+        if "forward" not in cls.__dict__ and cls.__module__.startswith("engine."):
+            f = cls.forward
+            own = types.FunctionType(
+                f.__code__, f.__globals__, f.__name__, f.__defaults__, f.__closure__
+            )
+            own.__qualname__ = f"{cls.__name__}.forward"
+            cls.forward = own  # type: ignore[method-assign]
 
-        def forward(self: _Activation, input: Tensor) -> Tensor:
-            return type(self).fn(input)
 
-        forward.__qualname__ = f"{cls.__name__}.forward"
-        cls.forward = forward  # type: ignore[method-assign]
+class _Activation(_SharedForward):
+    """``fn(input, *settings)``: ``settings`` names the attributes ``__init__`` sets, in
+    ``fn``'s order; the module prints them as ``name=value``."""
+
+    fn: Any = None
+    settings: tuple[str, ...] = ()
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self).fn(input, *[getattr(self, name) for name in self.settings])
+
+    def extra_repr(self) -> str:
+        return ", ".join(f"{name}={getattr(self, name)}" for name in self.settings)
 
 
 class ReLU(_Activation):
@@ -452,28 +466,20 @@ class SiLU(_Activation):
     fn = staticmethod(F.silu)
 
 
-class Softplus(Module):
+class Softplus(_Activation):
+    fn, settings = staticmethod(F.softplus), ("beta", "threshold")
+
     def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
         super().__init__()
         self.beta, self.threshold = beta, threshold
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.softplus(input, self.beta, self.threshold)
 
-    def extra_repr(self) -> str:
-        return f"beta={self.beta}, threshold={self.threshold}"
+class ELU(_Activation):
+    fn, settings = staticmethod(F.elu), ("alpha",)
 
-
-class ELU(Module):
     def __init__(self, alpha: float = 1.0) -> None:
         super().__init__()
         self.alpha = alpha
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.elu(input, self.alpha)
-
-    def extra_repr(self) -> str:
-        return f"alpha={self.alpha}"
 
 
 class Identity(Module):
@@ -481,33 +487,24 @@ class Identity(Module):
         return input
 
 
-class LeakyReLU(Module):
+class LeakyReLU(_Activation):
+    fn, settings = staticmethod(F.leaky_relu), ("negative_slope",)
+
     def __init__(self, negative_slope: float = 0.01) -> None:
         super().__init__()
         self.negative_slope = negative_slope
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.leaky_relu(input, self.negative_slope)
 
-    def extra_repr(self) -> str:
-        return f"negative_slope={self.negative_slope}"
+class Softmax(_Activation):
+    fn, settings = staticmethod(F.softmax), ("dim",)
 
-
-class Softmax(Module):
     def __init__(self, dim: int | None = None) -> None:
         super().__init__()
         self.dim = dim
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.softmax(input, self.dim)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
-
 
 class LogSoftmax(Softmax):
-    def forward(self, input: Tensor) -> Tensor:
-        return F.log_softmax(input, self.dim)
+    fn = staticmethod(F.log_softmax)
 
 
 class Dropout(Module):

@@ -5,7 +5,7 @@ engine.nn.functional; the rows they record are engine/nn/conv_ops.py's."""
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -106,30 +106,31 @@ def _conv(
     return out.squeeze(0) if unbatched else out
 
 
-def conv1d(
-    input: Tensor,
-    weight: Tensor,
-    bias: Tensor | None = None,
-    stride: Any = 1,
-    padding: Any = 0,
-    dilation: Any = 1,
-    groups: int = 1,
-) -> Tensor:
-    """1-D cross-correlation over (N, C_in, L) input."""
-    return _conv(1, input, weight, bias, stride, padding, dilation, groups)
+def _in_dims(name: str, fn: Callable[..., Tensor], doc: str | None = None) -> Any:
+    """conv1d / conv2d, max_pool1d / max_pool2d: one function per number of spatial dims,
+    named as PyTorch names it (a bad argument's TypeError says ``conv2d()``)."""
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
 
 
-def conv2d(
-    input: Tensor,
-    weight: Tensor,
-    bias: Tensor | None = None,
-    stride: Any = 1,
-    padding: Any = 0,
-    dilation: Any = 1,
-    groups: int = 1,
-) -> Tensor:
-    """2-D cross-correlation over (N, C_in, H, W) input."""
-    return _conv(2, input, weight, bias, stride, padding, dilation, groups)
+def _conv_in(d: int, doc: str) -> Any:
+    def conv(
+        input: Tensor,
+        weight: Tensor,
+        bias: Tensor | None = None,
+        stride: Any = 1,
+        padding: Any = 0,
+        dilation: Any = 1,
+        groups: int = 1,
+    ) -> Tensor:
+        return _conv(d, input, weight, bias, stride, padding, dilation, groups)
+
+    return _in_dims(f"conv{d}d", conv, doc)
+
+
+conv1d = _conv_in(1, "1-D cross-correlation over (N, C_in, L) input.")
+conv2d = _conv_in(2, "2-D cross-correlation over (N, C_in, H, W) input.")
 
 
 def _pool_attrs(
@@ -176,28 +177,25 @@ def _max_pool(
     return apply(conv_ops.MAX_POOL, (input,), attrs, name=name)
 
 
-def max_pool1d(
-    input: Tensor,
-    kernel_size: Any,
-    stride: Any = None,
-    padding: Any = 0,
-    dilation: Any = 1,
-    ceil_mode: bool = False,
-    return_indices: bool = False,
-) -> Tensor:
-    return _max_pool(1, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+def _max_pool_in(d: int) -> Any:
+    def max_pool(
+        input: Tensor,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        dilation: Any = 1,
+        ceil_mode: bool = False,
+        return_indices: bool = False,
+    ) -> Tensor:
+        return _max_pool(
+            d, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices
+        )
+
+    return _in_dims(f"max_pool{d}d", max_pool)
 
 
-def max_pool2d(
-    input: Tensor,
-    kernel_size: Any,
-    stride: Any = None,
-    padding: Any = 0,
-    dilation: Any = 1,
-    ceil_mode: bool = False,
-    return_indices: bool = False,
-) -> Tensor:
-    return _max_pool(2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+max_pool1d = _max_pool_in(1)
+max_pool2d = _max_pool_in(2)
 
 
 def _avg_pool(

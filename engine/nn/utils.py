@@ -85,13 +85,7 @@ def clip_grad_norm_(
     return total
 
 
-def clip_grad_norm(
-    parameters: Tensor | Iterable[Tensor],
-    max_norm: float,
-    norm_type: float = 2.0,
-    error_if_nonfinite: bool = False,
-    foreach: bool | None = None,
-) -> Tensor:
+def clip_grad_norm(*args: Any, **kwargs: Any) -> Tensor:
     """The deprecated name of :func:`clip_grad_norm_`, with PyTorch's warning."""
     import warnings
 
@@ -101,7 +95,7 @@ def clip_grad_norm(
         FutureWarning,
         stacklevel=2,
     )
-    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
+    return clip_grad_norm_(*args, **kwargs)
 
 
 def clip_grad_value_(

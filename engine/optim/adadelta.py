@@ -8,9 +8,12 @@ from typing import Any
 from engine import backend
 from engine.optim.optimizer import (
     Optimizer,
-    _check_lr_eps_wd,
+    _check_args,
     _closure_loss,
+    _decayed,
+    _defaults,
     _fma,
+    _second_moment,
     _zeros,
 )
 
@@ -32,48 +35,33 @@ class Adadelta(Optimizer):
         maximize: bool = False,
         differentiable: bool = False,
     ) -> None:
-        if not lr >= 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= rho <= 1.0:
-            raise ValueError(f"Invalid rho value: {rho}")
-        _check_lr_eps_wd(lr, eps, weight_decay)
+        _check_args(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay)
         super().__init__(
             params,
-            {
-                "lr": lr,
-                "rho": rho,
-                "eps": eps,
-                "weight_decay": weight_decay,
-                "maximize": maximize,
-                "capturable": capturable,
-                "foreach": foreach,
-                "differentiable": differentiable,
-            },
+            _defaults(
+                locals(), "lr rho eps weight_decay maximize capturable foreach differentiable"
+            ),
         )
 
     def step(self, closure: Any = None) -> Any:
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            lr, rho, eps, wd = group["lr"], group["rho"], group["eps"], group["weight_decay"]
+            lr, rho, eps = group["lr"], group["rho"], group["eps"]
             for p, grad, state in self._with_grads(group):
                 if not state:
                     state["step"] = 0
                     state["square_avg"] = _zeros(p)
                     state["acc_delta"] = _zeros(p)
                 state["step"] += 1
-                if wd:
-                    grad = _fma(wd, p._data, grad)
+                grad = _decayed(p, grad, group)
                 square_avg, acc_delta = state["square_avg"], state["acc_delta"]
-                one_minus_rho = square_avg.dtype.type(1 - rho)
-                square_avg *= rho
-                square_avg[...] = _fma(one_minus_rho * grad, grad, square_avg)
+                _second_moment(square_avg, grad, rho)
                 xp = backend.array_module(square_avg)
                 std = xp.sqrt(square_avg + eps)
                 delta = xp.sqrt(acc_delta + eps)
                 delta /= std
                 delta *= grad
-                acc_delta *= rho
-                acc_delta[...] = _fma(one_minus_rho * delta, delta, acc_delta)
+                _second_moment(acc_delta, delta, rho)
                 p._data[...] = _fma(-lr, delta, p._data)  # add_(delta, alpha=-lr)
                 p._bump()
         return loss

@@ -9,8 +9,10 @@ import numpy as np
 
 from engine.optim.optimizer import (
     Optimizer,
-    _check_lr_eps_wd,
+    _check_args,
     _closure_loss,
+    _decayed,
+    _defaults,
     _fma,
     _zeros,
 )
@@ -35,27 +37,19 @@ class ASGD(Optimizer):
         differentiable: bool = False,
         capturable: bool = False,
     ) -> None:
-        _check_lr_eps_wd(lr, None, weight_decay)
+        _check_args(lr=lr, weight_decay=weight_decay)
         super().__init__(
             params,
-            {
-                "lr": lr,
-                "lambd": lambd,
-                "alpha": alpha,
-                "t0": t0,
-                "weight_decay": weight_decay,
-                "foreach": foreach,
-                "maximize": maximize,
-                "differentiable": differentiable,
-                "capturable": capturable,
-            },
+            _defaults(
+                locals(),
+                "lr lambd alpha t0 weight_decay foreach maximize differentiable capturable",
+            ),
         )
 
     def step(self, closure: Any = None) -> Any:
         loss = _closure_loss(closure)
         for group in self.param_groups:
             lr, lambd, alpha, t0 = group["lr"], group["lambd"], group["alpha"], group["t0"]
-            wd = group["weight_decay"]
             for p, grad, state in self._with_grads(group):
                 if not state:
                     state["step"] = 0
@@ -63,8 +57,7 @@ class ASGD(Optimizer):
                     state["mu"] = np.float32(1.0)
                     state["ax"] = _zeros(p)
                 state["step"] += 1
-                if wd:
-                    grad = _fma(wd, p._data, grad)
+                grad = _decayed(p, grad, group)
                 eta = float(state["eta"])
                 p._data *= 1 - lambd * eta  # the decay term
                 p._bump()

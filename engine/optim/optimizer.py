@@ -198,27 +198,87 @@ def _closure_loss(closure: Any) -> Any:
         return closure()
 
 
-def _check_betas(betas: Any) -> None:
-    for i, beta in enumerate(betas):
-        if not 0.0 <= beta < 1.0:
-            raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+_LABELS = {"lr": "learning rate", "eps": "epsilon value"}
 
 
-def _check_lr_eps_wd(lr: float, eps: float | None, weight_decay: float) -> None:
-    if not lr >= 0.0:
-        raise ValueError(f"Invalid learning rate: {lr}")
-    if eps is not None and not eps >= 0.0:
-        raise ValueError(f"Invalid epsilon value: {eps}")
-    if not weight_decay >= 0.0:
-        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+def _check_args(**args: Any) -> None:
+    """PyTorch's checks of an optimizer's arguments, in the order given: each is ``0.0 <=``
+    (so ``None`` raises PyTorch's TypeError), ``betas`` each in [0, 1), ``rho`` in [0, 1]."""
+    for name, value in args.items():
+        if name == "betas":
+            for i, beta in enumerate(value):
+                if not 0.0 <= beta < 1.0:
+                    raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+        # 0.0 first, as PyTorch writes it: None must raise its TypeError, "'<=' not supported"
+        elif not (0.0 <= value <= 1.0 if name == "rho" else 0.0 <= value):  # noqa: SIM300
+            raise ValueError(f"Invalid {_LABELS.get(name, name + ' value')}: {value}")
 
 
-def _check_lr_eps_betas_wd(lr: float, eps: float, betas: Any, weight_decay: float) -> None:
-    """PyTorch's checks of the Adam family's arguments, in its order (lr, eps, betas, then
-    weight decay)."""
-    _check_lr_eps_wd(lr, eps, 0.0)
-    _check_betas(betas)
-    _check_lr_eps_wd(lr, eps, weight_decay)
+def _defaults(args: dict[str, Any], order: str, **fixed: Any) -> dict[str, Any]:
+    """A constructor's settings as PyTorch's groups hold them, in its order (``order``: the
+    names, space-separated; ``fixed``: settings that are not arguments here, or overrides)."""
+    merged = {**args, **fixed}
+    return {name: merged[name] for name in order.split()}
+
+
+def _decayed(p: Tensor, grad: Any, group: dict[str, Any], decoupled: bool = False) -> Any:
+    """The gradient with the group's weight decay: L2 added to it (``grad.add(param,
+    alpha=wd)``), or, ``decoupled`` (AdamW's), the weights shrunk by lr·wd."""
+    wd = group["weight_decay"]
+    if not wd:
+        return grad
+    if decoupled:
+        p._data *= 1 - group["lr"] * wd
+        p._bump()  # PyTorch's param.mul_ counts as its own in-place change
+        return grad
+    return _fma(wd, p._data, grad)
+
+
+def _second_moment(avg_sq: Any, grad: Any, beta: float) -> None:
+    """``avg_sq.mul_(beta).addcmul_(grad, grad, value=1 - beta)``, PyTorch's roundings."""
+    avg_sq *= beta
+    avg_sq[...] = _fma(avg_sq.dtype.type(1 - beta) * grad, grad, avg_sq)
+
+
+class AdamFamily(Optimizer):
+    """What Adam, AdamW, Adamax, NAdam and RAdam share: PyTorch's checks of lr, eps, betas and
+    weight decay; a step that counts, applies weight decay and moves the first moment
+    ``exp_avg`` toward the gradient; then each rule's ``_update``. ``_moments``: the state's
+    moment buffers, zeros at the first step; ``checks``: arguments checked after those (≥ 0)."""
+
+    _moments: ClassVar[tuple[str, ...]] = ("exp_avg", "exp_avg_sq")
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        args: dict[str, Any],
+        order: str,
+        checks: tuple[str, ...] = (),
+        **fixed: Any,
+    ) -> None:
+        _check_args(**{k: args[k] for k in ("lr", "eps", "betas", "weight_decay", *checks)})
+        super().__init__(params, _defaults(args, order, **fixed))
+
+    def _init_state(self, state: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
+        for name in self._moments:
+            state[name] = _zeros(p)
+
+    def _update(self, p: Tensor, grad: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def step(self, closure: Any = None) -> Any:
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            for p, grad, state in self._with_grads(group):
+                if not state:
+                    state["step"] = 0
+                    self._init_state(state, p, group)
+                state["step"] += 1
+                grad = _decayed(p, grad, group, group.get("decoupled_weight_decay", False))
+                _lerp_(state["exp_avg"], grad, 1 - group["betas"][0])
+                self._update(p, grad, state, group)
+                p._bump()
+        return loss
 
 
 def _grad(p: Tensor, group: dict[str, Any]) -> Any:

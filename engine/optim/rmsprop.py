@@ -8,8 +8,13 @@ from typing import Any
 from engine import backend
 from engine.optim.optimizer import (
     Optimizer,
+    _check_args,
+    _closure_loss,
+    _decayed,
+    _defaults,
     _fma,
     _lerp_,
+    _second_moment,
     _zeros,
 )
 
@@ -27,43 +32,25 @@ class RMSprop(Optimizer):
         *,
         maximize: bool = False,
     ) -> None:
-        if not lr >= 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not eps >= 0.0:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not momentum >= 0.0:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not weight_decay >= 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not alpha >= 0.0:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        _check_args(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
         super().__init__(
             params,
-            {
-                "lr": lr,
-                "momentum": momentum,
-                "alpha": alpha,
-                "eps": eps,
-                "centered": centered,
-                "weight_decay": weight_decay,
-                "capturable": False,
-                "foreach": None,
-                "maximize": maximize,
-                "differentiable": False,
-            },
+            _defaults(
+                locals(),
+                "lr momentum alpha eps centered weight_decay capturable foreach maximize "
+                "differentiable",
+                capturable=False,
+                foreach=None,
+                differentiable=False,
+            ),
         )
 
-    def step(self) -> None:
+    def step(self, closure: Any = None) -> Any:
+        loss = _closure_loss(closure)
         for group in self.param_groups:
             lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
-            wd, mom, centered = group["weight_decay"], group["momentum"], group["centered"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                grad = p.grad._data
-                if group["maximize"]:
-                    grad = -grad
-                state = self._state(p)
+            mom, centered = group["momentum"], group["centered"]
+            for p, grad, state in self._with_grads(group):
                 if not state:
                     state["step"] = 0
                     state["square_avg"] = _zeros(p)
@@ -72,11 +59,9 @@ class RMSprop(Optimizer):
                     if centered:
                         state["grad_avg"] = _zeros(p)
                 state["step"] += 1
-                if wd:
-                    grad = _fma(wd, p._data, grad)
+                grad = _decayed(p, grad, group)
                 square_avg = state["square_avg"]
-                square_avg *= alpha
-                square_avg[...] = _fma(square_avg.dtype.type(1 - alpha) * grad, grad, square_avg)
+                _second_moment(square_avg, grad, alpha)
                 xp = backend.array_module(square_avg)
                 if centered:
                     grad_avg = state["grad_avg"]
@@ -92,3 +77,4 @@ class RMSprop(Optimizer):
                 else:
                     p._data += (-lr * grad) / avg  # addcdiv_(value=-lr)
                 p._bump()
+        return loss

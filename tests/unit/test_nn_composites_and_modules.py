@@ -553,6 +553,18 @@ ERRORS: list[Fn] = [
     lambda T: T.nn.Upsample(scale_factor=2, mode="nearest", align_corners=False)(
         T.randn(1, 1, 2, 2)
     ),
+    # the checks one helper makes for several callers (engine/nn/container.py's _pairs,
+    # lr_scheduler's _lambdas, the modules that share their base's forward)
+    lambda T: T.nn.ModuleDict([3]),
+    lambda T: T.nn.ParameterDict([3]),
+    lambda T: T.nn.ParameterDict([("a", T.ones(1), 3)]),
+    lambda T: T.optim.lr_scheduler.MultiplicativeLR(
+        T.optim.SGD([T.zeros(1, requires_grad=True)], lr=0.1), [lambda e: 0.9] * 2
+    ),
+    lambda T: T.nn.Conv1d(1, 1, 1)(),
+    lambda T: T.nn.MaxPool2d(2)(),
+    lambda T: type("MyConv", (T.nn.Conv2d,), {})(1, 1, 1)(),  # a program's subclass
+    lambda T: type("MyAct", (T.nn.LeakyReLU,), {})()(),
 ]
 
 

@@ -16,19 +16,11 @@ import numpy as np
 import pytest
 
 import engine
-from tests.tolerances import (
-    OPTIMIZER_STEP,
-    TRAINING_25_STEPS,
-    close,
-    magnitude,
-)
+from tests.tolerances import OPTIMIZER_STEP, close, magnitude
+from tests.unit import optim_vs_torch as vs
 from tests.unit.test_fake_gpu import cupy as fake_cupy  # noqa: F401  (a fixture: CuPy stand-in)
 
 Fn = Callable[..., Any]
-
-
-def F(lib: Any) -> Any:
-    return lib.nn.functional
 
 
 # ---- optimizers --------------------------------------------------------------------------------
@@ -62,67 +54,19 @@ OPTIMIZERS: dict[str, Fn] = {
 @pytest.mark.torch
 @pytest.mark.parametrize("name", list(OPTIMIZERS))
 def test_training_matches_pytorch(name: str) -> None:
-    """25 steps on a small classifier: the parameters agree to float32 rounding
-    (TRAINING_25_STEPS: the updates of one parameter add up to at most 0.33 here, computed in
-    float64, within the 2.5 that bound assumes)."""
-    torch = pytest.importorskip("torch")
-    rng = np.random.default_rng(0)
-    X, Y = rng.normal(size=(16, 3)), rng.integers(0, 2, 16)
-    results = []
-    for lib in (engine, torch):
-        lib.manual_seed(0)
-        model = lib.nn.Sequential(lib.nn.Linear(3, 8), lib.nn.Tanh(), lib.nn.Linear(8, 2))
-        opt = OPTIMIZERS[name](lib, model.parameters())
-        x, y = lib.tensor(X, dtype=lib.float32), lib.tensor(Y)
-        for _ in range(25):
-            opt.zero_grad()
-            F(lib).cross_entropy(model(x), y).backward()
-            opt.step()
-        results.append([p.detach().numpy().copy() for p in model.parameters()])
-    for e, t in zip(*results, strict=True):
-        np.testing.assert_allclose(e, t, **TRAINING_25_STEPS)
+    """25 steps on a small classifier (the updates of one parameter add up to at most 0.33
+    here, within the 2.5 that TRAINING_25_STEPS assumes)."""
+    vs.assert_training_matches(OPTIMIZERS[name])
 
 
 @pytest.mark.torch
 @pytest.mark.parametrize("name", list(OPTIMIZERS))
 def test_steps_on_identical_gradients_match_pytorch(name: str) -> None:
-    """The update rule alone, 25 steps on the same gradients: parameters and every state entry
-    (with its dtype and shape) within 25 OPTIMIZER_STEPs of the array's largest element. A step
-    of these optimizers has at most that many roundings that may differ: Adadelta's two float32
-    square roots (MKL's, 2·MKL_SQRT) and four multiply-adds (weight decay, two addcmul, the
-    update: UNFUSED each); NAdam's one root and three; Adamax, RAdam and ASGD fewer."""
-    torch = pytest.importorskip("torch")
-    rng = np.random.default_rng(1)
-    shapes = [(8, 3), (8,), (2, 8), (2,), (37,)]
-    start = [rng.normal(size=s).astype(np.float32) for s in shapes]
-    grads = [
-        [rng.normal(size=s).astype(np.float32) * (0.1 + k % 3) for s in shapes] for k in range(25)
-    ]
-    results = []
-    for lib in (engine, torch):
-        ps = [lib.tensor(a.copy(), requires_grad=True) for a in start]
-        opt = OPTIMIZERS[name](lib, ps)
-        for step_grads in grads:
-            for p, g in zip(ps, step_grads, strict=True):
-                p.grad = lib.tensor(g.copy())
-            opt.step()
-        results.append(([p.detach().numpy().copy() for p in ps], opt.state_dict()["state"]))
-    (e_params, e_state), (t_params, t_state) = results
-    steps = 25 * OPTIMIZER_STEP
-    for e, t in zip(e_params, t_params, strict=True):
-        np.testing.assert_allclose(e, t, **close(steps, magnitude(t)))
-    assert e_state.keys() == t_state.keys()
-    for i in t_state:
-        assert list(e_state[i]) == list(t_state[i])
-        for key, value in t_state[i].items():
-            expected = value.numpy()
-            got = e_state[i][key]
-            assert str(got.dtype) == str(value.dtype) and tuple(got.shape) == tuple(value.shape)
-            np.testing.assert_allclose(got.numpy(), expected, **close(steps, magnitude(expected)))
-
-
-def _params(lib: Any) -> list[Any]:
-    return [lib.zeros(2, 3, requires_grad=True), lib.zeros(3, requires_grad=True)]
+    """25 steps on the same gradients. A step of these optimizers has at most 25 roundings
+    that may differ: Adadelta's two float32 square roots (MKL's, 2·MKL_SQRT) and four
+    multiply-adds (weight decay, two addcmul, the update: UNFUSED each); NAdam's one root and
+    three; Adamax, RAdam and ASGD fewer."""
+    vs.assert_steps_on_identical_gradients_match(OPTIMIZERS[name])
 
 
 OPTIMIZER_REPRS: list[Fn] = [
@@ -142,15 +86,7 @@ OPTIMIZER_REPRS: list[Fn] = [
 @pytest.mark.torch
 @pytest.mark.parametrize("make", OPTIMIZER_REPRS)
 def test_optimizer_reprs_defaults_and_groups_match_pytorch(make: Fn) -> None:
-    torch = pytest.importorskip("torch")
-    e, t = make(engine, _params(engine)), make(torch, _params(torch))
-    assert repr(e) == repr(t)
-    assert e.defaults == t.defaults and list(e.defaults) == list(t.defaults)
-    for eg, tg in zip(e.param_groups, t.param_groups, strict=True):
-        assert list(eg) == list(tg)
-        assert {k: v for k, v in eg.items() if k != "params"} == {
-            k: v for k, v in tg.items() if k != "params"
-        }
+    vs.assert_repr_defaults_and_groups_match(make)
 
 
 @pytest.mark.torch
@@ -178,16 +114,16 @@ def test_optimizer_reprs_defaults_and_groups_match_pytorch(make: Fn) -> None:
         lambda lib, ps: lib.optim.ASGD([]),
         lambda lib, ps: lib.optim.NAdam(ps[0]),
         lambda lib, ps: lib.optim.RAdam([ps[0] * 2]),
+        # None where a number is due: PyTorch's TypeError from its ``0.0 <= eps`` check
+        lambda lib, ps: lib.optim.Adamax(ps, eps=None),
+        lambda lib, ps: lib.optim.NAdam(ps, eps=None),
+        lambda lib, ps: lib.optim.RAdam(ps, eps=None),
+        lambda lib, ps: lib.optim.Adadelta(ps, eps=None),
+        lambda lib, ps: lib.optim.ASGD(ps, lr=None),
     ],
 )
 def test_optimizer_argument_errors_match_pytorch(make: Fn) -> None:
-    torch = pytest.importorskip("torch")
-    errors = []
-    for lib in (engine, torch):
-        with pytest.raises((ValueError, TypeError)) as info:
-            make(lib, _params(lib))
-        errors.append((type(info.value), str(info.value)))
-    assert errors[0] == errors[1]
+    vs.assert_argument_errors_match(make)
 
 
 @pytest.mark.torch
@@ -206,26 +142,7 @@ def test_state_layout_and_version_counts_match_pytorch(make: Fn) -> None:
     """state_dict layout before and after steps with one parameter left without a gradient,
     and the version counter's in-place updates per step (NAdam's two addcdiv_, decoupled decay's
     mul_, ASGD's decay and update)."""
-    torch = pytest.importorskip("torch")
-    ps = {lib: _params(lib) for lib in (engine, torch)}
-    opts = {lib: make(lib, ps[lib]) for lib in (engine, torch)}
-
-    def layout(lib: Any) -> Any:
-        sd = opts[lib].state_dict()
-        state = {
-            i: {k: (tuple(v.shape), str(v.dtype)) for k, v in s.items()}
-            for i, s in sd["state"].items()
-        }
-        return state, sd["param_groups"]
-
-    assert layout(engine) == layout(torch)
-    for step in range(2):
-        for lib in (engine, torch):
-            ps[lib][0].grad = lib.ones(2, 3) * (step + 1)
-            opts[lib].step()
-        assert layout(engine) == layout(torch)
-    assert ps[engine][0]._version == ps[torch][0]._version
-    assert ps[engine][1]._version == ps[torch][1]._version == 0
+    vs.assert_state_layout_matches(make)
 
 
 @pytest.mark.parametrize("name", list(OPTIMIZERS))
@@ -263,7 +180,7 @@ def test_load_state_dict_errors_and_a_pytorch_state_dict() -> None:
     OPTIMIZER_STEPs of the array's magnitude)."""
     torch = pytest.importorskip("torch")
     for lib in (engine, torch):
-        opt = lib.optim.NAdam(_params(lib))
+        opt = lib.optim.NAdam(vs.params(lib))
         with pytest.raises(ValueError, match="different number of parameter groups"):
             opt.load_state_dict({"state": {}, "param_groups": []})
         with pytest.raises(ValueError, match="doesn't match the size of optimizer's group"):
@@ -318,23 +235,7 @@ def test_step_takes_a_closure(name: str) -> None:
 
 @pytest.mark.usefixtures("fake_cupy")
 def test_steps_on_fake_gpu_match_cpu() -> None:
-    """On (fake) CuPy arrays the state stays on the device and the steps equal the CPU's."""
-    for make in OPTIMIZERS.values():
-        runs = []
-        for dev in ("cpu", "cuda"):
-            engine.manual_seed(0)
-            w = engine.randn(4, 3, device=dev, requires_grad=True)
-            opt = make(engine, [w])
-            for _ in range(5):
-                opt.zero_grad()
-                ((w * w).sum() + w.sum()).backward()
-                opt.step()
-            assert w.device.type == dev
-            arrays = [v for v in opt.state_of(w).values() if hasattr(v, "shape") and v.shape]
-            assert arrays
-            assert all((type(a) is np.ndarray) == (dev == "cpu") for a in arrays)
-            runs.append(w.detach().cpu().numpy())
-        np.testing.assert_array_equal(runs[1], runs[0])
+    vs.assert_fake_gpu_matches_cpu(OPTIMIZERS.values())
 
 
 def test_rates_the_schedules_change_reach_the_new_optimizers() -> None:

@@ -19,8 +19,8 @@ from tests.tolerances import (
     close,
     magnitude,
 )
+from tests.unit.optim_vs_torch import params
 from tests.unit.test_fake_gpu import cupy as fake_cupy  # noqa: F401  (a fixture: CuPy stand-in)
-from tests.unit.test_optim_adadelta_to_asgd import _params
 
 Fn = Callable[..., Any]
 
@@ -127,7 +127,7 @@ def test_lbfgs_trains_a_network_as_pytorch_in_float32() -> None:
 )
 def test_lbfgs_repr_and_defaults_match_pytorch(make: Fn) -> None:
     torch = pytest.importorskip("torch")
-    e, t = make(engine, _params(engine)), make(torch, _params(torch))
+    e, t = make(engine, params(engine)), make(torch, params(torch))
     assert repr(e) == repr(t)
     assert e.defaults == t.defaults and list(e.defaults) == list(t.defaults)
 
@@ -146,7 +146,7 @@ def test_lbfgs_argument_errors_match_pytorch(make: Fn) -> None:
     errors = []
     for lib in (engine, torch):
         with pytest.raises(ValueError) as info:
-            make(lib, _params(lib))
+            make(lib, params(lib))
         errors.append(str(info.value))
     assert errors[0] == errors[1]
 

@@ -196,3 +196,26 @@ def test_default_collate_and_loader_shapes() -> None:
         assert np.asarray(a).dtype == np.asarray(b).dtype
         np.testing.assert_array_equal(a, b)
     assert [int(v) for v in ours[-1]] == [int(v) for v in theirs[-1]]
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: engine.rand(2, foo=1), "rand"),
+        (lambda: engine.randn(2, foo=1), "randn"),
+        (lambda: engine.zeros(2, foo=1), "zeros"),
+        (lambda: engine.empty(2, foo=1), "empty"),
+        (lambda: engine.rand_like(engine.ones(1), foo=1), "rand_like"),
+        (lambda: engine.zeros_like(engine.ones(1), generator=None), "zeros_like"),
+        (lambda: engine.ones(1).new_zeros(2, foo=1), "new_zeros"),
+        (lambda: engine.nn.init.kaiming_normal_(engine.ones(2, 2), foo=1), "kaiming_normal_"),
+        (lambda: engine.nn.functional.max_pool1d(engine.ones(1, 1, 2), foo=1), "max_pool1d"),
+        (lambda: engine.nn.functional.conv2d(engine.ones(1, 1, 2, 2), x=1), "conv2d"),
+    ],
+)
+def test_factories_built_from_one_signature_name_themselves_in_errors(call: Any, name: str) -> None:
+    """The functions made by one builder each (rand/randn, the *_like, conv1d/2d ...) are named
+    as PyTorch names them: a wrong keyword says which function refused it (PyTorch's own
+    message for its native functions differs: "received an invalid combination")."""
+    with pytest.raises(TypeError, match=rf"^{name}\(\) got an unexpected keyword argument"):
+        call()

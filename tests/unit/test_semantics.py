@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import engine
-from tests.tolerances import TRAINING_25_STEPS, close
+from tests.tolerances import close
+from tests.unit.optim_vs_torch import assert_training_matches
 
 #: The largest radius of ATen's Box-Muller: sqrt(-2 log u) for the smallest uniform, 2**-24.
 BOX_MULLER_RADIUS = math.sqrt(-2 * math.log(2.0**-24))
@@ -223,21 +224,4 @@ def test_random_streams_and_init_match_pytorch() -> None:
     ],
 )
 def test_optimizers_match_pytorch(make: Callable[..., Any]) -> None:
-    torch = pytest.importorskip("torch")
-    rng = np.random.default_rng(0)
-    X, Y = rng.normal(size=(16, 3)), rng.integers(0, 2, 16)
-    results = []
-    for lib in (engine, torch):
-        lib.manual_seed(0)
-        model = lib.nn.Sequential(lib.nn.Linear(3, 8), lib.nn.Tanh(), lib.nn.Linear(8, 2))
-        opt = make(lib, model.parameters())
-        x = lib.tensor(X, dtype=lib.float32)
-        y = lib.tensor(Y)
-        for _ in range(25):
-            opt.zero_grad()
-            loss = lib.nn.functional.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
-        results.append([p.detach().numpy().copy() for p in model.parameters()])
-    for e, t in zip(*results, strict=True):
-        np.testing.assert_allclose(e, t, **TRAINING_25_STEPS)
+    assert_training_matches(make)
