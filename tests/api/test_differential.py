@@ -41,7 +41,7 @@ for step in range(40):
 print(round(loss.item(), 4))
 print(round(w.item(), 2), round(b.item(), 2))
 """,
-    "printing": """import torch
+    "printing-basics": """import torch
 a = torch.tensor([[1.0, 2.5], [3.0, -4.125]])
 print(a)
 print(a.shape, a.dtype, a.size(0), a.dim(), a.numel())
