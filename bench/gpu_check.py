@@ -114,6 +114,7 @@ def api_parity(device: str) -> tuple[int, int]:
     from server.app import create_app
     from server.schemas import TINY_EXAMPLE
     from server.settings import Settings
+    from server.training.schemas import MOONS_REQUEST
 
     print("\n## API on the device vs cpu\n")
     passed = failed = 0
@@ -139,14 +140,7 @@ def api_parity(device: str) -> tuple[int, int]:
         )
         passed += ok
         failed += not ok
-        spec = {
-            "dataset": {"name": "moons", "n_samples": 200, "noise": 0.1, "seed": 0},
-            "model": {"hidden": [16, 16], "activation": "tanh"},
-            "optimizer": {"name": "adam", "lr": 0.02},
-            "batch_size": 32,
-            "steps": 100,
-            "seed": 0,
-        }
+        spec = {**MOONS_REQUEST, "optimizer": {"name": "adam", "lr": 0.02}}
         train = {}
         for dev in ("cpu", device):
             r = client.post("/api/v1/train", json={**spec, "device": dev})

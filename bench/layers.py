@@ -40,6 +40,7 @@ from typing import Any
 import orjson
 
 from bench.api_latency import client, serve
+from bench.timing import torch_runner
 from server.examples import EXAMPLES
 from server.program.budgets import Budgets
 from server.program.imports import Importer, preload
@@ -59,19 +60,6 @@ def programs() -> dict[str, str]:
         "2,000-step cubic fit": (LESSONS / "long_polynomial_fit.py").read_text(),
         "500-step two-layer net (64×1000)": (LESSONS / "long_two_layer_net.py").read_text(),
     }
-
-
-def _torch(source: str) -> Callable[[], None]:
-    import torch
-
-    torch.set_num_threads(1)
-    code = compile(source, "<program>", "exec")
-
-    def run() -> None:
-        with contextlib.redirect_stdout(io.StringIO()):
-            exec(code, {"__name__": "__main__"})
-
-    return run
 
 
 def _bare(source: str, modules: dict[str, Any]) -> Callable[[], None]:
@@ -124,7 +112,7 @@ def measure(base: str, repeats: int = 7, only: list[str] | None = None) -> list[
         for title, source in chosen.items():
             last: list[Any] = []
             contestants: dict[str, Callable[[], Any]] = {
-                "torch": _torch(source),
+                "torch": torch_runner(source),
                 "bare": _bare(source, modules),
                 "unrecorded": _runner(source, modules, False, []),
                 "runner": _runner(source, modules, True, last),

@@ -12,8 +12,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import statistics
 import threading
@@ -24,6 +22,7 @@ from typing import Any
 import httpx2 as httpx
 
 from bench.api_latency import serve
+from bench.timing import torch_runner
 from server.examples import EXAMPLES
 from server.schemas import TINY_EXAMPLE
 
@@ -46,26 +45,12 @@ def _sources() -> dict[str, str]:
     return sources
 
 
-def _torch_runner(source: str) -> Any:
-    """A function that runs ``source`` with real PyTorch in this process, output discarded."""
-    import torch
-
-    torch.set_num_threads(1)
-    code = compile(source, "<program>", "exec")
-
-    def run() -> None:
-        with contextlib.redirect_stdout(io.StringIO()):
-            exec(code, {"__name__": "__main__"})
-
-    return run
-
-
 def programs_vs_torch(base: str, repeats: int = 15) -> list[dict[str, Any]]:
     rows = []
     with httpx.Client(base_url=base, timeout=120) as client:
         for title, source in _sources().items():
             long_program = title in LONG_PROGRAMS
-            torch_run = _torch_runner(source)
+            torch_run = torch_runner(source)
             torch_run()
             client.post("/api/v1/run", json={"source": source})  # warm both
             ours: list[float] = []

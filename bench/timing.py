@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import statistics
 import time
 from collections.abc import Callable
@@ -39,3 +41,18 @@ def interleaved_medians(
                 fn()
             samples[key].append((time.perf_counter() - t0) / b)
     return {k: statistics.median(v) for k, v in samples.items()}
+
+
+def torch_runner(source: str) -> Callable[[], None]:
+    """A function that runs ``source`` with real PyTorch (one thread) in this warm process, its
+    output discarded: the baseline the benches hold the playground against."""
+    import torch
+
+    torch.set_num_threads(1)
+    code = compile(source, "<program>", "exec")
+
+    def run() -> None:
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(code, {"__name__": "__main__"})
+
+    return run

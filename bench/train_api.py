@@ -30,17 +30,11 @@ from typing import Any
 import numpy as np
 import orjson
 
+from server.training.schemas import MOONS_REQUEST
+
 STEPS_PER_CALL = 10
 TARGET = 1.5
-SPEC: dict[str, Any] = {
-    "dataset": {"name": "moons", "n_samples": 200, "noise": 0.1, "test_fraction": 0.3, "seed": 0},
-    "model": {"hidden": [16, 16], "activation": "tanh"},
-    "optimizer": {"name": "adam", "lr": 0.03},
-    "batch_size": 32,
-    "seed": 0,
-    "steps": STEPS_PER_CALL,
-    "grid": 40,
-}
+SPEC: dict[str, Any] = {**MOONS_REQUEST, "steps": STEPS_PER_CALL, "grid": 40}
 
 
 def _lesson_setup() -> tuple[Any, Any, Any, Any, Any, Any]:

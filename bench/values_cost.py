@@ -42,23 +42,13 @@ print(round(w.grad, 6))
 """
 )
 
-LEAN_2000 = """
-class Value:
-    def __init__(self, data, parents=(), op=""):
-        self.data, self.grad = data, 0.0
-        self.parents, self.op = parents, op
-        self.backward_fn = lambda: None
-    def __add__(self, other):
-        out = Value(self.data + other.data, (self, other), "+")
-        def bw(): self.grad += out.grad; other.grad += out.grad
-        out.backward_fn = bw
-        return out
-    def __mul__(self, other):
-        out = Value(self.data * other.data, (self, other), "*")
-        def bw(): self.grad += other.data * out.grad; other.grad += self.data * out.grad
-        out.backward_fn = bw
-        return out
-    def backward(self):
+# The gallery's lean Value with its backward walk made iterative: a 666-deep recursive
+# topological sort would pass the sandbox's recursion limit.
+_LEAN_VALUE = example("seed-tiny-autograd").source.split("    def backward(self):")[0]
+
+LEAN_2000 = (
+    _LEAN_VALUE
+    + """    def backward(self):
         order, seen, stack = [], set(), [(self, False)]
         while stack:
             v, done = stack.pop()
@@ -78,6 +68,7 @@ for i in range(666):
 total.backward()
 print(round(w.grad, 6))
 """
+)
 
 _MICROGRAD_CLASSES = MICROGRAD_MLP.split("random.seed(1)")[0]
 

@@ -215,25 +215,25 @@ class Summary(BaseModel):
     preview: list[Any]
 
 
+#: a leaf ``w`` as NodeShape's example; GraphNode's adds its numbers
+_LEAF_SHAPE_EXAMPLE: dict[str, Any] = {
+    "id": "n2",
+    "name": "w",
+    "op": None,
+    "grad_fn": None,
+    "is_leaf": True,
+    "requires_grad": True,
+    "shape": [],
+    "dtype": "torch.float32",
+}
+
+
 class NodeShape(BaseModel):
     """One tensor of a recorded graph, without its numbers (a pass's structure)."""
 
     model_config = ConfigDict(
         extra="allow",
-        json_schema_extra={
-            "examples": [
-                {
-                    "id": "n2",
-                    "name": "w",
-                    "op": None,
-                    "grad_fn": None,
-                    "is_leaf": True,
-                    "requires_grad": True,
-                    "shape": [],
-                    "dtype": "torch.float32",
-                }
-            ]
-        },
+        json_schema_extra={"examples": [_LEAF_SHAPE_EXAMPLE]},
     )
 
     id: str = Field(examples=["n3"])
@@ -285,22 +285,7 @@ class GraphNode(NodeShape):
 
     model_config = ConfigDict(
         extra="allow",
-        json_schema_extra={
-            "examples": [
-                {
-                    "id": "n2",
-                    "name": "w",
-                    "op": None,
-                    "grad_fn": None,
-                    "is_leaf": True,
-                    "requires_grad": True,
-                    "shape": [],
-                    "dtype": "torch.float32",
-                    "value": 0.5,
-                    "grad": -24.0,
-                }
-            ]
-        },
+        json_schema_extra={"examples": [{**_LEAF_SHAPE_EXAMPLE, "value": 0.5, "grad": -24.0}]},
     )
 
     value: Any = Field(

@@ -121,10 +121,11 @@ OPTIMIZER_STEP = MKL_SQRT + 6 * UNFUSED
 TRAINING_25_STEPS = close(2 * 110 + OPTIMIZER_STEP, scale=2.5)
 
 #: A full-precision print (``loss.item()``, ``tolist()``) of a test program run on both sides.
-#: The programs (tests/programs/, the lessons) compute their printed values in at most a few
-#: dozen float32 operations since the last contraction: the longest are training loops, where
-#: gradient descent keeps only the errors of its last ~1 / (lr * smallest curvature) steps
-#: (house_prices: 700 SGD steps of a linear fit, ~110 remembered, each moving the weight by
-#: < 0.5u) and then rounds them through a loss: 64 roundings of the value. Measured under every
-#: forced configuration of `make test-matrix`: at most 5.
+#: The programs (tests/programs/, the lessons, the gallery) compute their printed values in at
+#: most a few dozen float32 operations since the last contraction: the longest are training
+#: loops, where gradient descent keeps only the errors of its last ~1 / (lr * smallest
+#: curvature) steps (the gallery's seed-train-loop: 700 SGD steps of a linear fit, ~110
+#: remembered, each moving the weight by < 0.5u) and then rounds them through a loss: 64
+#: roundings of the value. Measured under every forced configuration of `make test-matrix`:
+#: at most 5.
 PROGRAM_ROUNDINGS = 64

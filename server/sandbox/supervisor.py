@@ -222,8 +222,19 @@ class Zygote:
         self.on_end(self)
 
     def _reap(self) -> None:
-        """Make sure it is gone: kill it, and wait for it if it is our child (an activated
-        standby is not: its first parent was a zygote, and init reaps it)."""
+        """Make sure it is gone: kill it, then close its pidfd and control socket."""
+        self._kill()
+        if self.proc is None:
+            with self._send_lock, contextlib.suppress(OSError):
+                if self.pidfd >= 0:
+                    os.close(self.pidfd)
+            self.pidfd = -1
+        with contextlib.suppress(OSError):
+            self.ctl.close()
+
+    def _kill(self) -> None:
+        """Kill it, and wait for it if it is our child (an activated standby is not: its first
+        parent was a zygote, and init reaps it)."""
         if self.proc is not None:
             with contextlib.suppress(OSError):
                 self.proc.kill()
@@ -232,12 +243,6 @@ class Zygote:
         else:
             with self._send_lock:
                 self._signal(signal.SIGKILL)
-                with contextlib.suppress(OSError):
-                    if self.pidfd >= 0:
-                        os.close(self.pidfd)
-                self.pidfd = -1
-        with contextlib.suppress(OSError):
-            self.ctl.close()
 
     def _signal(self, sig: int) -> None:
         if self.pidfd >= 0:
@@ -248,14 +253,7 @@ class Zygote:
         """Close its control socket (it exits) and kill it; its listener reports its end."""
         with contextlib.suppress(OSError):
             self.ctl.shutdown(socket.SHUT_RDWR)
-        if self.proc is not None:
-            with contextlib.suppress(OSError):
-                self.proc.kill()
-            with contextlib.suppress(Exception):
-                self.proc.wait(timeout=5)
-        else:
-            with self._send_lock:
-                self._signal(signal.SIGKILL)
+        self._kill()
 
 
 def _hello(ctl: socket.socket, timeout_s: float) -> bytes:

@@ -137,23 +137,23 @@ class TrainState(BaseModel):
     )
 
 
+#: TrainRequest's example, two moons: the benches and tests start from it.
+MOONS_REQUEST: dict[str, Any] = {
+    "dataset": {"name": "moons", "n_samples": 200, "noise": 0.1, "seed": 0},
+    "model": {"hidden": [16, 16], "activation": "tanh"},
+    "optimizer": {"name": "adam", "lr": 0.03},
+    "batch_size": 32,
+    "steps": 100,
+    "seed": 0,
+}
+
+
 class TrainRequest(BaseModel):
     """A model, a dataset, an optimizer and how many steps; optionally the state to resume."""
 
     model_config = ConfigDict(
         extra="forbid",
-        json_schema_extra={
-            "examples": [
-                {
-                    "dataset": {"name": "moons", "n_samples": 200, "noise": 0.1, "seed": 0},
-                    "model": {"hidden": [16, 16], "activation": "tanh"},
-                    "optimizer": {"name": "adam", "lr": 0.03},
-                    "batch_size": 32,
-                    "steps": 100,
-                    "seed": 0,
-                }
-            ]
-        },
+        json_schema_extra={"examples": [MOONS_REQUEST]},
     )
 
     dataset: DatasetSpec = Field(default_factory=lambda: DatasetSpec(name="moons"))

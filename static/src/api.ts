@@ -29,13 +29,9 @@ async function asJson<T>(response: Response): Promise<T> {
   return (await response.json()) as T;
 }
 
-/**
- * Run a program and follow it: POST /api/v1/run/stream. `output` gets what the program prints
- * while it runs; resolves with the run's response. Aborting `signal` closes the connection, which
- * stops the program on the server. Throws BusyError when the server asks to come back later.
- */
-export async function runProgramStream(request: RunRequest, signal: AbortSignal, output: (text: string, elapsedMs: number) => void): Promise<RunResponse> {
-  const response = await fetch("/api/v1/run/stream", {
+/** POST `request` as JSON to a streaming route; the answer's body, once the server took the run. */
+async function postForStream(url: string, request: unknown, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+  const response = await fetch(url, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify(request),
@@ -43,7 +39,17 @@ export async function runProgramStream(request: RunRequest, signal: AbortSignal,
   });
   await check(response);
   if (!response.body) throw new ApiError("the run's answer has no body");
-  return decodeRunResponse(await readRunStream<WireRunResponse>(response.body, { onOutput: output }));
+  return response.body;
+}
+
+/**
+ * Run a program and follow it: POST /api/v1/run/stream. `output` gets what the program prints
+ * while it runs; resolves with the run's response. Aborting `signal` closes the connection, which
+ * stops the program on the server. Throws BusyError when the server asks to come back later.
+ */
+export async function runProgramStream(request: RunRequest, signal: AbortSignal, output: (text: string, elapsedMs: number) => void): Promise<RunResponse> {
+  const body = await postForStream("/api/v1/run/stream", request, signal);
+  return decodeRunResponse(await readRunStream<WireRunResponse>(body, { onOutput: output }));
 }
 
 /**
@@ -57,15 +63,8 @@ export async function runNotebookStream(
   output: (text: string, elapsedMs: number) => void,
   onCell: (cell: number) => void,
 ): Promise<NotebookRunResponse> {
-  const response = await fetch("/api/v1/notebook/run/stream", {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(request),
-    signal,
-  });
-  await check(response);
-  if (!response.body) throw new ApiError("the run's answer has no body");
-  return decodeNotebookResponse(await readRunStream<WireNotebookRunResponse>(response.body, { onOutput: output, onCell }));
+  const body = await postForStream("/api/v1/notebook/run/stream", request, signal);
+  return decodeNotebookResponse(await readRunStream<WireNotebookRunResponse>(body, { onOutput: output, onCell }));
 }
 
 /** The examples gallery: GET /api/v1/examples (empty when the server has none yet). */

@@ -18,3 +18,20 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   if (text !== undefined) node.textContent = text;
   return node;
 }
+
+/**
+ * Offer a share link: show it in the page's #share-url field and copy it to the clipboard;
+ * `say` tells the learner which of the two to use (a browser may refuse the clipboard).
+ */
+export async function offerLink(link: string, say: (message: string) => void): Promise<void> {
+  const field = byId("share-url", HTMLInputElement);
+  field.value = link;
+  field.hidden = false;
+  try {
+    await navigator.clipboard.writeText(link);
+    say("Link copied");
+  } catch {
+    field.select();
+    say("Copy the link from the field");
+  }
+}

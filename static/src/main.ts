@@ -9,7 +9,7 @@ import { BindingsPanel } from "./bindings-panel";
 import { CompareControl, markCompared } from "./compare";
 import { RUN } from "./config";
 import { DevicePicker } from "./device-picker";
-import { byId } from "./dom";
+import { byId, offerLink } from "./dom";
 import { bindWrapToggle, Editor, wrapPreference } from "./editor";
 import { ExamplesGallery } from "./examples";
 import { exportJson, exportPng, exportSvg } from "./export";
@@ -287,17 +287,7 @@ class Playground {
 
   private async share(): Promise<void> {
     this.store.writeUrl("replace");
-    const link = this.store.link();
-    const field = byId("share-url", HTMLInputElement);
-    field.value = link;
-    field.hidden = false;
-    try {
-      await navigator.clipboard.writeText(link);
-      this.runPanel.say("Link copied");
-    } catch {
-      field.select();
-      this.runPanel.say("Copy the link from the field");
-    }
+    await offerLink(this.store.link(), (message) => this.runPanel.say(message));
   }
 
   private setPresenting(on: boolean): void {

@@ -9,7 +9,7 @@
  */
 import { ApiError, fetchExamples, runNotebookStream } from "./api";
 import { CellView } from "./cell-view";
-import { byId, el } from "./dom";
+import { byId, el, offerLink } from "./dom";
 import { GraphPane } from "./graph-pane";
 import { IpynbError, parseIpynb, toIpynb, type CellOutputs } from "./ipynb";
 import { NotebookModel } from "./notebook-model";
@@ -392,17 +392,7 @@ class NotebookPage {
       this.store.set({ nb, lesson: "" }, "replace");
     }
     this.store.writeUrl("replace");
-    const link = this.store.link();
-    const field = byId("share-url", HTMLInputElement);
-    field.value = link;
-    field.hidden = false;
-    try {
-      await navigator.clipboard.writeText(link);
-      this.say("Link copied", "done");
-    } catch {
-      field.select();
-      this.say("Copy the link from the field", "done");
-    }
+    await offerLink(this.store.link(), (message) => this.say(message, "done"));
   }
 
   private async openLessons(): Promise<void> {

@@ -194,7 +194,8 @@ export interface RunError {
   cell?: number | null;
 }
 
-export interface RunResponse {
+/** What a run of a program and a run of a notebook's cells both answer. */
+export interface RunOutcome {
   ok: boolean;
   /** What the program printed, or its first `max_output_chars` characters (`output_truncated`). */
   stdout: string;
@@ -202,17 +203,21 @@ export interface RunResponse {
   output_truncated?: boolean;
   /** When truncated: how many characters the program printed in all. */
   output_chars?: number | null;
+  /** The error that stopped the run (in a notebook `error.cell` says where). */
   error: RunError | null;
   graph: Graph | null;
   passes: Graph[];
   /** How many backward passes the program ran; `passes` keeps the first ones and the last. */
   passes_total?: number | null;
-  /** The repr of the last statement's value when it is an expression (notebook style). */
-  result?: string | null;
   device: string;
   timing_ms: Record<string, number>;
   /** Something the server did on the user's behalf (e.g. called backward() implicitly). */
   notice?: string | null;
+}
+
+export interface RunResponse extends RunOutcome {
+  /** The repr of the last statement's value when it is an expression (notebook style). */
+  result?: string | null;
 }
 
 /** A RunResponse as the server sends it: its passes packed (see passes.ts). */
@@ -276,23 +281,11 @@ export interface CellRun {
   result?: string | null;
 }
 
-export interface NotebookRunResponse {
-  ok: boolean;
+export interface NotebookRunResponse extends RunOutcome {
   /** The cell whose graphs these are: the one asked for, or the earlier one that failed. */
   cell: number;
   /** Each cell that ran, in order. */
   cells: CellRun[];
-  stdout: string;
-  output_truncated?: boolean;
-  output_chars?: number | null;
-  /** The error that stopped the run (`error.cell` says where). */
-  error: RunError | null;
-  graph: Graph | null;
-  passes: Graph[];
-  passes_total?: number | null;
-  device: string;
-  notice?: string | null;
-  timing_ms: Record<string, number>;
 }
 
 /** A NotebookRunResponse as the server sends it: its passes packed (see passes.ts). */

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from server.app import create_app
 from server.program.packing import unpack_answer
 from server.schemas import Graph, RunResponse
 from server.settings import Settings
+from tests.e2e.live_server import live_server
 
 TEST_SETTINGS = dict(
     rate_limit_per_minute=0,
@@ -27,6 +30,25 @@ TEST_SETTINGS = dict(
 
 def make_settings(**overrides: Any) -> Settings:
     return Settings(**{**TEST_SETTINGS, **overrides})
+
+
+@contextmanager
+def one_slot_server() -> Iterator[tuple[str, FastAPI]]:
+    """A real server (its URL and app) with one slot, a short wait for it and a long wall clock:
+    a program still running holds the only slot, so the next run gets through only once it is
+    really gone. (A program is made long only after 30 CPU seconds here: a long one would leave
+    its short slot to the next run, tests/api/test_serving.py's subject, not the Stop tests'.)"""
+    app = create_app(
+        make_settings(
+            sandbox_workers=1,
+            admission_queue=1,
+            admission_max_wait_s=0.5,
+            wall_clock_s=20.0,
+            sandbox_slice_s=30.0,
+        )
+    )
+    with live_server(app) as url:
+        yield url, app
 
 
 @pytest.fixture(scope="session")

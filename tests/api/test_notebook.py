@@ -14,12 +14,10 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from server.app import create_app
 from server.lessons import lessons
 from server.program.packing import unpack_answer
 from server.schemas import NotebookRunResponse
-from tests.api.conftest import make_settings
-from tests.e2e.live_server import live_server
+from tests.api.conftest import one_slot_server
 
 CELLS = [
     "import torch\nx = torch.tensor(2.0, requires_grad=True)\nw = torch.tensor(3.0, requires_grad=True)\n"
@@ -306,19 +304,9 @@ def test_the_notebook_api_is_documented(client: TestClient) -> None:
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[str, FastAPI]]:
-    """One slot, a short wait for it, a long wall clock, no demotion of long programs (as
-    tests/api/test_run_stream.py)."""
-    app = create_app(
-        make_settings(
-            sandbox_workers=1,
-            admission_queue=1,
-            admission_max_wait_s=0.5,
-            wall_clock_s=20.0,
-            sandbox_slice_s=30.0,
-        )
-    )
-    with live_server(app) as url:
-        yield url, app
+    """One slot, a short wait for it, a long wall clock (conftest.one_slot_server)."""
+    with one_slot_server() as server:
+        yield server
 
 
 def test_closing_a_notebooks_stream_stops_it_and_runs_share_admission(

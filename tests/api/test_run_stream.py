@@ -16,11 +16,9 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from server.app import create_app
 from server.program.packing import unpack_answer
 from server.schemas import RunResponse
-from tests.api.conftest import TEST_SETTINGS, make_settings, run
-from tests.e2e.live_server import live_server
+from tests.api.conftest import TEST_SETTINGS, one_slot_server, run
 
 LOOP = "print('looping')\nwhile True:\n    pass\n"
 GRAPH = (
@@ -125,21 +123,9 @@ def test_the_stream_is_documented(client: TestClient) -> None:
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[str, FastAPI]]:
-    """A real server with one slot, a short wait for it and a long wall clock: a program still
-    running holds the only slot, so the next run gets through only once it is really gone. (A
-    program is made long only after 30 CPU seconds here: a long one would leave its short slot
-    to the next run, tests/api/test_serving.py's subject, not these.)"""
-    app = create_app(
-        make_settings(
-            sandbox_workers=1,
-            admission_queue=1,
-            admission_max_wait_s=0.5,
-            wall_clock_s=20.0,
-            sandbox_slice_s=30.0,
-        )
-    )
-    with live_server(app) as url:
-        yield url, app
+    """One slot, a short wait for it, a long wall clock (conftest.one_slot_server)."""
+    with one_slot_server() as server:
+        yield server
 
 
 def _first_event(lines: Iterator[str]) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 from uvicorn.server import ServerState
 
+from bench.classroom import LESSON
 from server.app import create_app
 from server.sandbox.pool import SandboxUnavailable
 from server.serving import HttpProtocol
@@ -405,21 +406,7 @@ def test_each_browser_gets_a_session_cookie(client: TestClient) -> None:
 
 # ---- a light wire -----------------------------------------------------------------------------
 
-LESSON = """import torch
-from torch import nn
-torch.manual_seed(0)
-X = torch.randn(64, 4)
-y = (X.sum(dim=1, keepdim=True) > 0).float()
-model = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 1))
-optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-loss_fn = nn.BCEWithLogitsLoss()
-for step in range(30):
-    loss = loss_fn(model(X), y)
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
-print(f"{loss.item():.4f}")
-"""
+# LESSON (bench/classroom.py): the 30-step lesson whose answer the bench weighs on the wire too.
 
 
 def test_a_lesson_answer_travels_gzipped_at_most_40_percent(client: TestClient) -> None:

@@ -22,18 +22,11 @@ from starlette.websockets import WebSocketDisconnect
 from server.app import create_app
 from server.settings import Settings
 from server.training import live
-from server.training.schemas import TrainRequest
+from server.training.schemas import MOONS_REQUEST, TrainRequest
 from server.training.trainer import Trainer
 from tests.api.conftest import make_settings
 
-MOONS: dict[str, Any] = {
-    "dataset": {"name": "moons", "n_samples": 200, "noise": 0.1, "test_fraction": 0.3, "seed": 0},
-    "model": {"hidden": [16, 16], "activation": "tanh"},
-    "optimizer": {"name": "adam", "lr": 0.03},
-    "batch_size": 32,
-    "seed": 0,
-    "steps": 5,
-}
+MOONS: dict[str, Any] = {**MOONS_REQUEST, "steps": 5}
 LIVE = "/api/v1/train/live"
 
 

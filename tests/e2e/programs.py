@@ -43,6 +43,28 @@ b = a * undefined_name
 """
 
 
+#: Two backward passes through one graph: the second fails (its saved tensors are freed).
+BACKWARD_TWICE = """\
+import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+z = (x * x).sum()
+z.backward()
+z.backward()
+"""
+
+
+def accumulating_passes(count: int) -> str:
+    """``count`` backward passes that accumulate into w.grad: 18 each (18, 36, 54, …)."""
+    return f"""\
+import torch
+w = torch.tensor(1.0, requires_grad=True)
+for i in range({count}):
+    loss = (w * 3.0) ** 2
+    loss.backward()
+print(w.grad)
+"""
+
+
 def program_url(source: str, **extra: str) -> str:
     """The playground URL (hash state) that opens `source`."""
     return "/#" + urlencode({"src": source, **extra})

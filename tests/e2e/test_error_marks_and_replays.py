@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from tests.e2e.programs import TINY
+from tests.e2e.programs import BACKWARD_TWICE, TINY, accumulating_passes
 from tests.e2e.test_playground import open_program, replace_source, wait_ready
 
 pytestmark = pytest.mark.e2e
@@ -21,15 +21,6 @@ y.add_(1)
 y.sum().backward()
 """
 
-#: The second backward finds x * x's saved tensors freed: the mul node is blamed.
-SECOND_BACKWARD = """\
-import torch
-x = torch.tensor([1.0, 2.0], requires_grad=True)
-z = (x * x).sum()
-z.backward()
-z.backward()
-"""
-
 #: backward() on a leaf that does not require grad: the lone leaf is blamed.
 NO_GRAD_ROOT = """\
 import torch
@@ -38,14 +29,7 @@ t.backward()
 """
 
 #: Three passes accumulate into w.grad: 18, then 36, then 54.
-THREE_PASSES = """\
-import torch
-w = torch.tensor(1.0, requires_grad=True)
-for i in range(3):
-    loss = (w * 3.0) ** 2
-    loss.backward()
-print(w.grad)
-"""
+THREE_PASSES = accumulating_passes(3)
 
 #: The error tag and outline colour of graph.css (light theme).
 ERROR_RED = "rgb(201, 42, 42)"
@@ -117,7 +101,8 @@ def test_inplace_error_marks_the_exp_node_and_clears_on_a_good_run(page: Page) -
 
 
 def test_second_backward_marks_the_freed_mul_node(page: Page) -> None:
-    open_program(page, SECOND_BACKWARD)
+    """The second backward finds x * x's saved tensors freed: the mul node is blamed."""
+    open_program(page, BACKWARD_TWICE)
     expect(page.get_by_test_id("error")).to_contain_text("backward through the graph a second time")
     marked = error_node(page)
     expect(marked).to_have_count(1)

@@ -13,31 +13,15 @@ import pytest
 from playwright.sync_api import Browser, Page, Request, Route, expect
 
 from tests.e2e import contracts
-from tests.e2e.programs import NAME_ERROR, TINY, program_url
+from tests.e2e.programs import BACKWARD_TWICE, NAME_ERROR, TINY, accumulating_passes, program_url
 from tests.e2e.test_playground import wait_ready
 
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: Two backward passes through one graph: the second fails (its saved tensors are freed).
-TWICE = """\
-import torch
-x = torch.tensor([1.0, 2.0], requires_grad=True)
-z = (x * x).sum()
-z.backward()
-z.backward()
-"""
-
 #: 210 backward passes; the API keeps the first ones and the last.
-LOOP_210 = """\
-import torch
-w = torch.tensor(1.0, requires_grad=True)
-for i in range(210):
-    loss = (w * 3.0) ** 2
-    loss.backward()
-print(w.grad)
-"""
+LOOP_210 = accumulating_passes(210)
 
 
 def test_forward_error_keeps_the_recorded_graph(page: Page) -> None:
@@ -68,15 +52,15 @@ def test_forward_error_keeps_the_recorded_graph(page: Page) -> None:
 
 
 def test_autograd_error_after_a_good_pass_keeps_that_pass_to_replay(page: Page) -> None:
-    failed = contracts.run_program(page, TWICE)
+    failed = contracts.run_program(page, BACKWARD_TWICE)
     if not failed["passes"]:
         # The run API is to keep the pass that succeeded; until it does, add it (same program,
         # stopped before the second backward).
-        first = contracts.run_program(page, TWICE.rsplit("z.backward()", 1)[0])
+        first = contracts.run_program(page, BACKWARD_TWICE.rsplit("z.backward()", 1)[0])
         failed["passes"] = [{**first["graph"], "pass_index": 0}]
         failed["passes_total"] = 1
     contracts.serve(page, failed)
-    page.goto(program_url(TWICE))
+    page.goto(program_url(BACKWARD_TWICE))
     wait_ready(page)
     picker = page.get_by_test_id("pass-select")
     expect(picker).to_be_visible()

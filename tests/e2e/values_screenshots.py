@@ -14,18 +14,11 @@ from playwright.sync_api import Page, sync_playwright
 from server.examples import EXAMPLES
 from tests.e2e.live_server import CHROMIUM_LAUNCH_ARGS, live_server
 from tests.e2e.programs import program_url
+from tests.e2e.screenshots import wait_ready
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "artifacts" / "screenshots"
 SOURCES = {e.id: e.source for e in EXAMPLES}
-
-
-def wait_runs(page: Page, runs: int = 1) -> None:
-    page.wait_for_function(
-        "n => { const g = document.querySelector('[data-testid=graph]');"
-        " return g.dataset.state === 'ready' && Number(g.dataset.runCount || 0) >= n; }",
-        arg=runs,
-    )
 
 
 def shoot(page: Page, name: str) -> None:
@@ -41,16 +34,16 @@ def main() -> int:
         browser = playwright.chromium.launch(**CHROMIUM_LAUNCH_ARGS)
         page = browser.new_context(base_url=url, viewport={"width": 1280, "height": 720}).new_page()
         page.goto(program_url(SOURCES["seed-tiny-autograd"], **{"pass": "0", "step": "1"}))
-        wait_runs(page)
+        wait_ready(page)
         shoot(page, "seed-walk-step1")
         page.goto(program_url(SOURCES["value-broken-plus-equals"], cmp="1", **{"pass": "0"}))
-        wait_runs(page)
+        wait_ready(page)
         shoot(page, "broken-compare-pass1")
         page.get_by_test_id("pass-select").select_option("2")
         page.wait_for_timeout(300)
         shoot(page, "broken-compare-pass3")
         page.goto(program_url(SOURCES["micrograd-mlp"], cmp="1"))
-        wait_runs(page)
+        wait_ready(page)
         shoot(page, "micrograd-mlp")
         browser.close()
     return 0

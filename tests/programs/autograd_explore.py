@@ -1,13 +1,5 @@
 import torch
-
-
-def attempt(label, fn):
-    try:
-        r = fn()
-        print(label, "->", r)
-    except Exception as e:
-        print(label, type(e).__name__, str(e).split("\n")[0])
-
+from attempt import attempt
 
 a = torch.tensor(2.0, requires_grad=True)
 b = torch.tensor(3.0, requires_grad=True)

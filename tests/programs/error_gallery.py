@@ -1,15 +1,7 @@
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-
-
-def attempt(label, fn):
-    try:
-        r = fn()
-        print(label, "->", r)
-    except Exception as e:
-        print(label, type(e).__name__, str(e).split("\n")[0])
-
+from attempt import attempt
 
 torch.manual_seed(0)
 a = torch.ones(2, 3)

@@ -1,13 +1,5 @@
 import torch
-
-
-def attempt(label, fn):
-    try:
-        r = fn()
-        print(label, "->", r)
-    except Exception as e:
-        print(label, type(e).__name__, str(e).split("\n")[0])
-
+from attempt import attempt
 
 x = torch.arange(12).reshape(3, 4)
 print(x[0], x[-1], x[1, 2], x[-1, -1], x[1][2])

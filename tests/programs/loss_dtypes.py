@@ -1,14 +1,6 @@
 import torch
 import torch.nn.functional as F
-
-
-def attempt(label, fn):
-    try:
-        r = fn()
-        print(label, "->", r)
-    except Exception as e:
-        print(label, type(e).__name__, str(e).split("\n")[0])
-
+from attempt import attempt
 
 attempt("bce int t", lambda: F.binary_cross_entropy(torch.tensor([0.5]), torch.tensor([1])))
 attempt(

@@ -1,13 +1,5 @@
 import torch
-
-
-def attempt(label, fn):
-    try:
-        r = fn()
-        print(label, "->", r)
-    except Exception as e:
-        print(label, type(e).__name__, str(e).split("\n")[0])
-
+from attempt import attempt
 
 x = torch.tensor([[1.0, -2.0, 3.0], [-4.0, 5.0, -6.0]], requires_grad=True)
 y = torch.tensor([[0.5, 0.5, 0.5], [2.0, 2.0, 2.0]])

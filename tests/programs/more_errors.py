@@ -1,12 +1,7 @@
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-def attempt(label, fn):
-    try:
-        r = fn()
-        print(label, "->", r)
-    except Exception as e:
-        print(label, type(e).__name__, str(e).split("\n")[0])
+from attempt import attempt
 attempt("dot_dtype", lambda: torch.ones(2, dtype=torch.float64) @ torch.ones(2))
 attempt("mm_dtype", lambda: torch.ones(2, 2, dtype=torch.float64) @ torch.ones(2, 2))
 attempt("lin_dtype", lambda: nn.Linear(2, 2)(torch.ones(1, 2, dtype=torch.float64)))

@@ -1,8 +1,9 @@
 """Lesson-style programs run with ``import engine as torch`` print what PyTorch prints.
 
-Each file in tests/programs/ runs twice in a subprocess, once with PyTorch and once with the
-engine standing in for it; outputs must match line by line, numbers within float32 rounding
-and object addresses ignored.
+Each file in tests/programs/, and each gallery program that runs to its end (examples/: no
+bindings, no expected error; the same files the editor loads), runs twice in a subprocess, once
+with PyTorch and once with the engine standing in for it; outputs must match line by line,
+numbers within float32 rounding and object addresses ignored.
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from server.examples import EXAMPLES, examples_dir
 from tests.tolerances import PROGRAM_ROUNDINGS, printed_numbers_match
 
+#: the two files here that are not programs: the engine runner and the error tours' helper
+NOT_PROGRAMS = {"run_with_engine.py", "attempt.py"}
 PROGRAMS = sorted(
-    p
-    for p in (Path(__file__).parents[1] / "programs").glob("*.py")
-    if p.name != "run_with_engine.py"
-)
+    p for p in (Path(__file__).parents[1] / "programs").glob("*.py") if p.name not in NOT_PROGRAMS
+) + [examples_dir() / f"{e.id}.py" for e in EXAMPLES if not e.bindings and e.error is None]
 RUNNER = Path(__file__).parents[1] / "programs" / "run_with_engine.py"
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:e[-+]?\d+)?")
 ADDRESS = re.compile(r" at 0x[0-9a-f]+")

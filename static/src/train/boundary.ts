@@ -1,4 +1,5 @@
 /** The decision-boundary view: class probabilities as a heatmap, the data points on top. */
+import { Redraw, sizedContext } from "./canvas";
 import { BOUNDARY, CLASS_RGB } from "./config";
 import type { Boundary, DatasetPoints, Point } from "./types";
 
@@ -12,7 +13,7 @@ export class BoundaryView {
   private data: DatasetPoints | null = null;
   private userPoints: Point[] = [];
   private readonly heat = document.createElement("canvas");
-  private frame = 0;
+  private readonly redraw = new Redraw(() => this.draw());
 
   constructor(private readonly canvas: HTMLCanvasElement) {
     canvas.addEventListener("click", (event) => {
@@ -22,7 +23,7 @@ export class BoundaryView {
       const fy = (event.clientY - rect.top) / rect.height;
       this.onClick(extent[0] + fx * (extent[1] - extent[0]), extent[3] - fy * (extent[3] - extent[2]));
     });
-    new ResizeObserver(() => this.schedule()).observe(canvas);
+    new ResizeObserver(() => this.redraw.request()).observe(canvas);
   }
 
   /** The plotted square: the server's extent, or the default before the first answer. */
@@ -33,13 +34,13 @@ export class BoundaryView {
   setData(data: DatasetPoints, userPoints: Point[]): void {
     this.data = data;
     this.userPoints = userPoints;
-    this.schedule();
+    this.redraw.request();
   }
 
   setBoundary(boundary: Boundary): void {
     this.boundary = boundary;
     this.paintHeat(boundary);
-    this.schedule();
+    this.redraw.request();
   }
 
   /** Probabilities -> one pixel per cell; drawn scaled up (smoothed) under the points. */
@@ -75,27 +76,11 @@ export class BoundaryView {
     return dark ? [26, 32, 41] : [255, 255, 255];
   }
 
-  private schedule(): void {
-    if (this.frame) return;
-    this.frame = requestAnimationFrame(() => {
-      this.frame = 0;
-      this.draw();
-    });
-  }
-
   private draw(): void {
     const { canvas } = this;
-    const dpr = window.devicePixelRatio || 1;
     const size = canvas.clientWidth;
     if (!size) return;
-    const px = Math.round(size * dpr);
-    if (canvas.width !== px || canvas.height !== px) {
-      canvas.width = px;
-      canvas.height = px;
-    }
-    const ctx = canvas.getContext("2d")!;
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.clearRect(0, 0, size, size);
+    const ctx = sizedContext(canvas, size, size);
     if (this.boundary) {
       ctx.imageSmoothingEnabled = true;
       ctx.imageSmoothingQuality = "high";

@@ -1,4 +1,5 @@
 /** A small line chart on a canvas (like TensorFlow Playground's ~100-line linechart.ts). */
+import { Redraw, sizedContext } from "./canvas";
 import { CHART } from "./config";
 
 /** One line: its label, the CSS custom property holding its colour, and its dash pattern. */
@@ -12,7 +13,7 @@ export interface Series {
 export class LineChart {
   private xs: number[] = [];
   private ys: (number | null)[][];
-  private frame = 0;
+  private readonly redraw = new Redraw(() => this.draw());
 
   /** `range` fixes the y axis (accuracy: [0, 1]); without it the axis spans 0..max. */
   constructor(
@@ -22,14 +23,14 @@ export class LineChart {
     private readonly format: (v: number) => string,
   ) {
     this.ys = series.map(() => []);
-    new ResizeObserver(() => this.schedule()).observe(canvas);
+    new ResizeObserver(() => this.redraw.request()).observe(canvas);
   }
 
   /** Forget every point. */
   reset(): void {
     this.xs = [];
     this.ys = this.series.map(() => []);
-    this.schedule();
+    this.redraw.request();
   }
 
   /** Append one x with a value per series (null: no value, e.g. no test set). */
@@ -41,7 +42,7 @@ export class LineChart {
       this.xs = this.xs.filter((_, i) => i % 2 === 0);
       this.ys = this.ys.map((s) => s.filter((_, i) => i % 2 === 0));
     }
-    this.schedule();
+    this.redraw.request();
   }
 
   /** How many points are held (tests and the page read it). */
@@ -49,27 +50,12 @@ export class LineChart {
     return this.xs.length;
   }
 
-  private schedule(): void {
-    if (this.frame) return;
-    this.frame = requestAnimationFrame(() => {
-      this.frame = 0;
-      this.draw();
-    });
-  }
-
   private draw(): void {
     const { canvas } = this;
-    const dpr = window.devicePixelRatio || 1;
     const width = canvas.clientWidth;
     const height = canvas.clientHeight;
     if (!width || !height) return;
-    if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(height * dpr)) {
-      canvas.width = Math.round(width * dpr);
-      canvas.height = Math.round(height * dpr);
-    }
-    const ctx = canvas.getContext("2d")!;
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.clearRect(0, 0, width, height);
+    const ctx = sizedContext(canvas, width, height);
     const style = getComputedStyle(canvas);
     const muted = style.getPropertyValue("--muted").trim() || "#888";
     const border = style.getPropertyValue("--border").trim() || "#ccc";
