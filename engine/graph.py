@@ -157,6 +157,18 @@ class _Call:
         self.path: list[str] = [*(parent.path if parent else []), name]
 
 
+def owning_call(x: Tensor, scope: ModuleCall | None) -> tuple[ModuleCall | None, str]:
+    """The innermost module call, from ``scope`` (the call of a node that uses x) outwards,
+    whose module owns parameter x, and x's key there; (None, "") when none does."""
+    call = scope
+    while call is not None and x._param:
+        for key, p in getattr(call.module, "_parameters", {}).items():
+            if p is x:
+                return call, key
+        call = call.parent
+    return None, ""
+
+
 def _module_name(call: ModuleCall, parent: _Call | None) -> str:
     """``_name`` (the sandbox's), else derived from the calling module, else the class."""
     module = call.module
@@ -401,15 +413,10 @@ class _Exporter:
         self._term(gid, label, [], {})
         return gid
 
-    @staticmethod
-    def _owner(x: Tensor, call: _Call | None) -> tuple[_Call | None, str]:
-        """The innermost module call (of those x is used in) whose module owns parameter x."""
-        while call is not None and x._param:
-            for key, p in getattr(call.call.module, "_parameters", {}).items():
-                if p is x:
-                    return call, key
-            call = call.parent
-        return None, ""
+    def _owner(self, x: Tensor, call: _Call | None) -> tuple[_Call | None, str]:
+        """The exported call of :func:`owning_call` (the call x is labelled by), and x's key."""
+        found, key = owning_call(x, call.call if call is not None else None)
+        return (self.call(found) if found is not None else None), key
 
     @staticmethod
     def _const_label(value: Any) -> str | None:

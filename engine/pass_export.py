@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.core import Node, WalkStep, edge
-from engine.graph import _export, _Exporter, _topo_ascending, export
+from engine.graph import _export, _Exporter, _topo_ascending, export, owning_call
 from engine.graph_walk import walk_step
 from engine.summaries import summarise
 from engine.tensor import Tensor
@@ -84,14 +84,16 @@ def _key(
     calls: dict[int, int] = {}  # id(ModuleCall) -> its number, in the order they are named
     parts: list[Any] = [root._name]
     call_list: list[Any] = []
+    paths: list[Any] = []  # each node's module calls, outermost first (None: outside any)
     for node in nodes:  # the exporter names the calls first, in this order
         scope = getattr(node, "module", None)
-        path = scope.path() if scope is not None else ()
-        for call in path:
+        path = scope.path() if scope is not None else None
+        paths.append(path)
+        for call in path or ():
             if id(call) not in calls:
                 calls[id(call)] = len(calls)
                 call_list.append(call)
-    for node in nodes:
+    for node, path in zip(nodes, paths, strict=True):
         seq = node.seq
         inputs: list[Any] = []
         for x in node.inputs:
@@ -138,7 +140,6 @@ def _key(
         value = getattr(node, "out_value", None)
         if value is None and out is not None:
             value = out._data
-        scope = getattr(node, "module", None)
         parts.append(
             (
                 id(node.op),
@@ -150,7 +151,7 @@ def _key(
                 value.shape if value is not None else None,
                 value.dtype if value is not None else None,
                 out.dtype if out is not None else None,
-                tuple(calls[id(c)] for c in scope.path()) if scope is not None else None,
+                tuple(calls[id(c)] for c in path) if path is not None else None,
             )
         )
     for call in call_list:  # what names a call and reads as its output's label
@@ -174,13 +175,8 @@ def _key(
 def _value_label(x: Tensor, value: Any, scope: Any) -> str | None:
     """The label leaf x takes from its value, if it does (engine.graph's ``leaf``: a tensor
     without a name that is not a parameter of a module whose call uses it)."""
-    if x._name:
-        return None
-    call = scope
-    while call is not None and x._param:
-        if any(p is x for p in getattr(call.module, "_parameters", {}).values()):
-            return None  # labelled by its module: module.key
-        call = call.parent
+    if x._name or owning_call(x, scope)[0] is not None:
+        return None  # labelled by its name, or by its module: module.key
     return _Exporter._const_label(value)
 
 
