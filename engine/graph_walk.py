@@ -17,7 +17,7 @@ import numpy as np
 from engine import caption as cap
 from engine.backend import to_numpy
 from engine.core import Node, WalkStep
-from engine.summaries import number, scalar, summarise
+from engine.summaries import number, scalar, summarise_seen
 
 
 def _count(node: Node, out: Any) -> float:
@@ -101,13 +101,37 @@ def _form(tree: cap.Expr) -> tuple[cap.Expr, cap.Expr, str]:
     return tree, bracketed, cap.write(bracketed)
 
 
+#: the slots of a step's numbers that are None for a tensor (the others are the node's attributes)
+_NUMBERED = ("a", "b", "c", "out", "g")
+
+
+def _fill(
+    memo: dict[Any, Any] | None, key: Any, tree: cap.Expr, slots: dict[str, cap.Expr | None]
+) -> cap.Expr | None:
+    """``cap.fill(tree, slots)``, remembering under ``key`` (which says which slots are None)
+    when it comes out None, so that the same rule with the same absent numbers is not filled
+    again (a tensor operand's fill is None in every pass of a loop)."""
+    if memo is not None and key in memo:
+        return None
+    filled = cap.fill(tree, slots)
+    if filled is None and memo is not None:
+        memo[key] = None
+    return filled
+
+
 def walk_step(
-    ex: Any, step: WalkStep, root: str, root_id: str, memo: dict[Any, Any] | None = None
+    ex: Any,
+    step: WalkStep,
+    root: str,
+    root_id: str,
+    memo: dict[Any, Any] | None = None,
+    seen: dict[int, tuple[Any, Any]] | None = None,
 ) -> dict[str, Any]:
     """One recorded backward step: for each contribution, its caption line as a tree (the
     symbolic form, the same with numbers when every operand is one, the result) and as text.
     ``memo`` (kept across passes of one structure, see engine.pass_export) holds what the
-    captions say whatever the numbers, so a pass like the one before only computes numbers."""
+    captions say whatever the numbers, so a pass like the one before only computes numbers;
+    ``seen`` the pass's summaries so far (summaries.summarise_seen)."""
     node = step.node
     gid = ex.ids[id(node)]
     out = node.out() if node.out is not None else None
@@ -140,9 +164,15 @@ def walk_step(
             if memo is not None:
                 memo[rule_key] = rule
         to, local_tree, chain_tree, s_form, local_sym, lhs, lhs_text = rule
-        num["local"] = num_local = cap.fill(local_tree, num)
+        # A fill is None when a slot it reads holds no number (a tensor's): which slots those
+        # are is the structure's, so a pass like the one before knows it without filling.
+        absent = tuple(k for k in _NUMBERED if num.get(k, 0) is None)
+        num["local"] = num_local = _fill(memo, (rule_key, "local", absent), local_tree, num)
         # the numbers summed are a tensor's: the symbolic form says it
-        n_tree = None if summed else cap.fill(chain_tree, num)
+        n_tree = None
+        if not summed:
+            absent_local = (absent, num_local is None)
+            n_tree = _fill(memo, (rule_key, "chain", absent_local), chain_tree, num)
         res = scalar(g_sent)
         forms = [s_form]  # each as cap.line brackets it and cap.line_text writes it
         if n_tree is not None and cap.numeric(n_tree):
@@ -180,7 +210,7 @@ def walk_step(
         local_num = (
             cap.text(num_local) if num_local is not None and cap.numeric(num_local) else local_sym
         )
-        sent_summary = summarise(g_sent)
+        sent_summary = summarise_seen(g_sent, seen)
         contributions.append(
             {
                 "to": to,
@@ -188,14 +218,14 @@ def walk_step(
                 "local": local_num,
                 "local_symbolic": local_sym,
                 "grad": sent_summary,
-                "accumulated_grad": sent_summary if same else summarise(acc),
+                "accumulated_grad": sent_summary if same else summarise_seen(acc, seen),
                 "accumulates": bool(accumulates),
                 "formula": text_line,
             }
         )
     return {
         "node": gid,
-        "grad_output": summarise(step.grad_output),
+        "grad_output": summarise_seen(step.grad_output, seen),
         "formula": "\n".join(lines)
         if lines
         else f"{cap.text(d_out)} reaches a node with no tracked inputs",

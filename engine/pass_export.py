@@ -22,7 +22,7 @@ from typing import Any
 from engine.core import Node, WalkStep, edge
 from engine.graph import _export, _Exporter, _topo_ascending, export, owning_call
 from engine.graph_walk import walk_step
-from engine.summaries import summarise
+from engine.summaries import summarise, summarise_seen
 from engine.tensor import Tensor
 
 
@@ -226,6 +226,7 @@ class PassExporter:
     ) -> dict[str, Any]:
         """The template's graph with this pass's numbers."""
         frozen = frozen or {}
+        seen: dict[int, tuple[Any, Any]] = {}  # array id -> (array, its summary): see below
         nodes = []
         ids: dict[int, str] = {}
         input_ids: dict[int, list[str]] = {}
@@ -239,7 +240,7 @@ class PassExporter:
                     out = obj.out() if obj.out is not None else None
                     value = out._data if out is not None else None
                 node["value"] = summarise(value)
-                node["grad"] = summarise(node_grads.get(id(obj)))
+                node["grad"] = summarise_seen(node_grads.get(id(obj)), seen)
             elif isinstance(obj, Tensor):
                 if id(obj) in frozen:
                     value, grad = frozen[id(obj)]
@@ -255,10 +256,10 @@ class PassExporter:
             nodes.append(node)
         root_node = nodes[int(t.root_id[1:])]
         if root_node["grad"] is None and steps:
-            root_node["grad"] = summarise(steps[0].grad_output)
+            root_node["grad"] = summarise_seen(steps[0].grad_output, seen)
         numbering = _Numbering(ids, input_ids, t.labels)
         walk = [
-            walk_step(numbering, s, t.root_label, t.root_id, t.memo)
+            walk_step(numbering, s, t.root_label, t.root_id, t.memo, seen)
             for s in steps or []
             if id(s.node) in input_ids
         ]

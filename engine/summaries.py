@@ -66,6 +66,20 @@ def summarise(arr: Any) -> Any:
     }
 
 
+def summarise_seen(arr: Any, seen: dict[int, tuple[Any, Any]] | None) -> Any:
+    """:func:`summarise`, once per array object of one pass's export (``seen``, None: no
+    memory): a gradient is the node's, its step's ``grad_output`` and what the step before
+    sent, the same array each time. (Arrays are not written while a pass is exported.)"""
+    if seen is None or arr is None:
+        return summarise(arr)
+    hit = seen.get(id(arr))
+    if hit is not None and hit[0] is arr:
+        return hit[1]
+    summary = summarise(arr)
+    seen[id(arr)] = (arr, summary)
+    return summary
+
+
 def fmt_number(v: float) -> str:
     """A number for a label or a caption, as the page writes it (engine.caption.page_number):
     integers plainly, else 4 significant digits, ``5.81e−4``; a true minus."""

@@ -525,7 +525,8 @@ class PassValues(BaseModel):
     """One kept backward pass: its structure (an index into the answer's ``structures``), its
     nodes' values and gradients in the structure's node order, and its walk. The pass's whole
     graph is the structure with ``nodes[i].value = values[i]``, ``nodes[i].grad = grads[i]``
-    and this object's other keys (``walk``, ``pass_index``, ``compare``) added."""
+    and this object's other keys (``walk``, ``pass_index``, ``compare``) added; ``walk_from``
+    names an earlier pass whose walk this one shares."""
 
     model_config = ConfigDict(
         extra="allow",
@@ -545,6 +546,13 @@ class PassValues(BaseModel):
     )
     grads: list[Any] = Field(description="Each node's gradient (as GraphNode.grad), same order.")
     walk: list[WalkStep] = Field(default_factory=list)
+    walk_from: int | None = Field(
+        default=None,
+        ge=0,
+        description="When set, this pass sent no walk: its walk is the one the pass at this "
+        "index of `passes` sent (an earlier pass of the same structure), with this pass's own "
+        "gradients put back where that walk leaves them out.",
+    )
     compare: CompareSummary | None = Field(
         default=None, description="With RunRequest.compare, for a Value graph: the counts."
     )

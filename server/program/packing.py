@@ -16,7 +16,10 @@ modules. Packed (what the worker sends and ``RunResponse`` documents):
 A pass's walk does not repeat what its values say: a step's ``grad_output`` is left out when it
 is the gradient its node holds (``grads``), a contribution's ``grad`` when it is what the node
 it goes to holds, and its ``accumulated_grad`` when it equals ``grad`` (nothing accumulated).
-A key left out means "the same as that"; null still means null.
+A key left out means "the same as that"; null still means null. What is left of a walk is
+usually the same in every pass of a loop (its formulas and captions, with the numbers left out):
+a pass whose walk, so reduced, is the one an earlier pass sent says so with ``walk_from`` (that
+pass's index in ``passes``) and sends no walk of its own.
 
 A pass whose structure differs in anything (another node, another label, a node's ``earlier``
 mark) gets a structure of its own, so :func:`unpack_answer` gives back exactly the graphs that
@@ -30,6 +33,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import orjson
 
 #: a node's keys that belong to its pass, not its structure
 PASS_NODE_KEYS = ("value", "grad")
@@ -56,11 +60,12 @@ def _short(value: Any) -> Any:
         return np.float32(value)
     if value.__class__ is list and value:
         try:
-            arr = np.array(value, dtype=np.float32)
+            arr = np.array(value)
         except (ValueError, TypeError):  # ragged, or not numbers: not a tensor's value
             return value
-        # a non-finite number arrives spelled out ("NaN"): NumPy would parse it; keep the text
-        return arr if np.isfinite(arr).all() else value
+        # a non-finite number arrives spelled out ("NaN"), which makes the array one of text:
+        # only an array of numbers is shortened
+        return arr.astype(np.float32) if arr.dtype.kind in "fiu" else value
     return value
 
 
@@ -128,7 +133,9 @@ def pack_answer(result: dict[str, Any], shorten: bool = True) -> dict[str, Any]:
     graphs are taken apart: copy them first to keep them)."""
     graphs = result.get("passes") or []
     structures: list[dict[str, Any]] = []
-    packed = []
+    packed: list[dict[str, Any]] = []
+    #: (structure, a walk as sent, encoded) -> the pass that sent it
+    sent_walks: dict[tuple[int, bytes], int] = {}
     for graph in graphs:
         structure, own = _split(graph)
         index = next((i for i, known in enumerate(structures) if known == structure), None)
@@ -136,6 +143,13 @@ def pack_answer(result: dict[str, Any], shorten: bool = True) -> dict[str, Any]:
             index = len(structures)
             structures.append(structure)
         _elide(structure, own)
+        if own.get("walk"):  # (compared before shortening: its numbers are still lists)
+            key = (index, orjson.dumps(own["walk"], option=orjson.OPT_SERIALIZE_NUMPY))
+            if key in sent_walks:
+                del own["walk"]
+                own["walk_from"] = sent_walks[key]
+            else:
+                sent_walks[key] = len(packed)
         if shorten:
             _shorten(structure, own)
         packed.append({"structure": index, **own})
@@ -150,8 +164,14 @@ def pack_answer(result: dict[str, Any], shorten: bool = True) -> dict[str, Any]:
     return result
 
 
-def unpack_graph(structure: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
-    """One pass as the whole graph it was."""
+def unpack_graph(
+    structure: dict[str, Any], own: dict[str, Any], passes: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """One pass as the whole graph it was (``passes``: the answer's, for ``walk_from``)."""
+    if "walk_from" in own:  # the walk an earlier pass sent (as it was sent)
+        source = (passes or [])[own["walk_from"]]
+        own = {k: v for k, v in own.items() if k != "walk_from"}
+        own["walk"] = source["walk"]
     graph = {k: v for k, v in structure.items() if k != "nodes"}
     values, grads = own.get("values") or [], own.get("grads") or []
     graph["nodes"] = [
@@ -170,7 +190,8 @@ def unpack_answer(body: dict[str, Any]) -> dict[str, Any]:
     for REST clients and tests. ``body`` is left as it is."""
     structures = body.get("structures") or []
     out = {k: v for k, v in body.items() if k not in ("structures", "graph_pass")}
-    out["passes"] = [unpack_graph(structures[p["structure"]], p) for p in body.get("passes") or []]
+    passes = body.get("passes") or []
+    out["passes"] = [unpack_graph(structures[p["structure"]], p, passes) for p in passes]
     index = body.get("graph_pass")
     if index is not None:
         out["graph"] = out["passes"][index]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from typing import TypeVar
 
 NAME_HOOK = "__agp_name__"
 NAMES_HOOK = "__agp_names__"
@@ -170,7 +171,9 @@ def _loaded(target: ast.expr) -> ast.expr:
         return ast.copy_location(ast.Name(target.id, ast.Load()), target)
     if isinstance(target, ast.Tuple | ast.List):
         parts = [
-            _loaded(e) if isinstance(e, ast.Name | ast.Tuple | ast.List) else ast.Constant(None)
+            _loaded(e)
+            if isinstance(e, ast.Name | ast.Tuple | ast.List)
+            else ast.copy_location(ast.Constant(None), e)
             for e in target.elts
         ]
         return ast.copy_location(ast.Tuple(parts, ast.Load()), target)
@@ -182,6 +185,25 @@ def _plain(e: ast.expr) -> bool:
     while isinstance(e, ast.Attribute):
         e = e.value
     return isinstance(e, ast.Name) and not e.id.startswith("__agp_")
+
+
+_N = TypeVar("_N", bound=ast.AST)
+
+
+def _located(new: _N, at: ast.AST) -> _N:
+    """``new`` (a node this pass builds) and the nodes built with it placed at ``at``: what
+    ``ast.fix_missing_locations`` does, without walking the program's own nodes beneath it
+    (placed already: a walk of the whole tree cost more than the rest of the rewrite)."""
+    stack: list[ast.AST] = [new]
+    while stack:
+        node = stack.pop()
+        if "lineno" not in node._attributes or hasattr(node, "lineno"):
+            if node is not new:
+                continue  # the program's own node (or a context): placed, and so is all below
+        else:
+            ast.copy_location(node, at)
+        stack.extend(ast.iter_child_nodes(node))
+    return new
 
 
 class _Namer(ast.NodeTransformer):
@@ -199,7 +221,7 @@ class _Namer(ast.NodeTransformer):
         hook = NAME_HOOK if isinstance(names, ast.Constant) else NAMES_HOOK
         local: bool | str = self.depth > 0 and (self.owner or True)
         call = ast.Call(ast.Name(hook, ast.Load()), [names, value, ast.Constant(local)], [])
-        return ast.copy_location(call, value)
+        return _located(call, value)
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
         # Operator overloads (__mul__, __add__ ...) build intermediate results named `out`:
@@ -227,7 +249,7 @@ class _Namer(ast.NodeTransformer):
         self.generic_visit(node)
         self.class_body = saved
         hook = ast.Name(CLASS_HOOK, ast.Load())
-        ast.copy_location(hook, node.decorator_list[0] if node.decorator_list else node)
+        _located(hook, node.decorator_list[0] if node.decorator_list else node)
         node.decorator_list.insert(0, hook)  # the outermost: it sees the finished class
         return node
 
@@ -257,7 +279,7 @@ class _Namer(ast.NodeTransformer):
         local: bool | str = self.depth > 0 and (self.owner or True)
         value = _loaded(node.target)
         call = ast.Call(ast.Name(LOOP_HOOK, ast.Load()), [names, value, ast.Constant(local)], [])
-        node.body.insert(0, ast.copy_location(ast.Expr(call), node.body[0]))
+        node.body.insert(0, _located(ast.Expr(call), node.body[0]))
         return node
 
     visit_AsyncFor = visit_For  # type: ignore[assignment]
@@ -287,7 +309,7 @@ class _Namer(ast.NodeTransformer):
         call = ast.Call(
             ast.Name(EXPR_HOOK, ast.Load()), [ast.Constant(text), e, ast.Constant(local)], []
         )
-        return ast.copy_location(call, e)
+        return _located(call, e)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST | list[ast.AST]:
         self.generic_visit(node)
@@ -296,7 +318,7 @@ class _Namer(ast.NodeTransformer):
         # x += e keeps x's object when it is changed in place; name it (again) afterwards
         load = ast.copy_location(ast.Name(node.target.id, ast.Load()), node.target)
         call = self._wrap(ast.Constant(node.target.id), load)
-        return [node, ast.copy_location(ast.Expr(call), node)]
+        return [node, _located(ast.Expr(call), node)]
 
 
 def _capture_last(tree: ast.Module) -> None:
@@ -304,7 +326,7 @@ def _capture_last(tree: ast.Module) -> None:
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         stmt = tree.body[-1]
         call = ast.Call(ast.Name(LAST_HOOK, ast.Load()), [stmt.value], [])
-        stmt.value = ast.copy_location(call, stmt.value)
+        stmt.value = _located(call, stmt.value)
 
 
 def rewrite(tree: ast.Module) -> tuple[ast.Module, bool]:
@@ -312,7 +334,6 @@ def rewrite(tree: ast.Module) -> tuple[ast.Module, bool]:
     has_last = bool(tree.body) and isinstance(tree.body[-1], ast.Expr)
     tree = _Namer().visit(tree)
     _capture_last(tree)
-    ast.fix_missing_locations(tree)
     return tree, has_last
 
 

@@ -9,14 +9,16 @@
  * numbers put back and its own keys added: exactly the graph the engine exported. The walk does
  * not repeat what the numbers say: a step's `grad_output` left out is its node's gradient, a
  * contribution's `grad` left out is what the node it goes to holds, its `accumulated_grad` left
- * out equals its `grad` (a key left out means "the same as that"; null still means null).
+ * out equals its `grad` (a key left out means "the same as that"; null still means null). What is
+ * left of a loop's walk is usually the same in every pass: a pass with `walk_from` sent none and
+ * shares the walk of the earlier pass it names.
  */
 import type { Contribution, Graph, GraphNode, GraphStructure, NotebookRunResponse, PackedPasses, PassValues, RunResponse, TensorValue, WalkStep, WireNotebookRunResponse, WireRunResponse } from "./types";
 
 /** Thrown for packed passes that do not fit together (a structure that is not there ...). */
 export class PackingError extends Error {}
 
-const OWN = new Set(["structure", "values", "grads"]);
+const OWN = new Set(["structure", "values", "grads", "walk_from"]);
 
 /** The walk with what the server left out (the gradients the pass's numbers hold) put back. */
 function restoreWalk(nodes: readonly { id: string }[], grads: readonly TensorValue[], walk: readonly WalkStep[]): WalkStep[] {
@@ -44,8 +46,8 @@ function restoreWalk(nodes: readonly { id: string }[], grads: readonly TensorVal
   });
 }
 
-/** One pass's whole Graph. */
-export function decodePass(structures: readonly GraphStructure[], pass: PassValues): Graph {
+/** One pass's whole Graph (`passes`: the answer's, for a pass whose walk is another's). */
+export function decodePass(structures: readonly GraphStructure[], pass: PassValues, passes: readonly PassValues[] = []): Graph {
   const structure = structures[pass.structure];
   if (!structure) throw new PackingError(`pass ${pass.pass_index ?? "?"} names structure ${pass.structure}, of ${structures.length}`);
   const { nodes, ...shared } = structure;
@@ -57,20 +59,29 @@ export function decodePass(structures: readonly GraphStructure[], pass: PassValu
   const graph: Record<string, unknown> = { ...shared };
   graph.nodes = nodes.map((node, i): GraphNode => ({ ...node, value: values[i] ?? null, grad: grads[i] ?? null }));
   for (const [key, value] of Object.entries(pass)) if (!OWN.has(key)) graph[key] = value;
-  if (pass.walk) graph.walk = restoreWalk(nodes, grads, pass.walk);
+  let walk = pass.walk;
+  if (pass.walk_from !== null && pass.walk_from !== undefined) {
+    const from = passes[pass.walk_from];
+    if (!from || from.walk_from !== null && from.walk_from !== undefined || from.structure !== pass.structure) {
+      throw new PackingError(`pass ${pass.pass_index ?? "?"} takes its walk from pass ${pass.walk_from}, which sent none for its structure`);
+    }
+    walk = from.walk;
+  }
+  if (walk) graph.walk = restoreWalk(nodes, grads, walk);
   return graph as unknown as Graph;
 }
 
 /** The passes and the graph to show, as Graphs (`graph` its own object, as JSON would give). */
 export function decodePasses(packed: PackedPasses): { graph: Graph | null; passes: Graph[] } {
   const structures = packed.structures ?? [];
-  const passes = (packed.passes ?? []).map((pass) => decodePass(structures, pass));
+  const sent = packed.passes ?? [];
+  const passes = sent.map((pass) => decodePass(structures, pass, sent));
   let graph = packed.graph ?? null;
   const shown = packed.graph_pass;
   if (graph === null && shown !== null && shown !== undefined) {
     const pass = packed.passes[shown];
     if (!pass) throw new PackingError(`graph_pass ${shown} of ${packed.passes.length} passes`);
-    graph = decodePass(structures, pass);
+    graph = decodePass(structures, pass, sent);
   }
   return { graph, passes };
 }

@@ -163,6 +163,9 @@ export interface PassValues {
   values: TensorValue[];
   grads: TensorValue[];
   walk: WalkStep[];
+  /** When set, this pass sent no walk: it shares the walk of `passes[walk_from]` (an earlier pass
+   * of its structure), with its own gradients put back where that walk leaves them out. */
+  walk_from?: number | null;
   compare?: Graph["compare"];
   [extra: string]: unknown;
 }

@@ -102,3 +102,31 @@ test("packed passes that do not fit together are refused, not drawn wrong", () =
   assert.throws(() => decodePass([structure], pass([0.5, 2])), PackingError);
   assert.throws(() => decodeRunResponse({ ...wire, graph: null, graph_pass: 9 }), PackingError);
 });
+
+test("a loop's passes share the first pass's walk, each with its own gradients put back", () => {
+  assert.deepEqual(
+    wire.passes.map((p) => p.walk_from ?? null),
+    [null, 0, 0, null],
+  );
+  assert.ok(wire.passes.slice(1, 3).every((p) => !("walk" in p)));
+  const decoded = decodeRunResponse(wire);
+  const [first, second] = decoded.passes;
+  assert.ok(first && second);
+  assert.deepEqual(
+    second.walk.map((step) => step.formula),
+    first.walk.map((step) => step.formula),
+  );
+  for (const step of second.walk) assert.deepEqual(step.grad_output, second.nodes.find((n) => n.id === step.node)?.grad);
+  assert.notDeepEqual(
+    second.walk.map((step) => step.grad_output),
+    first.walk.map((step) => step.grad_output),
+  );
+});
+
+test("a pass that takes its walk from a pass that sent none, or of another structure, is refused", () => {
+  const sent = [pass([0.5]), { ...pass([0.5]), walk_from: 0 }];
+  assert.deepEqual(decodePass([structure], { ...pass([0.5]), walk_from: 0 }, sent).walk, []);
+  assert.throws(() => decodePass([structure], { ...pass([0.5]), walk_from: 1 }, sent), PackingError);
+  assert.throws(() => decodePass([structure], { ...pass([0.5]), walk_from: 5 }, sent), PackingError);
+  assert.throws(() => decodePass([structure, structure], { ...pass([0.5]), walk_from: 0 }, [{ ...pass([0.5]), structure: 1 }]), PackingError);
+});

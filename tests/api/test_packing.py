@@ -20,6 +20,7 @@ from server.sandbox.worker import encode
 from server.schemas import RunResponse
 
 LESSONS = Path(__file__).parents[1] / "programs" / "lessons"
+FIXTURES = Path(__file__).parents[1] / "e2e" / "fixtures"
 ADAM_30 = (LESSONS / "class_net_adam_30.py").read_text()
 
 LOOP_THEN_SCALAR = """import torch
@@ -140,3 +141,40 @@ def test_the_30_step_adam_answer_is_at_most_30_kb_compressed(client: TestClient)
     # what travels: the body gzipped as the server sends it (TestClient hands it back inflated)
     sent = len(gzip.compress(response.content, 5))  # the server's level (server/app.py)
     assert sent <= 30 * 1024, f"{sent / 1024:.1f} KB"
+
+
+def test_a_loop_sends_its_walk_once_and_each_pass_gets_it_back_with_its_own_numbers() -> None:
+    whole = _answer(LOOP_THEN_SCALAR)
+    wire = orjson.loads(encode(pack_answer(copy.deepcopy(whole), shorten=False)))
+    passes = wire["passes"]
+    # the loop's five passes: the first sends the walk (numbers left out), the others name it
+    assert passes[0]["walk"] and "walk_from" not in passes[0]
+    assert [p.get("walk_from") for p in passes[1:5]] == [0, 0, 0, 0]
+    assert all("walk" not in p for p in passes[1:5])
+    assert passes[5]["walk"] and "walk_from" not in passes[5]  # another structure, its own walk
+    back = unpack_answer(wire)
+    assert back["passes"] == orjson.loads(orjson.dumps(whole["passes"]))
+    # the shared walk carries each pass's own gradients, which differ between passes
+    first, second = ([s["grad_output"] for s in p["walk"]] for p in back["passes"][:2])
+    assert first != second
+
+
+def test_a_walk_that_differs_in_what_it_sends_is_sent_again() -> None:
+    whole = _answer(LOOP_THEN_SCALAR)
+    graphs = copy.deepcopy(whole["passes"])
+    graphs[3]["walk"][0]["formula"] += " (changed)"
+    packed = pack_answer({"passes": graphs, "graph": None}, shorten=False)
+    assert [p.get("walk_from") for p in packed["passes"]] == [None, 0, 0, None, 0, None]
+    back = unpack_answer(orjson.loads(encode(packed)))
+    assert back["passes"][3]["walk"][0]["formula"].endswith(" (changed)")
+    assert not back["passes"][4]["walk"][0]["formula"].endswith(" (changed)")
+
+
+def test_the_pages_fixture_is_what_unpack_answer_gives() -> None:
+    """static/tests/passes.test.ts checks the page's decoder against this pair of files (made by
+    ``python -m tests.api.packed_fixture``): the server's decoder gives the same."""
+    wire = orjson.loads((FIXTURES / "packed_run.json").read_bytes())
+    decoded = orjson.loads((FIXTURES / "packed_run_decoded.json").read_bytes())
+    assert any(p.get("walk_from") is not None for p in wire["passes"])
+    RunResponse.model_validate(wire, strict=True)
+    assert unpack_answer(wire) == decoded
