@@ -491,22 +491,27 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = Non
     return _named(out, "CdistBackward0")
 
 
+def _with_mean(a: Tensor, spread: Any, dim: Any, correction: int, keepdim: bool, node: str) -> Any:
+    """std_mean / var_mean: ``spread`` (Tensor.std or .var) and the mean, both named as
+    PyTorch's one node for the pair."""
+    if dim is None:
+        pair = (spread(a, correction=correction), a.mean())
+    else:
+        pair = (
+            spread(a, dim, correction=correction, keepdim=keepdim),
+            a.mean(dim, keepdim=keepdim),
+        )
+    return tuple(_named(t, node) for t in pair)
+
+
 @public("std_mean")
 def std_mean(a: Tensor, dim: Any = None, *, correction: int = 1, keepdim: bool = False) -> Any:
-    if dim is None:
-        pair = (a.std(correction=correction), a.mean())
-    else:
-        pair = (a.std(dim, correction=correction, keepdim=keepdim), a.mean(dim, keepdim=keepdim))
-    return tuple(_named(t, "StdMeanBackward0") for t in pair)
+    return _with_mean(a, Tensor.std, dim, correction, keepdim, "StdMeanBackward0")
 
 
 @public("var_mean")
 def var_mean(a: Tensor, dim: Any = None, *, correction: int = 1, keepdim: bool = False) -> Any:
-    if dim is None:
-        pair = (a.var(correction=correction), a.mean())
-    else:
-        pair = (a.var(dim, correction=correction, keepdim=keepdim), a.mean(dim, keepdim=keepdim))
-    return tuple(_named(t, "VarMeanBackward0") for t in pair)
+    return _with_mean(a, Tensor.var, dim, correction, keepdim, "VarMeanBackward0")
 
 
 @public("tril_indices")
