@@ -148,28 +148,35 @@ def binary(op: str, left: Expr, right: Expr) -> Expr:
 SUM, PRODUCT, NEGATION, POWER, POSTFIX, ATOM = 1, 2, 3, 4, 5, 6
 _BINARY_PREC = {"+": SUM, "−": SUM, "·": PRODUCT, "/": PRODUCT, "@": PRODUCT}
 _SUPERSCRIPT = {"2": "²", "3": "³"}
-_LABEL_OPS = {" + ": SUM, " − ": SUM, " · ": PRODUCT, " / ": PRODUCT, " @ ": PRODUCT}
+#: the spaced operators of a label, by how tightly they bind (the graph's templates use them too)
+LABEL_OPS = {" + ": SUM, " − ": SUM, " · ": PRODUCT, " / ": PRODUCT, " @ ": PRODUCT}
 _PLAIN_NAME = re.compile(r"[^\W\d][\w.\[\]…#]*")
+_OPENS, _CLOSES = "([⌊⌈", ")]⌋⌉"
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=8192)  # labels repeat: each pass renders the same ones
 def label_prec(text: str) -> int:
     """How tightly a label holds together as an operand: the loosest operator outside its
-    brackets (``w · x + b`` is a sum, ``(w · x)^2`` a power, ``exp(x)`` and ``w`` atoms)."""
+    brackets (``w · x + b`` is a sum, ``(w · x)^2`` a power, ``exp(x)``, ``|a − b|`` and ``w``
+    atoms). The one reading of a label, for captions and for the graph's formulas alike."""
     if not text:
         return ATOM
-    depth, loosest, spaced = 0, ATOM, False
+    if text[0] == "∂":
+        return POWER  # ∂L/∂(w · x) reads as one symbol, as a derivative node does (see prec)
+    opened: list[str] = []  # the brackets open here; a bar closes an open bar, else opens one
+    loosest, spaced = ATOM, False
     for i, c in enumerate(text):
-        if c in "([|":
-            depth += 1
-        elif c in ")]":
-            depth -= 1
-        elif depth == 0:
-            op = _LABEL_OPS.get(text[i : i + 3])
+        if c in _OPENS or (c == "|" and opened[-1:] != ["|"]):
+            opened.append(c)
+        elif c in _CLOSES or c == "|":
+            if opened:
+                opened.pop()
+        elif not opened:
+            op = LABEL_OPS.get(text[i : i + 3])
             if op is not None:
                 loosest = min(loosest, op)
             elif c in "·/@":
-                loosest = min(loosest, PRODUCT)
+                loosest = min(loosest, PRODUCT)  # the compact forms of the formulas: 2·x
             elif c == "^":
                 loosest = min(loosest, POWER)
             elif c == " ":
@@ -280,6 +287,17 @@ def _ref_tree(e: Expr) -> Expr:
     return e if e["k"] != "name" or _PLAIN_NAME.fullmatch(e["t"]) else paren(e)
 
 
+#: the nodes of one operand written between a prefix and a suffix: −x, (x), xᵀ, √x, |x|, [x]
+_AROUND = {
+    "neg": ("−", ""),
+    "paren": ("(", ")"),
+    "T": ("", "ᵀ"),
+    "sqrt": ("√", ""),
+    "abs": ("|", "|"),
+    "iv": ("[", "]"),
+}
+
+
 def write(e: Expr) -> str:
     """A bracketed tree (see :func:`bracket`) written out, its brackets where its ``paren``
     nodes are and nowhere else."""
@@ -287,33 +305,24 @@ def write(e: Expr) -> str:
     if k in ("num", "name", "const", "text"):
         return str(e["t"])
     a = e.get("a", [])
-    if k == "paren":
-        return f"({write(a[0])})"
+    if k in _AROUND:
+        before, after = _AROUND[k]
+        return f"{before}{write(a[0])}{after}"
     if k in _BINARY_PREC:
         lt, rt = write(a[0]), write(a[1])
         if k == "/" and _compact(lt) and _compact(rt):
             return f"{lt}/{rt}"  # 1/b, −a/b², 1/(2 · √a): a fraction reads as one term
         return f"{lt} {k} {rt}"
-    if k == "neg":
-        return f"−{write(a[0])}"
     if k == "^":
         base, exp = a
         et = write(exp)
         if exp["k"] == "num" and et in _SUPERSCRIPT:
             return write(base) + _SUPERSCRIPT[et]
         return f"{write(base)}^{et}"
-    if k == "T":
-        return f"{write(a[0])}ᵀ"
     if k == "fn":
         return f"{e['f']}({', '.join(write(x) for x in a)})"
-    if k == "sqrt":
-        return f"√{write(a[0])}"
-    if k == "abs":
-        return f"|{write(a[0])}|"
     if k == "sum":
         return f"{'Σ_rows' if e.get('sub') == 'rows' else 'Σ'} {write(a[0])}"
-    if k == "iv":
-        return f"[{write(a[0])}]"
     if k == "idx":
         return f"{write(a[0])}[{write(a[1])}]"
     if k == "cmp":

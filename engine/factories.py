@@ -5,8 +5,8 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypedDict, TypeVar, Unpack
 
 import numpy as np
 
@@ -85,6 +85,112 @@ def _device(device: Any) -> Device:
     return _default_device if device is None else parse_device(device)
 
 
+# ---- PyTorch's keywords for a new tensor (its TensorOptions), declared once -----------------
+# Each factory takes the set PyTorch's own takes, as ``**options: Unpack[<set>]``; _checked
+# refuses any other keyword as Python would, and _result applies them. ``layout``,
+# ``pin_memory`` and ``memory_format`` are accepted and change nothing here (one layout, one
+# kind of memory).
+
+
+class _New(TypedDict, total=False):
+    """torch.zeros / full / arange / linspace, Tensor.new_*: how and where it is made."""
+
+    dtype: DType | None
+    device: Any
+    requires_grad: bool
+    layout: Any
+    pin_memory: bool
+
+
+class _Out(_New, total=False):
+    """torch.eye: the same, or written into ``out=``."""
+
+    out: Tensor | None
+
+
+class _Drawn(_Out, total=False):
+    """rand / randn / randint / randperm / normal: the same, drawn from ``generator=``."""
+
+    generator: Any
+
+
+class _Like(TypedDict, total=False):
+    """zeros_like / ones_like / full_like ...: in ``input``'s dtype and on its device unless
+    given."""
+
+    dtype: DType | None
+    device: Any
+    requires_grad: bool
+    layout: Any
+    memory_format: Any
+
+
+class _DrawnLike(_Like, total=False):
+    """rand_like / randn_like / randint_like: the same, drawn from ``generator=``."""
+
+    generator: Any
+
+
+_NO_EFFECT = ("layout", "pin_memory", "memory_format")
+
+
+def _checked(fname: str, options: Mapping[str, Any], accepted: Any) -> Mapping[str, Any]:
+    """``options`` if each is one that ``fname`` takes (a key of the TypedDict ``accepted``),
+    else Python's TypeError for an unexpected keyword argument."""
+    for key in options:
+        if key not in accepted.__optional_keys__:
+            raise TypeError(f"{fname}() got an unexpected keyword argument '{key}'")
+    return options
+
+
+def _made_like(
+    fname: str, like: Tensor, options: Mapping[str, Any], accepted: Any
+) -> dict[str, Any]:
+    """The keywords for a tensor made like ``like``: ``dtype=`` and ``device=`` as given, else
+    ``like``'s; ``requires_grad=`` and ``generator=`` passed on."""
+    kept = {k: v for k, v in _checked(fname, options, accepted).items() if k not in _NO_EFFECT}
+    device = options.get("device")
+    return {
+        **kept,
+        "dtype": options.get("dtype") or like.dtype,
+        "device": like.device if device is None else device,
+    }
+
+
+def _dtype(options: Mapping[str, Any], default: DType = dtypes.float32) -> Any:
+    """The NumPy dtype ``dtype=`` asks for, else ``default``'s."""
+    return (options.get("dtype") or default).np
+
+
+def _result(arr: Any, options: Mapping[str, Any]) -> Tensor:
+    """A built or drawn array as a factory's result: written into ``out=``, or a new tensor on
+    ``device=`` (only a floating one may require grad, as PyTorch's factories say)."""
+    out = options.get("out")
+    if out is not None:
+        return _into(out, arr)
+    t = Tensor._wrap(move(arr, _device(options.get("device"))))
+    if options.get("requires_grad"):
+        if np.dtype(arr.dtype).kind != "f":
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
+        t.requires_grad_(True)
+    return t
+
+
+def _into(out: Tensor, arr: Any) -> Tensor:
+    """``out=``: the result written into ``out`` (resized as PyTorch resizes it)."""
+    with _no_record():
+        out._check_inplace()
+    arr = arr.astype(out._data.dtype, copy=False)
+    if out._data.shape == arr.shape:
+        out._data[...] = move(arr, out.device)
+    else:
+        out._data = move(np.array(arr), out.device)
+    out._bump()
+    return out
+
+
 def _infer_dtype(data: Any) -> Any:
     """PyTorch's inference for torch.tensor(list): bool, int64, or the default float32."""
     kinds: set[str] = set()
@@ -159,7 +265,6 @@ def tensor(
     data: Any, dtype: DType | None = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
     """torch.tensor: copy data (numbers, nested lists, arrays, tensors) into a new leaf."""
-    dev = _device(device)
     if isinstance(data, Tensor):
         arr = to_numpy(data._data).copy()
         if dtype is not None:
@@ -182,14 +287,7 @@ def tensor(
             raise
     if arr.dtype == object:
         raise TypeError("Could not infer dtype of object")
-    t = Tensor._wrap(move(arr, dev) if dev.type != "cpu" else arr)
-    if requires_grad:
-        if arr.dtype.kind != "f":
-            raise RuntimeError(
-                "Only Tensors of floating point and complex dtype can require gradients"
-            )
-        t.requires_grad_(True)
-    return t
+    return _result(arr, {"device": device, "requires_grad": requires_grad})
 
 
 @public("as_tensor")
@@ -229,27 +327,27 @@ def _shape_arg(shape: Sequence[Any], fname: str = "") -> tuple[int, ...]:
     return tuple(out)
 
 
-def _factory(
-    shape: Any,
-    dtype: DType | None,
-    device: Any,
-    requires_grad: bool,
-    fill: Any,
-    fname: str = "",
-) -> Tensor:
+def _filled(name: str, fill: Any, fname: str = "") -> Callable[..., Tensor]:
+    """zeros / ones / empty: ``*size`` filled by ``fill(xp, shape, dtype)`` on the device."""
+
+    def factory(*shape: Any, **options: Unpack[_New]) -> Tensor:
+        _checked(name, options, _New)
+        dims = _dims(shape, fname or name)
+        arr = fill(_device(options.get("device")).xp, dims, _dtype(options))
+        return _result(arr, options)
+
+    return _declare(name, factory)
+
+
+def _dims(shape: Any, fname: str) -> tuple[int, ...]:
+    """A factory's shape (see _shape_arg), refusing negative sizes as PyTorch does."""
     dims = _shape_arg(shape, fname)
     for d in dims:
         if d < 0:
             if fname == "zeros":
                 raise RuntimeError("zeros: Dimension size must be non-negative.")
             raise RuntimeError(f"Trying to create tensor with negative dimension {d}: {list(dims)}")
-    dev = _device(device)
-    np_dtype = (dtype or dtypes.float32).np
-    arr = fill(dev.xp, dims, np_dtype)
-    t = Tensor._wrap(arr)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+    return dims
 
 
 def _declare(name: str, fn: F) -> F:
@@ -257,17 +355,6 @@ def _declare(name: str, fn: F) -> F:
     TypeError says ``rand()``) and made public as ``torch.<name>``."""
     fn.__name__ = fn.__qualname__ = name
     return public(name)(fn)
-
-
-def _filled(name: str, fill: Any, fname: str = "") -> Callable[..., Tensor]:
-    """zeros / ones / empty: ``*size`` filled by ``fill(xp, shape, dtype)``."""
-
-    def factory(
-        *shape: Any, dtype: DType | None = None, device: Any = None, requires_grad: bool = False
-    ) -> Tensor:
-        return _factory(shape, dtype, device, requires_grad, fill, fname or name)
-
-    return _declare(name, factory)
 
 
 def _zeros(xp: Any, shape: tuple[int, ...], dtype: Any) -> Any:
@@ -280,13 +367,8 @@ empty = _filled("empty", _zeros, "zeros")  # zeros here (uninitialised in PyTorc
 
 
 @public("full")
-def full(
-    size: Any,
-    fill_value: Any,
-    dtype: DType | None = None,
-    device: Any = None,
-    requires_grad: bool = False,
-) -> Tensor:
+def full(size: Any, fill_value: Any, **options: Unpack[_New]) -> Tensor:
+    _checked("full", options, _New)
     if not isinstance(size, list | tuple | Size):
         raise TypeError(
             f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}"
@@ -298,41 +380,18 @@ def full(
             "full(): argument 'fill_value' (position 2) must be Number, not "
             f"{type(fill_value).__name__}"
         )
-    if dtype is None:
-        dtype = dtypes.from_numpy(_infer_dtype(fill_value))
-    return _factory(
-        (size,), dtype, device, requires_grad, lambda xp, s, d: xp.full(s, fill_value, d)
-    )
-
-
-def _new_kwargs(like: Tensor, dtype: DType | None, device: Any) -> dict[str, Any]:
-    """``dtype=`` and ``device=`` as given, else those of the tensor the new one is made like."""
-    return {"dtype": dtype or like.dtype, "device": device if device is not None else like.device}
+    np_dtype = _dtype(options) if options.get("dtype") else _infer_dtype(fill_value)
+    arr = _device(options.get("device")).xp.full(_dims((size,), ""), fill_value, np_dtype)
+    return _result(arr, options)
 
 
 def _like_factory(name: str, make: Callable[..., Tensor], random: bool = False) -> Any:
     """zeros_like / ones_like / empty_like / rand_like / randn_like: ``make`` at ``input``'s
     shape, and its dtype and device unless given; the random ones also take ``generator=``."""
+    accepted = _DrawnLike if random else _Like
 
-    def like(
-        input: Tensor,
-        *,
-        dtype: DType | None = None,
-        layout: Any = None,
-        device: Any = None,
-        requires_grad: bool = False,
-        memory_format: Any = None,
-        **kw: Any,
-    ) -> Tensor:
-        for key in kw:
-            if not random or key != "generator":
-                raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
-        return make(
-            input._data.shape,
-            requires_grad=requires_grad,
-            **_new_kwargs(input, dtype, device),
-            **kw,
-        )
+    def like(input: Tensor, **options: Unpack[_DrawnLike]) -> Tensor:
+        return make(input._data.shape, **_made_like(name, input, options, accepted))
 
     return _declare(name, like)
 
@@ -343,33 +402,13 @@ empty_like = _like_factory("empty_like", zeros)
 
 
 @public("full_like")
-def full_like(
-    input: Tensor,
-    fill_value: Any,
-    *,
-    dtype: DType | None = None,
-    layout: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    memory_format: Any = None,
-) -> Tensor:
-    return full(
-        input._data.shape,
-        fill_value,
-        requires_grad=requires_grad,
-        **_new_kwargs(input, dtype, device),
-    )
+def full_like(input: Tensor, fill_value: Any, **options: Unpack[_Like]) -> Tensor:
+    return full(input._data.shape, fill_value, **_made_like("full_like", input, options, _Like))
 
 
 @public("arange")
-def arange(
-    start: Any,
-    end: Any = None,
-    step: Any = 1,
-    dtype: DType | None = None,
-    device: Any = None,
-    requires_grad: bool = False,
-) -> Tensor:
+def arange(start: Any, end: Any = None, step: Any = 1, **options: Unpack[_New]) -> Tensor:
+    _checked("arange", options, _New)
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -377,56 +416,35 @@ def arange(
         raise RuntimeError("step must be nonzero")
     if (vals[2] > 0 and vals[1] < vals[0]) or (vals[2] < 0 and vals[1] > vals[0]):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    if dtype is None:
-        dtype = dtypes.float32 if builtins.any(isinstance(v, float) for v in vals) else dtypes.int64
+    floating = builtins.any(isinstance(v, float) for v in vals)
     n = builtins.max(0, int(np.ceil((vals[1] - vals[0]) / vals[2])))
-    arr = (np.arange(n, dtype=np.float64) * vals[2] + vals[0]).astype(dtype.np)
-    t = Tensor._wrap(move(arr, _device(device)))
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+    arr = np.arange(n, dtype=np.float64) * vals[2] + vals[0]
+    return _result(
+        arr.astype(_dtype(options, dtypes.float32 if floating else dtypes.int64)), options
+    )
 
 
 @public("linspace")
-def linspace(
-    start: float,
-    end: float,
-    steps: int,
-    dtype: DType | None = None,
-    device: Any = None,
-    requires_grad: bool = False,
-) -> Tensor:
+def linspace(start: float, end: float, steps: int, **options: Unpack[_New]) -> Tensor:
+    _checked("linspace", options, _New)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    dt = (dtype or dtypes.float32).np
     if steps == 1:
-        arr = np.array([start], dtype=dt)
+        arr = np.array([start], dtype=_dtype(options))
     else:
         # PyTorch fills the first half from start and the second half from end
         step = (end - start) / (steps - 1)
         i = np.arange(steps, dtype=np.float64)
         half = steps // 2
-        arr = np.where(i < half, start + step * i, end - step * (steps - 1 - i)).astype(dt)
-    t = Tensor._wrap(move(arr, _device(device)))
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+        arr = np.where(i < half, start + step * i, end - step * (steps - 1 - i))
+    return _result(arr.astype(_dtype(options)), options)
 
 
 @public("eye")
-def eye(
-    n: int,
-    m: int | None = None,
-    *,
-    out: Tensor | None = None,
-    dtype: DType | None = None,
-    layout: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    pin_memory: bool = False,
-) -> Tensor:
-    arr = np.eye(n, m, dtype=(dtype or dtypes.float32).np)
-    return _result(arr, out, device, requires_grad)
+def eye(n: int, m: int | None = None, **options: Unpack[_Out]) -> Tensor:
+    _checked("eye", options, _Out)
+    arr = np.eye(n, m, dtype=_dtype(options))
+    return _result(arr, options)
 
 
 def _generator(generator: Any, fname: str) -> Generator:
@@ -451,74 +469,24 @@ def _size(shape: tuple[Any, ...], size: Any, fname: str) -> Any:
 
 
 def _random(
-    shape: Any,
-    dtype: DType | None,
-    device: Any,
-    requires_grad: bool,
-    draw: Any,
-    fname: str = "",
-    generator: Any = None,
-    out: Tensor | None = None,
+    shape: Any, draw: Any, fname: str, options: Mapping[str, Any], default: DType
 ) -> Tensor:
-    dims = _shape_arg(shape, fname)
-    for d in dims:
-        if d < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {d}: {list(dims)}")
+    """``draw(generator, n, dtype)`` at ``shape``: in ``out=``'s dtype when no ``dtype=`` is
+    given, else ``default``."""
+    dims = _dims(shape, fname)
+    out = options.get("out")
+    dtype = options.get("dtype") or (out.dtype if out is not None else default)
     n = int(np.prod(dims)) if dims else 1
-    if out is not None and dtype is None:
-        dtype = out.dtype
-    np_dtype = (dtype or dtypes.float32).np
-    arr = draw(_generator(generator, fname), n, np_dtype).reshape(dims)
-    return _result(arr, out, device, requires_grad)
-
-
-def _result(arr: Any, out: Tensor | None, device: Any, requires_grad: bool) -> Tensor:
-    """A built or drawn array as a factory's result: written into ``out=``, or a new tensor on
-    ``device`` (only a floating one may require grad)."""
-    if out is not None:
-        return _into(out, arr)
-    t = Tensor._wrap(move(arr, _device(device)))
-    if requires_grad:
-        _require_float(t, arr.dtype)
-    return t
-
-
-def _require_float(t: Tensor, dtype: Any) -> None:
-    if np.dtype(dtype).kind != "f":
-        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-    t.requires_grad_(True)
-
-
-def _into(out: Tensor, arr: Any) -> Tensor:
-    """``out=``: the result written into ``out`` (resized as PyTorch resizes it)."""
-    with _no_record():
-        out._check_inplace()
-    arr = arr.astype(out._data.dtype, copy=False)
-    if out._data.shape == arr.shape:
-        out._data[...] = move(arr, out.device)
-    else:
-        out._data = move(np.array(arr), out.device)
-    out._bump()
-    return out
+    arr = draw(_generator(options.get("generator"), fname), n, dtype.np).reshape(dims)
+    return _result(arr, options)
 
 
 def _shape_random(name: str, draw: Any) -> Callable[..., Tensor]:
     """rand / randn: ``*size`` or ``size=``, drawn from the stream by ``draw(g, n, dtype)``."""
 
-    def factory(
-        *shape: Any,
-        size: Any = None,
-        generator: Any = None,
-        out: Tensor | None = None,
-        dtype: DType | None = None,
-        layout: Any = None,
-        device: Any = None,
-        requires_grad: bool = False,
-        pin_memory: bool = False,
-    ) -> Tensor:
-        return _random(
-            _size(shape, size, name), dtype, device, requires_grad, draw, name, generator, out
-        )
+    def factory(*shape: Any, size: Any = None, **options: Unpack[_Drawn]) -> Tensor:
+        _checked(name, options, _Drawn)
+        return _random(_size(shape, size, name), draw, name, options, dtypes.float32)
 
     return _declare(name, factory)
 
@@ -529,19 +497,10 @@ randn = _shape_random("randn", lambda g, n, d: g.normal(n, 0.0, 1.0, d))
 
 @public("randint")
 def randint(
-    *args: Any,
-    low: Any = None,
-    high: Any = None,
-    size: Any = None,
-    generator: Any = None,
-    out: Tensor | None = None,
-    dtype: DType | None = None,
-    layout: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    pin_memory: bool = False,
+    *args: Any, low: Any = None, high: Any = None, size: Any = None, **options: Unpack[_Drawn]
 ) -> Tensor:
     """randint(high, size) or randint(low, high, size), positionally or by keyword."""
+    _checked("randint", options, _Drawn)
     given = list(args)
     if size is None and given and not isinstance(given[-1], int | np.integer):
         size = given.pop()
@@ -555,37 +514,17 @@ def randint(
             "(int low, int high, tuple of ints size, *, torch.Generator generator, ...)"
         )
     low, high = int(low), int(high)
-    t = _random(
-        size,
-        dtype or dtypes.int64,
-        device,
-        False,
-        lambda g, n, d: g.randint(low, high, n).astype(d),
-        "randint",
-        generator,
-        out,
-    )
-    if requires_grad:
-        _require_float(t, t._data.dtype)
-    return t
+    draw = lambda g, n, d: g.randint(low, high, n).astype(d)  # noqa: E731
+    return _random(size, draw, "randint", options, dtypes.int64)
 
 
 @public("randperm")
-def randperm(
-    n: int,
-    *,
-    generator: Any = None,
-    out: Tensor | None = None,
-    dtype: DType | None = None,
-    layout: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    pin_memory: bool = False,
-) -> Tensor:
+def randperm(n: int, **options: Unpack[_Drawn]) -> Tensor:
+    _checked("randperm", options, _Drawn)
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
-    arr = _generator(generator, "randperm").randperm(int(n)).astype((dtype or dtypes.int64).np)
-    return _result(arr, out, device, requires_grad)
+    g = _generator(options.get("generator"), "randperm")
+    return _result(g.randperm(int(n)).astype(_dtype(options, dtypes.int64)), options)
 
 
 rand_like = _like_factory("rand_like", rand, random=True)
@@ -594,46 +533,20 @@ randn_like = _like_factory("randn_like", randn, random=True)
 
 @public("randint_like")
 def randint_like(
-    input: Tensor,
-    low: int = 0,
-    high: Any = None,
-    *,
-    dtype: DType | None = None,
-    layout: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    memory_format: Any = None,
-    generator: Any = None,
+    input: Tensor, low: int = 0, high: Any = None, **options: Unpack[_DrawnLike]
 ) -> Tensor:
     if high is None:
         low, high = 0, low
-    return randint(
-        low,
-        high,
-        tuple(input._data.shape),
-        dtype=dtype or input.dtype,
-        device=device if device is not None else input.device,
-        generator=generator,
-    )
+    made = _made_like("randint_like", input, options, _DrawnLike)
+    return randint(low, high, tuple(input._data.shape), **made)
 
 
 @public("normal")
-def normal(
-    mean: Any,
-    std: Any = 1.0,
-    size: Any = None,
-    *,
-    generator: Any = None,
-    out: Tensor | None = None,
-    dtype: DType | None = None,
-    layout: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    pin_memory: bool = False,
-) -> Tensor:
+def normal(mean: Any, std: Any = 1.0, size: Any = None, **options: Unpack[_Drawn]) -> Tensor:
     """torch.normal: tensors of means and/or standard deviations (ATen draws standard normals,
     then ``z * std + mean`` in the tensors' dtype), or numbers and a ``size``."""
-    g = _generator(generator, "normal")
+    _checked("normal", options, _Drawn)
+    g = _generator(options.get("generator"), "normal")
     mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not mean_t and not std_t:
         if size is None:
@@ -644,19 +557,8 @@ def normal(
             )
         if float(std) < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std)}")
-        t = _random(
-            (size,),
-            dtype,
-            device,
-            False,
-            lambda gen, n, d: gen.normal(n, float(mean), float(std), d),
-            "normal",
-            generator,
-            out,
-        )
-        if requires_grad:
-            _require_float(t, t._data.dtype)
-        return t
+        draw = lambda gen, n, d: gen.normal(n, float(mean), float(std), d)  # noqa: E731
+        return _random((size,), draw, "normal", options, dtypes.float32)
     ref = mean if mean_t else std
     shape = np.broadcast_shapes(
         np.shape(getattr(mean, "_data", mean)), np.shape(getattr(std, "_data", std))
@@ -676,6 +578,7 @@ def normal(
             arr = (z * to_numpy(std._data).astype(float_dtype)).astype(float_dtype)
             arr = arr + np.asarray(to_numpy(getattr(mean, "_data", mean)), dtype=float_dtype)
     arr = np.asarray(arr, dtype=float_dtype)
+    out = options.get("out")
     if out is not None:
         return _into(out, arr)
     return Tensor._wrap(move(arr, ref.device))
@@ -757,16 +660,8 @@ def _new_filled(make: Callable[..., Tensor], *names: str) -> Any:
     """Tensor.new_zeros / new_empty / new_ones: ``make`` with this tensor's dtype and device
     unless given."""
 
-    def new(
-        self: Tensor,
-        *size: Any,
-        dtype: DType | None = None,
-        device: Any = None,
-        requires_grad: bool = False,
-        layout: Any = None,
-        pin_memory: bool = False,
-    ) -> Tensor:
-        return make(*size, requires_grad=requires_grad, **_new_kwargs(self, dtype, device))
+    def new(self: Tensor, *size: Any, **options: Unpack[_New]) -> Tensor:
+        return make(*size, **_made_like(names[0], self, options, _New))
 
     new.__name__ = new.__qualname__ = names[0]
     return method(*names)(new)
@@ -777,32 +672,13 @@ _new_ones = _new_filled(ones, "new_ones")
 
 
 @method("new_full")
-def _new_full(
-    self: Tensor,
-    size: Any,
-    fill_value: Any,
-    *,
-    dtype: DType | None = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    layout: Any = None,
-    pin_memory: bool = False,
-) -> Tensor:
-    return full(size, fill_value, requires_grad=requires_grad, **_new_kwargs(self, dtype, device))
+def _new_full(self: Tensor, size: Any, fill_value: Any, **options: Unpack[_New]) -> Tensor:
+    return full(size, fill_value, **_made_like("new_full", self, options, _New))
 
 
 @method("new_tensor")
-def _new_tensor(
-    self: Tensor,
-    data: Any,
-    *,
-    dtype: DType | None = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    layout: Any = None,
-    pin_memory: bool = False,
-) -> Tensor:
-    return tensor(data, requires_grad=requires_grad, **_new_kwargs(self, dtype, device))
+def _new_tensor(self: Tensor, data: Any, **options: Unpack[_New]) -> Tensor:
+    return tensor(data, **_made_like("new_tensor", self, options, _New))
 
 
 def _fill_random(self: Tensor, vals: Any) -> Tensor:

@@ -333,8 +333,11 @@ def norm(a: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tenso
     return pow(sum(pow(a.abs(), p), dim, keepdim), 1.0 / p)
 
 
-def _softmax_input(a: Tensor, dim: int, dtype: DType | None, kernel: str) -> tuple[Tensor, int]:
-    """The (cast) input and normalised dim; PyTorch has no softmax kernel for integer input."""
+def _softmax_row(op: O.Op, a: Tensor, dim: int | None, dtype: DType | None, kernel: str) -> Tensor:
+    """softmax / log_softmax of the (cast) input over its normalised dim; PyTorch has no
+    softmax kernel for integer input, and no default dim."""
+    if dim is None:
+        raise TypeError(f'{kernel}() missing 1 required positional arguments: "dim"')
     if dtype is not None:
         a = a.to(dtype)
     d = _norm_dim(dim, a._data.ndim)
@@ -344,23 +347,17 @@ def _softmax_input(a: Tensor, dim: int, dtype: DType | None, kernel: str) -> tup
             f'"{kernel}_{last}kernel_impl" not implemented for '
             f"'{dtypes.type_word(a._data.dtype)}'"
         )
-    return a, d
+    return apply(op, (a,), {"dim": d})
 
 
 @implements(O.SOFTMAX, axis=True)
 def softmax(a: Tensor, dim: int | None = None, dtype: DType | None = None) -> Tensor:
-    if dim is None:
-        raise TypeError('softmax() missing 1 required positional arguments: "dim"')
-    a, d = _softmax_input(a, dim, dtype, "softmax")
-    return apply(O.SOFTMAX, (a,), {"dim": d})
+    return _softmax_row(O.SOFTMAX, a, dim, dtype, "softmax")
 
 
 @implements(O.LOG_SOFTMAX, axis=True)
 def log_softmax(a: Tensor, dim: int | None = None, dtype: DType | None = None) -> Tensor:
-    if dim is None:
-        raise TypeError('log_softmax() missing 1 required positional arguments: "dim"')
-    a, d = _softmax_input(a, dim, dtype, "log_softmax")
-    return apply(O.LOG_SOFTMAX, (a,), {"dim": d})
+    return _softmax_row(O.LOG_SOFTMAX, a, dim, dtype, "log_softmax")
 
 
 @implements(O.MATMUL, "matmul", "mm", "dot", "__matmul__")

@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.caption import LABEL_OPS, POSTFIX, POWER, PRODUCT, label_prec
 from engine.core import ModuleCall, Node, WalkStep, edge
 from engine.graph_walk import walk_step
 from engine.ops import OPS
@@ -57,38 +58,6 @@ COUNT_BOUND = 100
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _NAME = re.compile(r"[\w.\[\]…]+")
 _OPEN, _CLOSE = "([,|⌊⌈", ")],|⌋⌉"
-#: how tightly an operator binds: a sum, a product, a negation, a power, an atom
-_SUM, _PRODUCT, _NEGATION, _POWER, _ATOM = 1, 2, 3, 4, 5
-_BINARY = {" + ": _SUM, " − ": _SUM, " · ": _PRODUCT, " / ": _PRODUCT, " @ ": _PRODUCT}
-
-
-@functools.lru_cache(maxsize=8192)  # labels repeat: each pass renders the same ones
-def _prec(text: str) -> int:
-    """How tightly ``text`` holds together as an operand: the loosest operator outside its
-    parentheses (``w · x + b`` is a sum, ``(w · x)^2`` a power, ``exp(x)`` and ``w`` atoms)."""
-    if text.startswith("∂"):
-        return _POWER  # a derivative ∂L/∂(w · x) reads as one symbol, bracketed before ᵀ
-    depth, loosest, spaced = 0, _ATOM, False
-    for i, c in enumerate(text):
-        if c in "([":
-            depth += 1
-        elif c in ")]":
-            depth -= 1
-        elif depth == 0:
-            op = _BINARY.get(text[i : i + 3])
-            if op is not None:
-                loosest = min(loosest, op)
-            elif c in "·/":
-                loosest = min(loosest, _PRODUCT)  # the compact forms of the formulas: 2·x
-            elif c == "^":
-                loosest = min(loosest, _POWER)
-            elif c == " ":
-                spaced = True
-    if loosest == _ATOM and text.startswith("−"):
-        return _NEGATION
-    if loosest == _ATOM and spaced:
-        return _PRODUCT  # a prefix form with a space (Σ x, ln x): bracket it next to others
-    return loosest
 
 
 @functools.lru_cache(maxsize=4096)
@@ -100,22 +69,22 @@ def _needed(template: str, start: int, end: int) -> int:
     if before and after and before in _OPEN and after in _CLOSE:
         return 0
     if before == "^" or (after and after in "^ᵀ.[²") or (before and before.isalnum()):
-        return _ATOM  # a power's base or exponent, a postfix, or a phrase (of x)
+        return POSTFIX  # a power's base or exponent, a postfix, or a phrase (of x)
     need = 0
-    op_left = _BINARY.get(left[-3:])
+    op_left = LABEL_OPS.get(left[-3:])
     if op_left is not None:  # the right operand: a − (b + c), a / (b · c)
         need = op_left + (left[-3:] in (" − ", " / "))
     elif before and before in "·/":
-        need = _PRODUCT + (before == "/")
+        need = PRODUCT + (before == "/")
     elif before == "−" and not left[:-1].strip():
-        need = _POWER  # a leading minus: −(a · b), −x^2 reads as −(x^2) anyway
+        need = POWER  # a leading minus: −(a · b), −x^2 reads as −(x^2) anyway
     elif before:
-        need = _POWER  # after a prefix symbol: √(x + 1), Σ (x · y), |x|
-    op_right = _BINARY.get(right[:3])
+        need = POWER  # after a prefix symbol: √(x + 1), Σ (x · y), |x|
+    op_right = LABEL_OPS.get(right[:3])
     if op_right is not None:
         need = max(need, op_right)
     elif after and after in "·/":
-        need = max(need, _PRODUCT)
+        need = max(need, PRODUCT)
     return need
 
 
@@ -134,7 +103,7 @@ def _filled(template: str, items: tuple[tuple[str, str], ...]) -> str:
         text = parts.get(m.group(1))
         if text is None:
             return m.group(0)
-        return text if _prec(text) >= _needed(template, m.start(), m.end()) else f"({text})"
+        return text if label_prec(text) >= _needed(template, m.start(), m.end()) else f"({text})"
 
     return _PLACEHOLDER.sub(sub, template)
 

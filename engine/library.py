@@ -491,22 +491,28 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = Non
     return _named(out, "CdistBackward0")
 
 
+def _with_mean(a: Tensor, stat: str, dim: Any, correction: int, keepdim: bool, node: str) -> Any:
+    """std_mean / var_mean: ``a.std`` or ``a.var`` (``stat``) and the mean, both named as
+    PyTorch's one node for the pair."""
+    spread = getattr(a, stat)
+    if dim is None:
+        pair = (spread(correction=correction), a.mean())
+    else:
+        pair = (
+            spread(dim, correction=correction, keepdim=keepdim),
+            a.mean(dim, keepdim=keepdim),
+        )
+    return tuple(_named(t, node) for t in pair)
+
+
 @public("std_mean")
 def std_mean(a: Tensor, dim: Any = None, *, correction: int = 1, keepdim: bool = False) -> Any:
-    if dim is None:
-        pair = (a.std(correction=correction), a.mean())
-    else:
-        pair = (a.std(dim, correction=correction, keepdim=keepdim), a.mean(dim, keepdim=keepdim))
-    return tuple(_named(t, "StdMeanBackward0") for t in pair)
+    return _with_mean(a, "std", dim, correction, keepdim, "StdMeanBackward0")
 
 
 @public("var_mean")
 def var_mean(a: Tensor, dim: Any = None, *, correction: int = 1, keepdim: bool = False) -> Any:
-    if dim is None:
-        pair = (a.var(correction=correction), a.mean())
-    else:
-        pair = (a.var(dim, correction=correction, keepdim=keepdim), a.mean(dim, keepdim=keepdim))
-    return tuple(_named(t, "VarMeanBackward0") for t in pair)
+    return _with_mean(a, "var", dim, correction, keepdim, "VarMeanBackward0")
 
 
 @public("tril_indices")

@@ -35,7 +35,6 @@ from engine.nn.loss import KLDivLoss, MarginRankingLoss
 from engine.nn.modules import (
     ELU,
     GELU,
-    BatchNorm1d,
     BCELoss,
     BCEWithLogitsLoss,
     CrossEntropyLoss,
@@ -63,7 +62,7 @@ from engine.nn.modules import (
     Softplus,
     Tanh,
 )
-from engine.nn.normalization import BatchNorm2d, GroupNorm
+from engine.nn.normalization import BatchNorm1d, BatchNorm2d, GroupNorm
 from engine.nn.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell
 
 __all__ = [

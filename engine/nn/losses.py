@@ -284,7 +284,7 @@ def cross_entropy(
         loss = -(logp * target).sum(dim)
         if weight is not None:
             raise RuntimeError("class weights with probability targets are not in the playground")
-        return loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss
+        return _reduce(loss, reduction)
     nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
     if not label_smoothing:
         return nll
@@ -395,4 +395,4 @@ def margin_ranking_loss(
             f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} "
         )
     loss = _named((-target * (input1 - input2) + margin).clamp(min=0), "ClampMinBackward0")
-    return loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss
+    return _reduce(loss, reduction)

@@ -6,12 +6,12 @@ import math
 import types
 from collections import OrderedDict
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Self
 
 from engine import dtypes
 from engine.conversions import to_copy
 from engine.core import ModuleCall, _mode, no_grad, zero_grads
-from engine.factories import empty, ones, tensor, zeros
+from engine.factories import empty, ones, zeros
 from engine.nn import functional as F
 from engine.nn import init
 from engine.nn.losses import legacy_reduction
@@ -352,7 +352,21 @@ class Linear(Module):
         )
 
 
-class Sequential(Module):
+class _Numbered(Module):
+    """Sequential and ModuleList: sub-modules held under their positions "0", "1", ..."""
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def append(self, module: Module) -> Self:
+        self._modules[str(len(self._modules))] = module
+        return self
+
+
+class Sequential(_Numbered):
     def __init__(self, *modules: Module) -> None:
         super().__init__()
         if len(modules) == 1 and isinstance(modules[0], OrderedDict):
@@ -377,18 +391,8 @@ class Sequential(Module):
             raise IndexError(f"index {idx} is out of range")
         return mods[idx]
 
-    def __len__(self) -> int:
-        return len(self._modules)
 
-    def __iter__(self) -> Iterator[Module]:
-        return iter(self._modules.values())
-
-    def append(self, module: Module) -> Sequential:
-        self._modules[str(len(self._modules))] = module
-        return self
-
-
-class ModuleList(Module):
+class ModuleList(_Numbered):
     def __init__(self, modules: Any = None) -> None:
         super().__init__()
         for i, m in enumerate(modules or []):
@@ -396,16 +400,6 @@ class ModuleList(Module):
 
     def __getitem__(self, idx: int) -> Module:
         return list(self._modules.values())[idx]
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[Module]:
-        return iter(self._modules.values())
-
-    def append(self, module: Module) -> ModuleList:
-        self._modules[str(len(self._modules))] = module
-        return self
 
 
 class _SharedForward(Module):
@@ -656,56 +650,6 @@ class LayerNorm(Module):
         return (
             f"{self.normalized_shape}, eps={self.eps}, "
             f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}"
-        )
-
-
-class BatchNorm1d(Module):
-    def __init__(
-        self,
-        num_features: int,
-        eps: float = 1e-5,
-        momentum: float = 0.1,
-        affine: bool = True,
-        track_running_stats: bool = True,
-        bias: bool = True,
-    ) -> None:
-        super().__init__()
-        self.num_features, self.eps, self.momentum = num_features, eps, momentum
-        self.affine, self.track_running_stats = affine, track_running_stats
-        self.weight = Parameter(ones(num_features)) if affine else None
-        self.bias = Parameter(zeros(num_features)) if affine and bias else None
-        if track_running_stats:
-            self.register_buffer("running_mean", zeros(num_features))
-            self.register_buffer("running_var", ones(num_features))
-            self.register_buffer("num_batches_tracked", tensor(0))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
-
-    def forward(self, input: Tensor) -> Tensor:
-        if input.dim() not in (2, 3):
-            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
-        use_batch = self.training or not self.track_running_stats
-        if self.training and self.track_running_stats:
-            self.num_batches_tracked._data += 1
-            self.num_batches_tracked._bump()
-        return F.batch_norm(
-            input,
-            self.running_mean if not use_batch or self.training else None,
-            self.running_var if not use_batch or self.training else None,
-            self.weight,
-            self.bias,
-            use_batch,
-            self.momentum,
-            self.eps,
-        )
-
-    def extra_repr(self) -> str:
-        return (
-            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-            f"affine={self.affine}, bias={self.bias is not None}, "
-            f"track_running_stats={self.track_running_stats}"
         )
 
 

@@ -1,4 +1,4 @@
-"""``nn.BatchNorm2d`` and ``nn.GroupNorm``, as PyTorch's ``batchnorm`` and ``normalization``
+"""``nn.BatchNorm1d``, ``nn.BatchNorm2d`` and ``nn.GroupNorm``, as PyTorch's ``batchnorm`` and ``normalization``
 modules: the same buffers, state_dict keys, running-statistics updates (including
 ``momentum=None``, a cumulative average) and reprs."""
 
@@ -13,7 +13,24 @@ from engine.nn import init
 from engine.nn.modules import Module, Parameter
 from engine.tensor import Tensor
 
-__all__ = ["BatchNorm2d", "GroupNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "GroupNorm"]
+
+
+def _affine(module: Module, n: int, affine: bool, bias: bool, dtype: Any, device: Any) -> None:
+    """A learned scale and shift per channel (``weight``, ``bias``: set by _reset_affine), or
+    None for either."""
+    weight = Parameter(empty(n, dtype=dtype, device=device)) if affine else None
+    shift = Parameter(empty(n, dtype=dtype, device=device)) if affine and bias else None
+    module.register_parameter("weight", weight)
+    module.register_parameter("bias", shift)
+
+
+def _reset_affine(module: Module) -> None:
+    """The scale ones and the shift zeros, as PyTorch initialises them."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
 
 
 class _BatchNorm(Module):
@@ -35,15 +52,7 @@ class _BatchNorm(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        if affine:
-            self.weight = Parameter(empty(num_features, dtype=dtype, device=device))
-            if bias:
-                self.bias = Parameter(empty(num_features, dtype=dtype, device=device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine(self, num_features, affine, bias, dtype, device)
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, dtype=dtype, device=device))
             self.register_buffer("running_var", ones(num_features, dtype=dtype, device=device))
@@ -64,10 +73,7 @@ class _BatchNorm(Module):
 
     def reset_parameters(self) -> None:
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def _check_input_dim(self, input: Tensor) -> None:
         raise NotImplementedError
@@ -101,6 +107,14 @@ class _BatchNorm(Module):
         )
 
 
+class BatchNorm1d(_BatchNorm):
+    """Batch normalization of (N, C) or (N, C, L) input, per feature over N (and L)."""
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
 class BatchNorm2d(_BatchNorm):
     """Batch normalization of (N, C, H, W) input, per channel over N, H and W."""
 
@@ -131,22 +145,11 @@ class GroupNorm(Module):
             )
         self.num_groups, self.num_channels = num_groups, num_channels
         self.eps, self.affine = eps, affine
-        if affine:
-            self.weight = Parameter(empty(num_channels, dtype=dtype, device=device))
-            if bias:
-                self.bias = Parameter(empty(num_channels, dtype=dtype, device=device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine(self, num_channels, affine, bias, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)

@@ -313,6 +313,24 @@ def pad(
     return out if out is input else _named(out, "ConstantPadNdBackward0")
 
 
+def _per_dim(value: Any, input: Tensor, words: tuple[str, str, str, str]) -> list[Any]:
+    """interpolate's ``size`` or ``scale_factor``: one value for each spatial dim of ``input``,
+    given as a sequence of that many or one value for all. ``words`` name it in PyTorch's
+    error: (what, "<what> of", how it is given, the letter of its entries)."""
+    d = input.dim() - 2
+    if not isinstance(value, list | tuple):
+        return [value] * d
+    if len(value) != d:
+        name, described, called, letter = words
+        raise ValueError(
+            f"Input and {name} must have the same number of spatial dimensions, but got input "
+            f"with spatial dimensions of {list(input.shape[2:])} and {described} {value}. "
+            f"Please provide input tensor in (N, C, d1, d2, ...,dK) format and {called} in "
+            f"({letter}1, {letter}2, ...,{letter}K) format."
+        )
+    return list(value)
+
+
 def interpolate(
     input: Tensor,
     size: Any = None,
@@ -334,34 +352,16 @@ def interpolate(
         raise ValueError("only one of size or scale_factor should be defined")
     scales: list[float] | None = None
     if size is not None:
-        if isinstance(size, list | tuple):
-            if len(size) != d:
-                raise ValueError(
-                    "Input and output must have the same number of spatial dimensions, but got "
-                    f"input with spatial dimensions of {list(input.shape[2:])} and output size "
-                    f"of {size}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
-                    "and output size in (o1, o2, ...,oK) format."
-                )
-            if not all(_is_integer(s) for s in size):
-                raise TypeError(
-                    "expected size to be one of int or Tuple[int] or Tuple[int, int] or "
-                    f"Tuple[int, int, int], but got size with types {[type(s) for s in size]}"
-                )
-            out_size = [int(s) for s in size]
-        else:
-            out_size = [int(size)] * d
+        sizes = _per_dim(size, input, ("output", "output size of", "output size", "o"))
+        if isinstance(size, list | tuple) and not all(_is_integer(s) for s in size):
+            raise TypeError(
+                "expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                f"Tuple[int, int, int], but got size with types {[type(s) for s in size]}"
+            )
+        out_size = [int(s) for s in sizes]
     elif scale_factor is not None:
-        if isinstance(scale_factor, list | tuple):
-            if len(scale_factor) != d:
-                raise ValueError(
-                    "Input and scale_factor must have the same number of spatial dimensions, but "
-                    f"got input with spatial dimensions of {list(input.shape[2:])} and "
-                    f"scale_factor of shape {scale_factor}. Please provide input tensor in (N, "
-                    "C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format."
-                )
-            scales = [float(s) for s in scale_factor]
-        else:
-            scales = [float(scale_factor)] * d
+        words = ("scale_factor", "scale_factor of shape", "scale_factor", "s")
+        scales = [float(s) for s in _per_dim(scale_factor, input, words)]
         out_size = [int(input._data.shape[2 + i] * scales[i]) for i in range(d)]
         if recompute_scale_factor:
             scales = None

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 from engine import backend
-from engine.optim.optimizer import Optimizer, _check_args, _closure_loss, _decayed, _defaults, _fma
+from engine.optim.optimizer import ParameterRule, _fma
+from engine.tensor import Tensor
 
 
-class Adagrad(Optimizer):
+class Adagrad(ParameterRule):
+    _settings = (
+        "lr lr_decay eps weight_decay initial_accumulator_value foreach maximize "
+        "differentiable fused"
+    )
+    _checks = ("lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps")
+    _fixed: ClassVar[dict[str, Any]] = {"foreach": None, "differentiable": False, "fused": None}
+
     def __init__(
         self,
         params: Iterable[Any],
@@ -21,24 +29,7 @@ class Adagrad(Optimizer):
         *,
         maximize: bool = False,
     ) -> None:
-        _check_args(
-            lr=lr,
-            lr_decay=lr_decay,
-            weight_decay=weight_decay,
-            initial_accumulator_value=initial_accumulator_value,
-            eps=eps,
-        )
-        super().__init__(
-            params,
-            _defaults(
-                locals(),
-                "lr lr_decay eps weight_decay initial_accumulator_value foreach maximize "
-                "differentiable fused",
-                foreach=None,
-                differentiable=False,
-                fused=None,
-            ),
-        )
+        super().__init__(params, locals())
         # PyTorch fills every parameter's state at construction, from the constructor's value
         # (a group's own initial_accumulator_value is not used)
         for group in self.param_groups:
@@ -48,17 +39,12 @@ class Adagrad(Optimizer):
                 xp = backend.array_module(p._data)
                 state["sum"] = xp.full_like(p._data, initial_accumulator_value)
 
-    def step(self, closure: Any = None) -> Any:
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]
-            for p, grad, state in self._with_grads(group):
-                state["step"] += 1
-                grad = _decayed(p, grad, group)
-                clr = lr / (1 + (state["step"] - 1) * lr_decay)
-                state_sum = state["sum"]
-                state_sum[...] = _fma(grad, grad, state_sum)
-                std = backend.array_module(state_sum).sqrt(state_sum) + eps
-                p._data += (-clr * grad) / std  # addcdiv_(value=-clr)
-                p._bump()
-        return loss
+    def _step_parameter(
+        self, p: Tensor, grad: Any, state: dict[str, Any], group: dict[str, Any]
+    ) -> None:
+        clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
+        state_sum = state["sum"]
+        state_sum[...] = _fma(grad, grad, state_sum)
+        std = backend.array_module(state_sum).sqrt(state_sum) + group["eps"]
+        p._data += (-clr * grad) / std  # addcdiv_(value=-clr)
+        p._bump()

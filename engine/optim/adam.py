@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 from engine import backend
 from engine.optim.optimizer import AdamFamily, _second_moment, _zeros
@@ -11,6 +11,17 @@ from engine.tensor import Tensor
 
 
 class Adam(AdamFamily):
+    _settings = (
+        "lr betas eps weight_decay amsgrad maximize foreach capturable differentiable "
+        "fused decoupled_weight_decay"
+    )
+    _fixed: ClassVar[dict[str, Any]] = {
+        "foreach": None,
+        "capturable": False,
+        "differentiable": False,
+        "fused": None,
+    }
+
     def __init__(
         self,
         params: Iterable[Any],
@@ -23,17 +34,7 @@ class Adam(AdamFamily):
         *,
         decoupled_weight_decay: bool = False,
     ) -> None:
-        super().__init__(
-            params,
-            locals(),
-            "lr betas eps weight_decay amsgrad maximize foreach capturable differentiable fused "
-            "decoupled_weight_decay",
-            betas=tuple(betas),
-            foreach=None,
-            capturable=False,
-            differentiable=False,
-            fused=None,
-        )
+        super().__init__(params, locals(), betas=tuple(betas))
 
     def _init_state(self, state: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
         super()._init_state(state, p, group)

@@ -13,6 +13,8 @@ from engine.tensor import Tensor
 class Adamax(AdamFamily):
     """Adam with the infinity norm: steps divided by a running maximum of |gradient|."""
 
+    _settings = "lr betas eps weight_decay foreach maximize differentiable capturable"
+
     _moments: ClassVar[tuple[str, ...]] = ("exp_avg", "exp_inf")
 
     def __init__(
@@ -28,11 +30,7 @@ class Adamax(AdamFamily):
         differentiable: bool = False,
         capturable: bool = False,
     ) -> None:
-        super().__init__(
-            params,
-            locals(),
-            "lr betas eps weight_decay foreach maximize differentiable capturable",
-        )
+        super().__init__(params, locals())
 
     def _update(self, p: Tensor, grad: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]

@@ -131,19 +131,9 @@ class LRScheduler:
 _LRScheduler = LRScheduler
 
 
-def _lambdas(optimizer: Optimizer, lr_lambda: Any) -> list[Callable[[int], float]]:
-    """LambdaLR's and MultiplicativeLR's functions: one for every group, or one per group."""
-    if not isinstance(lr_lambda, list | tuple):
-        return [lr_lambda] * len(optimizer.param_groups)
-    if len(lr_lambda) != len(optimizer.param_groups):
-        raise ValueError(
-            f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}"
-        )
-    return list(lr_lambda)
-
-
-class LambdaLR(LRScheduler):
-    """lr = initial lr × lr_lambda(epoch) (one function, or one per group)."""
+class _LambdaScheduler(LRScheduler):
+    """LambdaLR and MultiplicativeLR: a function of the epoch for every group, or one per
+    group."""
 
     def __init__(
         self,
@@ -152,8 +142,18 @@ class LambdaLR(LRScheduler):
         last_epoch: int = -1,
     ) -> None:
         self.optimizer = optimizer
-        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
+        n = len(optimizer.param_groups)
+        if not isinstance(lr_lambda, list | tuple):
+            self.lr_lambdas = [lr_lambda] * n
+        elif len(lr_lambda) != n:
+            raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
+        else:
+            self.lr_lambdas = list(lr_lambda)
         super().__init__(optimizer, last_epoch)
+
+
+class LambdaLR(_LambdaScheduler):
+    """lr = initial lr × lr_lambda(epoch) (one function, or one per group)."""
 
     def get_lr(self) -> list[float]:
         return [
@@ -162,18 +162,8 @@ class LambdaLR(LRScheduler):
         ]
 
 
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_LambdaScheduler):
     """lr ×= lr_lambda(epoch) at each step after the first."""
-
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
-        last_epoch: int = -1,
-    ) -> None:
-        self.optimizer = optimizer
-        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
         if self.last_epoch > 0:

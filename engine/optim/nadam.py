@@ -15,6 +15,12 @@ from engine.tensor import Tensor
 class NAdam(AdamFamily):
     """Adam with Nesterov momentum (Dozat 2016), with its momentum schedule μ_t."""
 
+    _settings = (
+        "lr betas eps weight_decay momentum_decay decoupled_weight_decay maximize "
+        "foreach capturable differentiable"
+    )
+    _checks = ("lr", "eps", "betas", "weight_decay", "momentum_decay")
+
     _scalar_state: ClassVar[dict[str, Any]] = {"step": int, "mu_product": np.float32}
 
     def __init__(
@@ -32,13 +38,7 @@ class NAdam(AdamFamily):
         capturable: bool = False,
         differentiable: bool = False,
     ) -> None:
-        super().__init__(
-            params,
-            locals(),
-            "lr betas eps weight_decay momentum_decay decoupled_weight_decay maximize foreach "
-            "capturable differentiable",
-            checks=("momentum_decay",),
-        )
+        super().__init__(params, locals())
 
     def _init_state(self, state: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
         state["mu_product"] = np.float32(1.0)  # a float32 0-d tensor in PyTorch

@@ -240,30 +240,29 @@ def _second_moment(avg_sq: Any, grad: Any, beta: float) -> None:
     avg_sq[...] = _fma(avg_sq.dtype.type(1 - beta) * grad, grad, avg_sq)
 
 
-class AdamFamily(Optimizer):
-    """What Adam, AdamW, Adamax, NAdam and RAdam share: PyTorch's checks of lr, eps, betas and
-    weight decay; a step that counts, applies weight decay and moves the first moment
-    ``exp_avg`` toward the gradient; then each rule's ``_update``. ``_moments``: the state's
-    moment buffers, zeros at the first step; ``checks``: arguments checked after those (≥ 0)."""
+class ParameterRule(Optimizer):
+    """An optimizer whose step visits each parameter that has a gradient: at the parameter's
+    first step its state is made (``_init_state``), then its step is counted, the group's
+    weight decay applied to the gradient (L2, or AdamW's decoupled form), and the rule itself
+    applied (``_step_parameter``). A subclass declares ``_settings``, its groups' settings in
+    PyTorch's order (see _defaults), ``_checks``, the arguments PyTorch checks, in its order,
+    and ``_fixed``, settings that are not arguments here (PyTorch's implementation switches,
+    kept so that a group prints as PyTorch's does); its constructor passes its ``locals()``."""
 
-    _moments: ClassVar[tuple[str, ...]] = ("exp_avg", "exp_avg_sq")
+    _settings: ClassVar[str]
+    _checks: ClassVar[tuple[str, ...]] = ("lr", "eps", "betas", "weight_decay")
+    _fixed: ClassVar[dict[str, Any]] = {}
 
-    def __init__(
-        self,
-        params: Iterable[Any],
-        args: dict[str, Any],
-        order: str,
-        checks: tuple[str, ...] = (),
-        **fixed: Any,
-    ) -> None:
-        _check_args(**{k: args[k] for k in ("lr", "eps", "betas", "weight_decay", *checks)})
-        super().__init__(params, _defaults(args, order, **fixed))
+    def __init__(self, params: Iterable[Any], args: dict[str, Any], **overrides: Any) -> None:
+        _check_args(**{k: args[k] for k in self._checks})
+        super().__init__(params, _defaults(args, self._settings, **self._fixed, **overrides))
 
     def _init_state(self, state: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
-        for name in self._moments:
-            state[name] = _zeros(p)
+        """The state's buffers, at a parameter's first step (after ``state["step"] = 0``)."""
 
-    def _update(self, p: Tensor, grad: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
+    def _step_parameter(
+        self, p: Tensor, grad: Any, state: dict[str, Any], group: dict[str, Any]
+    ) -> None:
         raise NotImplementedError
 
     def step(self, closure: Any = None) -> Any:
@@ -275,10 +274,30 @@ class AdamFamily(Optimizer):
                     self._init_state(state, p, group)
                 state["step"] += 1
                 grad = _decayed(p, grad, group, group.get("decoupled_weight_decay", False))
-                _lerp_(state["exp_avg"], grad, 1 - group["betas"][0])
-                self._update(p, grad, state, group)
-                p._bump()
+                self._step_parameter(p, grad, state, group)
         return loss
+
+
+class AdamFamily(ParameterRule):
+    """What Adam, AdamW, Adamax, NAdam and RAdam share: a step that moves the first moment
+    ``exp_avg`` toward the gradient, then each rule's ``_update``. ``_moments``: the state's
+    moment buffers, zeros at the first step."""
+
+    _moments: ClassVar[tuple[str, ...]] = ("exp_avg", "exp_avg_sq")
+
+    def _init_state(self, state: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
+        for name in self._moments:
+            state[name] = _zeros(p)
+
+    def _update(self, p: Tensor, grad: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def _step_parameter(
+        self, p: Tensor, grad: Any, state: dict[str, Any], group: dict[str, Any]
+    ) -> None:
+        _lerp_(state["exp_avg"], grad, 1 - group["betas"][0])
+        self._update(p, grad, state, group)
+        p._bump()
 
 
 def _grad(p: Tensor, group: dict[str, Any]) -> Any:

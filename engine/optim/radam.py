@@ -14,6 +14,11 @@ class RAdam(AdamFamily):
     """Adam with the variance of its adaptive rate rectified (Liu et al. 2019): plain momentum
     steps until the approximated SMA length exceeds 5."""
 
+    _settings = (
+        "lr betas eps weight_decay maximize foreach capturable decoupled_weight_decay "
+        "differentiable"
+    )
+
     def __init__(
         self,
         params: Iterable[Any],
@@ -28,12 +33,7 @@ class RAdam(AdamFamily):
         capturable: bool = False,
         differentiable: bool = False,
     ) -> None:
-        super().__init__(
-            params,
-            locals(),
-            "lr betas eps weight_decay maximize foreach capturable decoupled_weight_decay "
-            "differentiable",
-        )
+        super().__init__(params, locals())
 
     def _update(self, p: Tensor, grad: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]

@@ -333,3 +333,59 @@ def test_the_written_form_reads_back_as_the_tree() -> None:
         assert got == pytest.approx(expected, rel=1e-9, abs=1e-12), (written, got, expected)
         checked += 1
     assert checked > 1000
+
+
+# ---- one reading of a label's precedence, for captions and the graph's formulas ------------
+# The caption and the graph each had their own reader, which differed on bars, a compact @ and
+# a derivative; each case below shows which reading is right, in both places.
+
+
+@pytest.mark.parametrize(
+    ("label", "level"),
+    [
+        ("w", cap.ATOM),
+        ("exp(w · x)", cap.ATOM),
+        ("w · x + b", cap.SUM),
+        ("(w · x)^2", cap.POWER),
+        ("Wᵀ", cap.POSTFIX),
+        ("−x", cap.NEGATION),
+        ("Σ x", cap.PRODUCT),
+        # bars pair up: what is inside them is bracketed, what follows them is not
+        ("|a − b|", cap.ATOM),
+        ("|x| + 1", cap.SUM),
+        ("|a| · |b|", cap.PRODUCT),
+        # floor and ceiling brackets hold their inside together as parentheses do
+        ("⌊x + 1⌋", cap.ATOM),
+        # a compact @ is a product, as a spaced one is
+        ("x@W", cap.PRODUCT),
+        # a derivative reads as one symbol, as a derivative node does (prec of deriv)
+        ("∂L/∂(w · x)", cap.POWER),
+    ],
+)
+def test_a_labels_precedence_is_read_once(label: str, level: int) -> None:
+    assert cap.label_prec(label) == level
+
+
+def test_a_derivative_label_reads_as_its_derivative_node() -> None:
+    """``−∂L/∂w`` whether the derivative is a node of the tree or a graph's label."""
+    for outer in ("neg", "sum"):
+        as_node = cap.text({"k": outer, "a": [cap.deriv("L", "w")]})
+        as_label = cap.text({"k": outer, "a": [cap.name("∂L/∂w")]})
+        assert as_label == as_node
+    assert cap.text({"k": "neg", "a": [cap.name("∂L/∂w")]}) == "−∂L/∂w"
+
+
+def test_the_graphs_formulas_and_the_captions_bracket_labels_alike() -> None:
+    """The graph fills its templates with labels by the same reading: a label with bars keeps
+    no needless brackets, a sum after bars gets the ones it needs, a compact matrix product is
+    bracketed before ᵀ."""
+    from engine.graph import _fill
+
+    assert _fill("{a} · 2", {"a": "|a − b|"}) == "|a − b| · 2"
+    assert _fill("{a}^2", {"a": "|x| + 1"}) == "(|x| + 1)^2"
+    assert _fill("{a}ᵀ", {"a": "x@W"}) == "(x@W)ᵀ"
+    assert _fill("{a} · 2", {"a": "⌊x + 1⌋"}) == "⌊x + 1⌋ · 2"
+    square = {"k": "^", "a": [cap.name("|x| + 1"), cap.num(2)]}
+    assert cap.text(square) == "(|x| + 1)²"
+    assert cap.text({"k": "T", "a": [cap.name("x@W")]}) == "(x@W)ᵀ"
+    assert cap.text(cap.binary("·", cap.name("|a − b|"), cap.num(2))) == "|a − b| · 2"
