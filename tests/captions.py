@@ -18,6 +18,7 @@ float32 arithmetic behind the printed result: a few roundings and one library fu
 from __future__ import annotations
 
 import math
+import operator
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -39,6 +40,16 @@ _TOKEN = re.compile(
 
 Values = list[float]
 Fn = Callable[[Values], float]
+
+
+Binary = Callable[[float, float], float]
+SUMS: dict[str, Binary] = {"+": operator.add, "−": operator.sub, "-": operator.sub}
+#: @ of numbers (1×1 matrices) multiplies
+PRODUCTS: dict[str, Binary] = {"·": operator.mul, "/": operator.truediv, "@": operator.mul}
+
+
+def _joined(op: Binary, left: Fn, right: Fn) -> Fn:
+    return lambda v: op(left(v), right(v))
 
 
 class NotArithmetic(Exception):
@@ -157,26 +168,17 @@ class _Parser:
         return chain
 
     def sum(self) -> Fn:
-        left = self.product()
-        while self.peek() in ("+", "−", "-"):
-            op = self.take()[1]
-            right = self.product()
-            left = (
-                (lambda a, b: lambda v: a(v) + b(v))(left, right)
-                if op == "+"
-                else (lambda a, b: lambda v: a(v) - b(v))(left, right)
-            )
-        return left
+        return self.left_to_right(self.product, SUMS)
 
     def product(self) -> Fn:
-        left = self.unary()
-        while self.peek() in ("·", "/", "@"):
-            op = self.take()[1]
-            right = self.unary()
-            if op == "/":
-                left = (lambda a, b: lambda v: a(v) / b(v))(left, right)
-            else:  # @ of numbers (1×1 matrices) multiplies
-                left = (lambda a, b: lambda v: a(v) * b(v))(left, right)
+        return self.left_to_right(self.unary, PRODUCTS)
+
+    def left_to_right(self, operand: Callable[[], Fn], ops: dict[str, Binary]) -> Fn:
+        """Operands joined by operators of one precedence, applied left to right."""
+        left = operand()
+        while self.peek() in ops:
+            op = ops[self.take()[1]]
+            left = _joined(op, left, operand())
         return left
 
     def unary(self) -> Fn:

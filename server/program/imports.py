@@ -93,79 +93,56 @@ TORCH: dict[str, str] = {
 _OURS = ("engine", "server", "tests")
 
 
-#: Where PyTorch 2.13 defines the classes the engine offers (``type(x)`` and reprs show it).
-_TORCH_CLASS_MODULES: dict[str, str] = {
-    "Tensor": "torch", "Size": "torch", "Device": "torch", "DType": "torch",
-    "Generator": "torch",
-    "Parameter": "torch.nn.parameter", "Module": "torch.nn.modules.module",
-    "Linear": "torch.nn.modules.linear", "Identity": "torch.nn.modules.linear",
-    "Sequential": "torch.nn.modules.container", "ModuleList": "torch.nn.modules.container",
-    "Dropout": "torch.nn.modules.dropout", "Flatten": "torch.nn.modules.flatten",
-    "LayerNorm": "torch.nn.modules.normalization", "BatchNorm1d": "torch.nn.modules.batchnorm",
-    "Embedding": "torch.nn.modules.sparse",
-    "Optimizer": "torch.optim.optimizer", "SGD": "torch.optim.sgd", "Adam": "torch.optim.adam",
-    "AdamW": "torch.optim.adamw", "RMSprop": "torch.optim.rmsprop",
-    "Adagrad": "torch.optim.adagrad",
-    "ModuleDict": "torch.nn.modules.container", "ParameterList": "torch.nn.modules.container",
-    "ParameterDict": "torch.nn.modules.container", "BatchNorm2d": "torch.nn.modules.batchnorm",
-    "Dropout1d": "torch.nn.modules.dropout", "Dropout2d": "torch.nn.modules.dropout",
-    "Unflatten": "torch.nn.modules.flatten", "GroupNorm": "torch.nn.modules.normalization",
-    "CosineSimilarity": "torch.nn.modules.distance",
-    "PairwiseDistance": "torch.nn.modules.distance", "ZeroPad2d": "torch.nn.modules.padding",
-    "Bilinear": "torch.nn.modules.linear", "Upsample": "torch.nn.modules.upsampling",
-    "Adadelta": "torch.optim.adadelta", "Adamax": "torch.optim.adamax",
-    "NAdam": "torch.optim.nadam", "RAdam": "torch.optim.radam", "ASGD": "torch.optim.asgd",
-    "LBFGS": "torch.optim.lbfgs",
-    "no_grad": "torch.autograd.grad_mode", "enable_grad": "torch.autograd.grad_mode",
-    "set_grad_enabled": "torch.autograd.grad_mode", "inference_mode": "torch.autograd.grad_mode",
-    "Function": "torch.autograd.function",
-    "DataLoader": "torch.utils.data.dataloader",
-    "Dataset": "torch.utils.data.dataset", "IterableDataset": "torch.utils.data.dataset",
-    "TensorDataset": "torch.utils.data.dataset", "Subset": "torch.utils.data.dataset",
-    "ConcatDataset": "torch.utils.data.dataset",
-    "Sampler": "torch.utils.data.sampler", "SequentialSampler": "torch.utils.data.sampler",
-    "RandomSampler": "torch.utils.data.sampler", "BatchSampler": "torch.utils.data.sampler",
-    "SubsetRandomSampler": "torch.utils.data.sampler",
-    "WeightedRandomSampler": "torch.utils.data.sampler",
-    "Conv1d": "torch.nn.modules.conv", "Conv2d": "torch.nn.modules.conv",
-    "MaxPool1d": "torch.nn.modules.pooling", "MaxPool2d": "torch.nn.modules.pooling",
-    "AvgPool1d": "torch.nn.modules.pooling", "AvgPool2d": "torch.nn.modules.pooling",
-    "AdaptiveAvgPool2d": "torch.nn.modules.pooling",
-    "RNN": "torch.nn.modules.rnn", "LSTM": "torch.nn.modules.rnn", "GRU": "torch.nn.modules.rnn",
-    "RNNBase": "torch.nn.modules.rnn", "RNNCell": "torch.nn.modules.rnn",
-    "LSTMCell": "torch.nn.modules.rnn", "GRUCell": "torch.nn.modules.rnn",
-    "Variable": "torch.autograd.variable",
-}  # fmt: skip
-_ACTIVATIONS = frozenset(
-    [
-        "ReLU",
-        "LeakyReLU",
-        "Tanh",
-        "Sigmoid",
-        "GELU",
-        "SiLU",
-        "ELU",
-        "Softplus",
-        "Softmax",
-        "LogSoftmax",
-        "ReLU6",
-        "Hardtanh",
-        "PReLU",
-        "SELU",
-        "CELU",
-        "GLU",
-        "Mish",
-        "Softsign",
-        "Hardswish",
-        "Hardsigmoid",
-        "Threshold",
-        "Softmin",
-        "LogSigmoid",
-        "Tanhshrink",
-        "Softshrink",
-        "Hardshrink",
-    ]
-)
+#: Where PyTorch 2.13 defines the classes the engine offers (``type(x)`` and reprs show it):
+#: each module and the classes in it. (A class whose name ends in ``Loss`` is in
+#: torch.nn.modules.loss; any other is where the engine's module maps to, else torch.)
+_TORCH_CLASSES: dict[str, str] = {
+    "torch": "Tensor Size Device DType Generator",
+    "torch.nn.parameter": "Parameter",
+    "torch.nn.modules.module": "Module",
+    "torch.nn.modules.linear": "Linear Identity Bilinear",
+    "torch.nn.modules.container": "Sequential ModuleList ModuleDict ParameterList ParameterDict",
+    "torch.nn.modules.dropout": "Dropout Dropout1d Dropout2d",
+    "torch.nn.modules.flatten": "Flatten Unflatten",
+    "torch.nn.modules.normalization": "LayerNorm GroupNorm",
+    "torch.nn.modules.batchnorm": "BatchNorm1d BatchNorm2d",
+    "torch.nn.modules.sparse": "Embedding",
+    "torch.nn.modules.distance": "CosineSimilarity PairwiseDistance",
+    "torch.nn.modules.padding": "ZeroPad2d",
+    "torch.nn.modules.upsampling": "Upsample",
+    "torch.nn.modules.conv": "Conv1d Conv2d",
+    "torch.nn.modules.pooling": "MaxPool1d MaxPool2d AvgPool1d AvgPool2d AdaptiveAvgPool2d",
+    "torch.nn.modules.rnn": "RNN LSTM GRU RNNBase RNNCell LSTMCell GRUCell",
+    "torch.nn.modules.activation": (
+        "ReLU LeakyReLU Tanh Sigmoid GELU SiLU ELU Softplus Softmax LogSoftmax ReLU6 Hardtanh "
+        "PReLU SELU CELU GLU Mish Softsign Hardswish Hardsigmoid Threshold Softmin LogSigmoid "
+        "Tanhshrink Softshrink Hardshrink"
+    ),
+    "torch.optim.optimizer": "Optimizer",
+    "torch.optim.sgd": "SGD",
+    "torch.optim.adam": "Adam",
+    "torch.optim.adamw": "AdamW",
+    "torch.optim.rmsprop": "RMSprop",
+    "torch.optim.adagrad": "Adagrad",
+    "torch.optim.adadelta": "Adadelta",
+    "torch.optim.adamax": "Adamax",
+    "torch.optim.nadam": "NAdam",
+    "torch.optim.radam": "RAdam",
+    "torch.optim.asgd": "ASGD",
+    "torch.optim.lbfgs": "LBFGS",
+    "torch.autograd.grad_mode": "no_grad enable_grad set_grad_enabled inference_mode",
+    "torch.autograd.function": "Function",
+    "torch.autograd.variable": "Variable",
+    "torch.utils.data.dataloader": "DataLoader",
+    "torch.utils.data.dataset": "Dataset IterableDataset TensorDataset Subset ConcatDataset",
+    "torch.utils.data.sampler": (
+        "Sampler SequentialSampler RandomSampler BatchSampler SubsetRandomSampler "
+        "WeightedRandomSampler"
+    ),
+}
+_TORCH_CLASS_MODULES = {
+    name: module for module, names in _TORCH_CLASSES.items() for name in names.split()
+}
 
 
 def stdlib_names() -> list[str]:
@@ -258,8 +235,6 @@ def present_as_torch(loaded: Mapping[str, types.ModuleType]) -> None:
 def _class_module(cls: type, defined_in: str, engine_names: Mapping[str, str]) -> str:
     if cls.__name__ in _TORCH_CLASS_MODULES:
         return _TORCH_CLASS_MODULES[cls.__name__]
-    if cls.__name__ in _ACTIVATIONS:
-        return "torch.nn.modules.activation"
     if cls.__name__.endswith("Loss"):
         return "torch.nn.modules.loss"
     return engine_names.get(defined_in, "torch")

@@ -773,23 +773,25 @@ class Sandbox:
 
     def _ask_stack(self, w: _Worker) -> None:
         """Ask the worker to write its Python stack (SIGUSR1: CPython's faulthandler writes it
-        from its signal handler, even inside a long native call): through its pidfd, else
-        through its zygote (the parent, which knows the pid is still its child)."""
-        if w.pidfd >= 0:
-            with contextlib.suppress(OSError):
-                signal.pidfd_send_signal(w.pidfd, signal.SIGUSR1)
-        elif w.zygote is not None:
-            w.zygote.dump_stack(w.pid)
+        from its signal handler, even inside a long native call)."""
+        self._signal(w, signal.SIGUSR1, Zygote.dump_stack)
 
     def _kill(self, w: _Worker) -> None:
-        """SIGKILL a worker: through its pidfd (which names that process and no other, whoever
-        its parent is now), else through its zygote, the parent: only it knows the pid is still
-        its unreaped child and not a reused one."""
+        """SIGKILL a worker."""
+        self._signal(w, signal.SIGKILL, Zygote.kill)
+
+    @staticmethod
+    def _signal(
+        w: _Worker, signum: signal.Signals, by_zygote: Callable[[Zygote, int], None]
+    ) -> None:
+        """Send ``signum`` to a worker through its pidfd (which names that process and no other,
+        whoever its parent is now), else ask its zygote to (``by_zygote``): only the parent
+        knows the pid is still its unreaped child and not a reused one."""
         if w.pidfd >= 0:
             with contextlib.suppress(OSError):
-                signal.pidfd_send_signal(w.pidfd, signal.SIGKILL)
+                signal.pidfd_send_signal(w.pidfd, signum)
         elif w.zygote is not None:
-            w.zygote.kill(w.pid)
+            by_zygote(w.zygote, w.pid)
 
     def _discard(self, w: _Worker) -> None:
         """Close our ends and make sure the (one-shot) worker is gone."""

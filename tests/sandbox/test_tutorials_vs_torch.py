@@ -19,6 +19,15 @@ disagree with each other beyond that (ATEN_CPU_CAPABILITY=default and MKL_CBWR=C
 the native ones: 1e-4 to 1e-2 relative), so those programs print the digits that survive it, and
 say so where they do.
 
+Setup a course repeats from program to program (makemore's word list and dataset, d2l's saved
+functions, the two-layer net of "Learning with Examples") stands once, as a prelude: a file in
+that folder whose name starts with an underscore (``_makemore_names.py``), never collected as a
+program. A program names it on a line of its own, ``# prelude: _makemore_names.py``, where its
+text belongs, as a notebook runs a shared first cell; tests/preludes.py's ``load`` replaces each
+such line with the prelude's text (less the prelude's opening comment), so what runs here, under
+PyTorch and in the triage script is the whole program a learner would paste. Line numbers in a
+failure are that whole program's.
+
 `python -m tests.programs.tutorials.triage` runs every program both ways and prints a table.
 """
 
@@ -37,13 +46,14 @@ from server.program.budgets import Budgets
 from server.sandbox import service
 from server.settings import Settings
 from tests.api.differential import run_with_torch, same_output
+from tests.preludes import is_prelude, load
 from tests.sandbox.helpers import sandbox
 
 pytestmark = pytest.mark.torch
 
 TUTORIAL_DIR = Path(__file__).parents[1] / "programs" / "tutorials"
-#: the programs (the triage script and package files beside them are not)
-TUTORIALS = sorted(p for p in TUTORIAL_DIR.glob("*.py") if p.stem not in {"triage", "__init__"})
+#: the programs (the triage script and the preludes beside them are not)
+TUTORIALS = sorted(p for p in TUTORIAL_DIR.glob("*.py") if p.stem != "triage" and not is_prelude(p))
 #: CI's shared machine runs a 3 s program several times slower than a quiet one
 WALL_CLOCK_S = 30.0
 
@@ -96,7 +106,7 @@ def test_the_budgets_are_the_products() -> None:
 
 @pytest.mark.parametrize("program", TUTORIALS, ids=[p.stem for p in TUTORIALS])
 def test_tutorial_matches_pytorch(torch_oracle: None, program: Path) -> None:
-    source = program.read_text()
+    source = load(program)
     expected = run_with_torch(source)
     assert expected["error"] is None, f"the program fails under PyTorch: {expected['error']}"
     got = run_default(source)

@@ -13,16 +13,11 @@ import pytest
 
 import engine as torch
 from engine.autograd import record_passes
+from tests.tolerances import central_differences
 
 
 def _numeric_grad(f: Callable[[np.ndarray], float], x: np.ndarray, eps: float = 1e-6) -> Any:
-    grad = np.zeros_like(x)
-    for idx in np.ndindex(x.shape):
-        plus, minus = x.copy(), x.copy()
-        plus[idx] += eps
-        minus[idx] -= eps
-        grad[idx] = (f(plus) - f(minus)) / (2 * eps)
-    return grad
+    return central_differences(lambda values: f(values[0]), [x], 0, eps)
 
 
 class Softplus(torch.autograd.Function):

@@ -26,6 +26,7 @@ from tests.tolerances import (
     U32,
     U64,
     UNFUSED,
+    central_differences,
     close,
     magnitude,
     numbers,
@@ -223,13 +224,7 @@ def test_composite_gradients_match_central_differences(name: str) -> None:
     # normal draws: none lies within eps of a kink (a bound, a threshold, 0 for the norms).
     eps = 1e-6
     for k, a in enumerate(arrays):
-        numeric = np.zeros_like(a)
-        for idx in np.ndindex(a.shape):
-            plus = [x.copy() for x in arrays]
-            minus = [x.copy() for x in arrays]
-            plus[k][idx] += eps
-            minus[k][idx] -= eps
-            numeric[idx] = (objective(plus) - objective(minus)) / (2 * eps)
+        numeric = central_differences(objective, arrays, k, eps)
         grad = ts[k].grad.numpy() if ts[k].grad is not None else np.zeros_like(a)
         np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-6, err_msg=f"input {k}")
 

@@ -7,27 +7,15 @@ Every tolerance counts roundings by tests/tolerances.py's rules; each says how m
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 
 import engine
-from tests.tolerances import (
-    U64,
-    close,
-    magnitude,
-)
-from tests.unit.optim_vs_torch import params
+from tests.tolerances import U64, close, magnitude
+from tests.unit.optim_vs_torch import Make, params
 from tests.unit.test_fake_gpu import cupy as fake_cupy  # noqa: F401  (a fixture: CuPy stand-in)
-
-Fn = Callable[..., Any]
-
-
-def F(lib: Any) -> Any:
-    return lib.nn.functional
-
 
 # ---- L-BFGS ------------------------------------------------------------------------------------
 
@@ -105,7 +93,7 @@ def test_lbfgs_trains_a_network_as_pytorch_in_float32() -> None:
         def closure(lib: Any = lib, opt: Any = opt, model: Any = model, x: Any = x, y: Any = y,
                     seen: list[float] = seen) -> Any:  # fmt: skip
             opt.zero_grad()
-            loss = F(lib).mse_loss(model(x), y)
+            loss = lib.nn.functional.mse_loss(model(x), y)
             loss.backward()
             seen.append(loss.item())
             return loss
@@ -125,7 +113,7 @@ def test_lbfgs_trains_a_network_as_pytorch_in_float32() -> None:
         lambda lib, ps: lib.optim.LBFGS(ps, line_search_fn="strong_wolfe", max_eval=9),
     ],
 )
-def test_lbfgs_repr_and_defaults_match_pytorch(make: Fn) -> None:
+def test_lbfgs_repr_and_defaults_match_pytorch(make: Make) -> None:
     torch = pytest.importorskip("torch")
     e, t = make(engine, params(engine)), make(torch, params(torch))
     assert repr(e) == repr(t)
@@ -141,7 +129,7 @@ def test_lbfgs_repr_and_defaults_match_pytorch(make: Fn) -> None:
         lambda lib, ps: lib.optim.LBFGS([]),
     ],
 )
-def test_lbfgs_argument_errors_match_pytorch(make: Fn) -> None:
+def test_lbfgs_argument_errors_match_pytorch(make: Make) -> None:
     torch = pytest.importorskip("torch")
     errors = []
     for lib in (engine, torch):

@@ -8,11 +8,7 @@ from torch.utils import data
 torch.manual_seed(37)
 
 
-def synthetic_data(w, b, num_examples):
-    X = torch.normal(0, 1, (num_examples, len(w)))
-    y = torch.matmul(X, w) + b
-    y += torch.normal(0, 0.01, y.shape)
-    return X, y.reshape((-1, 1))
+# prelude: _d2l_synthetic_data.py
 
 
 true_w = torch.tensor([2, -3.4])

@@ -9,11 +9,7 @@ random.seed(36)
 torch.manual_seed(36)
 
 
-def synthetic_data(w, b, num_examples):
-    X = torch.normal(0, 1, (num_examples, len(w)))
-    y = torch.matmul(X, w) + b
-    y += torch.normal(0, 0.01, y.shape)
-    return X, y.reshape((-1, 1))
+# prelude: _d2l_synthetic_data.py
 
 
 true_w = torch.tensor([2, -3.4])
@@ -40,19 +36,7 @@ w = torch.normal(0, 0.01, size=(2, 1), requires_grad=True)
 b = torch.zeros(1, requires_grad=True)
 
 
-def linreg(X, w, b):
-    return torch.matmul(X, w) + b
-
-
-def squared_loss(y_hat, y):
-    return (y_hat - y.reshape(y_hat.shape)) ** 2 / 2
-
-
-def sgd(params, lr, batch_size):
-    with torch.no_grad():
-        for param in params:
-            param -= lr * param.grad / batch_size
-            param.grad.zero_()
+# prelude: _d2l_linreg_sgd.py
 
 
 lr = 0.03

@@ -8,13 +8,7 @@ from torch.utils import data
 
 torch.manual_seed(38)
 
-templates = torch.randn(10, 28, 28)
-
-
-def fake_fashion(count):
-    y = torch.randint(0, 10, (count,))
-    X = templates[y] + 2.0 * torch.randn(count, 28, 28)
-    return X.reshape(count, 1, 28, 28), y
+# prelude: _d2l_fake_fashion.py
 
 
 train_iter = data.DataLoader(data.TensorDataset(*fake_fashion(1000)), 256, shuffle=True)

@@ -11,11 +11,7 @@ n_train, n_test, num_inputs, batch_size = 20, 100, 200, 5
 true_w, true_b = torch.ones((num_inputs, 1)) * 0.01, 0.05
 
 
-def synthetic_data(w, b, num_examples):
-    X = torch.normal(0, 1, (num_examples, len(w)))
-    y = torch.matmul(X, w) + b
-    y += torch.normal(0, 0.01, y.shape)
-    return X, y.reshape((-1, 1))
+# prelude: _d2l_synthetic_data.py
 
 
 train_data = synthetic_data(true_w, true_b, n_train)
@@ -33,19 +29,7 @@ def l2_penalty(w):
     return torch.sum(w.pow(2)) / 2
 
 
-def linreg(X, w, b):
-    return torch.matmul(X, w) + b
-
-
-def squared_loss(y_hat, y):
-    return (y_hat - y.reshape(y_hat.shape)) ** 2 / 2
-
-
-def sgd(params, lr, batch_size):
-    with torch.no_grad():
-        for param in params:
-            param -= lr * param.grad / batch_size
-            param.grad.zero_()
+# prelude: _d2l_linreg_sgd.py
 
 
 def train(lambd):

@@ -2,15 +2,7 @@
 import torch
 
 torch.manual_seed(17)
-batch, d_in, hidden, d_out = 64, 1000, 100, 10
-x = torch.randn(batch, d_in)
-y = torch.randn(batch, d_out)
-
-model = torch.nn.Sequential(
-    torch.nn.Linear(d_in, hidden),
-    torch.nn.ReLU(),
-    torch.nn.Linear(hidden, d_out),
-)
+# prelude: _pt_two_layer_sequential.py
 loss_fn = torch.nn.MSELoss(reduction="sum")
 optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
 

@@ -25,6 +25,7 @@ from collections import defaultdict  # noqa: E402
 from typing import Any  # noqa: E402
 
 from tests.api.differential import run_with_torch, same_output  # noqa: E402
+from tests.preludes import load  # noqa: E402
 from tests.sandbox.test_tutorials_vs_torch import (  # noqa: E402
     TUTORIALS,
     first_difference,
@@ -76,7 +77,7 @@ def main(filters: list[str]) -> int:
     by_cause: dict[str, list[str]] = defaultdict(list)
     ok = 0
     for program in programs:
-        source = program.read_text()
+        source = load(program)
         start = time.process_time()
         expected = run_with_torch(source)
         torch_s = time.process_time() - start
