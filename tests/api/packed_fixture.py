@@ -18,21 +18,28 @@ from tests.sandbox.helpers import run
 
 FIXTURES = Path(__file__).parents[1] / "e2e" / "fixtures"
 
-PROGRAM = """import torch
+
+def loop_then_scalar(steps: int, scalar_dtype: str = "float32") -> str:
+    """A training loop of ``steps`` passes (one structure), then one scalar pass (another)."""
+    return f"""import torch
+from torch import nn
 torch.manual_seed(0)
-model = torch.nn.Linear(2, 1)
+model = nn.Linear(2, 1)
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
 X = torch.tensor([[1.0, 2.0], [3.0, -1.0]])
 y = torch.tensor([[1.0], [0.5]])
-for step in range(3):
+for step in range({steps}):
     loss = ((model(X) - y) ** 2).mean()
     opt.zero_grad()
     loss.backward()
     opt.step()
-w = torch.tensor(2.0, requires_grad=True)
+w = torch.tensor(2.0, requires_grad=True, dtype=torch.{scalar_dtype})
 z = w * w + 3 * w
 z.backward()
 """
+
+
+PROGRAM = loop_then_scalar(3)
 
 
 def main() -> None:

@@ -18,27 +18,13 @@ from server.program.packing import pack_answer, unpack_answer
 from server.program.runner import StringSink, run_program
 from server.sandbox.worker import encode
 from server.schemas import RunResponse
+from tests.api.packed_fixture import loop_then_scalar
 
 LESSONS = Path(__file__).parents[1] / "programs" / "lessons"
 FIXTURES = Path(__file__).parents[1] / "e2e" / "fixtures"
 ADAM_30 = (LESSONS / "class_net_adam_30.py").read_text()
 
-LOOP_THEN_SCALAR = """import torch
-from torch import nn
-torch.manual_seed(0)
-model = nn.Linear(2, 1)
-opt = torch.optim.SGD(model.parameters(), lr=0.1)
-X = torch.tensor([[1.0, 2.0], [3.0, -1.0]])
-y = torch.tensor([[1.0], [0.5]])
-for step in range(5):
-    loss = ((model(X) - y) ** 2).mean()
-    opt.zero_grad()
-    loss.backward()
-    opt.step()
-w = torch.tensor(2.0, requires_grad=True, dtype=torch.float64)
-z = w * w + 3 * w
-z.backward()
-"""
+LOOP_THEN_SCALAR = loop_then_scalar(5, "float64")
 
 _MODULES: dict[str, Any] = {}
 
