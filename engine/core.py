@@ -647,11 +647,14 @@ class TensorRules(Protocol):
 class _Walk:
     """The walk recorder's view of one pass: what each node received and sent (snapshots)."""
 
-    __slots__ = ("node_grads", "step", "steps")
+    __slots__ = ("node_grads", "shared", "step", "steps")
 
     def __init__(self) -> None:
         self.steps: list[WalkStep] = []
         self.node_grads: dict[int, Any] = {}  # id(node) -> the gradient of its output
+        # ids of arrays kept uncopied that a leaf's .grad could still become (run_backward
+        # gives such a leaf a copy instead: the walk keeps the numbers it was sent)
+        self.shared: set[int] = set()
 
     def node(self, node: Node, g: Any) -> None:
         g = getattr(g, "_data", g)
@@ -659,18 +662,26 @@ class _Walk:
         self.step = WalkStep(node, g)
         self.steps.append(self.step)
 
-    def sent(self, i: int, x: Any, gi: Any, total: Any, copy_total: bool, copy: bool) -> None:
+    def sent(
+        self, i: int, x: Any, gi: Any, total: Any, copy_total: bool, copy: bool, leaf: bool
+    ) -> None:
         """A contribution: ``gi`` sent, ``total`` what the receiver holds now. Copied where the
-        program may change the array later (``copy``: a leaf's gradient, which becomes its
-        ``.grad``; a gradient that a custom Function's backward or a hook receives); arrays
-        only the backward loop reads are kept as they are (it never writes into them).
-        ``copy_total``: ``total`` is such an array too (not a sum made for the walk)."""
+        program may change the array later (``copy``: a gradient that a custom Function's
+        backward, a hook or ``autograd.grad``'s caller receives, or that the program gave);
+        arrays only the backward loop reads are kept as they are (it never writes into them).
+        A ``leaf``'s arrays kept as they are go into ``shared``: the leaf's ``.grad`` becomes
+        a copy of such an array, never the array itself. ``copy_total``: ``total`` is such an
+        array too (not a sum made for the walk)."""
         gi, total = getattr(gi, "_data", gi), getattr(total, "_data", total)
         if copy:
             kept = gi.copy()
             if copy_total:
                 total = kept if total is gi else total.copy()
             gi = kept
+        elif leaf:
+            self.shared.add(id(gi))
+            if copy_total:
+                self.shared.add(id(total))
         self.step.contributions.append((i, x, gi, total))
 
 
@@ -803,14 +814,15 @@ def run_backward(
                 if summed:
                     total = x.grad._data + total  # a new array: nothing else holds it
                 # a node's gradient is read by its rule only, unless a custom Function's
-                # backward or a hook receives it (they may write into it)
+                # backward or a hook receives it (they may write into it); a leaf's, by the
+                # accumulation below (which keeps it off the walk), unless a hook or grad()'s
+                # caller receives it, or it is the array the backward was seeded with
+                if fn is None:
+                    copy = x._hooks is not None or wanted is not None or gi is g
+                else:
+                    copy = fn.custom or _hooked(fn)
                 walk.sent(
-                    i,
-                    x,
-                    gi,
-                    total,
-                    not summed,
-                    graphed is not None or fn is None or fn.custom or _hooked(fn),
+                    i, x, gi, total, not summed, graphed is not None or copy, fn is None
                 )
         if not retain_graph:
             node.freed = True
@@ -831,8 +843,11 @@ def run_backward(
         if graphed is not None:
             graphed.accumulate_leaf(leaf, g)
         elif leaf.grad is None:
-            # Keep the array when this pass made it; copy one that is shared or a view.
+            # Keep the array when this pass made it; copy one that is shared or a view, or
+            # that the walk holds.
             keep = owned[leaf] and getattr(g.flags, "writeable", True)
+            if keep and walk is not None and id(g) in walk.shared:
+                keep = False
             leaf.grad = _TensorType._wrap(g if keep else g.copy())
         else:
             try:
