@@ -475,9 +475,16 @@ class PassLog:
             return False
         return self.max_kept_nodes is None or self.kept_nodes < self.max_kept_nodes
 
-    def record(self, root: Any, steps: list[WalkStep], node_grads: dict[int, Any]) -> None:
+    def record(
+        self,
+        root: Any,
+        steps: list[WalkStep],
+        node_grads: dict[int, Any],
+        grads: dict[int, Any] | None = None,
+    ) -> None:
         """One backward pass has run (called by the backward loop). Drawing it is a bonus: a
-        failure to export is kept in ``failures``, never raised into the program."""
+        failure to export is kept in ``failures``, never raised into the program. ``grads``:
+        arrays the walk holds that equal leaves' ``.grad`` now (a freeze need not copy them)."""
         started = perf_counter()
         try:
             if self.freeze is None or self._keeps_another():
@@ -486,7 +493,7 @@ class PassLog:
                 self.add(graph)
                 return
             self._pending = None  # the pass before is not the latest any more: let it go
-            self._pending = (self.count, root, steps, node_grads, self.freeze(root, steps))
+            self._pending = (self.count, root, steps, node_grads, self.freeze(root, steps, grads=grads))
             self.freeze_s += perf_counter() - started
         except Exception as exc:
             self.failures.append(f"pass {self.count + 1}: {type(exc).__name__}: {exc}")
@@ -647,7 +654,7 @@ class TensorRules(Protocol):
 class _Walk:
     """The walk recorder's view of one pass: what each node received and sent (snapshots)."""
 
-    __slots__ = ("node_grads", "shared", "step", "steps")
+    __slots__ = ("final", "node_grads", "shared", "step", "sums", "steps")
 
     def __init__(self) -> None:
         self.steps: list[WalkStep] = []
@@ -655,6 +662,11 @@ class _Walk:
         # ids of arrays kept uncopied that a leaf's .grad could still become (run_backward
         # gives such a leaf a copy instead: the walk keeps the numbers it was sent)
         self.shared: set[int] = set()
+        # id(leaf) -> (its summed gradient, the walk's sum of that and its .grad before)
+        self.sums: dict[int, tuple[Any, Any]] = {}
+        # id(leaf) -> an array the walk holds that equals the leaf's .grad after the pass
+        # (what a freeze would otherwise copy)
+        self.final: dict[int, Any] = {}
 
     def node(self, node: Node, g: Any) -> None:
         g = getattr(g, "_data", g)
@@ -813,6 +825,7 @@ def run_backward(
                 summed = fn is None and accumulate and x.grad is not None
                 if summed:
                     total = x.grad._data + total  # a new array: nothing else holds it
+                    walk.sums[id(x)] = (acc, total)
                 # a node's gradient is read by its rule only, unless a custom Function's
                 # backward or a hook receives it (they may write into it); a leaf's, by the
                 # accumulation below (which keeps it off the walk), unless a hook or grad()'s
@@ -848,15 +861,24 @@ def run_backward(
             keep = owned[leaf] and getattr(g.flags, "writeable", True)
             if keep and walk is not None and id(g) in walk.shared:
                 keep = False
+                if leaf._hooks is None:
+                    walk.final[id(leaf)] = g
             leaf.grad = _TensorType._wrap(g if keep else g.copy())
         else:
             try:
                 leaf.grad._data += g  # in place, as PyTorch's AccumulateGrad
             except (TypeError, ValueError):
                 leaf.grad._data = leaf.grad._data + g
+            else:
+                acc_total = walk.sums.get(id(leaf)) if walk is not None else None
+                if acc_total is not None and acc_total[0] is g and leaf._hooks is None:
+                    total = acc_total[1]  # the same sum, to the bit
+                    grad = leaf.grad._data
+                    if total.dtype == grad.dtype and total.shape == grad.shape:
+                        walk.final[id(leaf)] = total
     result.update(captured)
     if log is not None and walk is not None:
-        log.record(roots[0], walk.steps, walk.node_grads)
+        log.record(roots[0], walk.steps, walk.node_grads, walk.final)
     return result
 
 
