@@ -493,7 +493,13 @@ class PassLog:
                 self.add(graph)
                 return
             self._pending = None  # the pass before is not the latest any more: let it go
-            self._pending = (self.count, root, steps, node_grads, self.freeze(root, steps, grads=grads))
+            self._pending = (
+                self.count,
+                root,
+                steps,
+                node_grads,
+                self.freeze(root, steps, grads=grads),
+            )
             self.freeze_s += perf_counter() - started
         except Exception as exc:
             self.failures.append(f"pass {self.count + 1}: {type(exc).__name__}: {exc}")
@@ -654,7 +660,7 @@ class TensorRules(Protocol):
 class _Walk:
     """The walk recorder's view of one pass: what each node received and sent (snapshots)."""
 
-    __slots__ = ("final", "node_grads", "shared", "step", "sums", "steps")
+    __slots__ = ("final", "node_grads", "shared", "step", "steps", "sums")
 
     def __init__(self) -> None:
         self.steps: list[WalkStep] = []
@@ -673,6 +679,17 @@ class _Walk:
         self.node_grads[id(node)] = g
         self.step = WalkStep(node, g)
         self.steps.append(self.step)
+
+    def accumulated(self, leaf: Any, g: Any) -> None:
+        """``g`` was added into ``leaf``'s ``.grad`` in place: when the walk's sum for the leaf
+        was made of this same ``g`` (the same addition, so the same numbers to the bit), that
+        sum is what ``.grad`` holds now."""
+        pair = self.sums.get(id(leaf))
+        if pair is None or pair[0] is not g or leaf._hooks is not None:
+            return
+        total, grad = pair[1], leaf.grad._data
+        if total.dtype == grad.dtype and total.shape == grad.shape:
+            self.final[id(leaf)] = total
 
     def sent(
         self, i: int, x: Any, gi: Any, total: Any, copy_total: bool, copy: bool, leaf: bool
@@ -834,9 +851,7 @@ def run_backward(
                     copy = x._hooks is not None or wanted is not None or gi is g
                 else:
                     copy = fn.custom or _hooked(fn)
-                walk.sent(
-                    i, x, gi, total, not summed, graphed is not None or copy, fn is None
-                )
+                walk.sent(i, x, gi, total, not summed, graphed is not None or copy, fn is None)
         if not retain_graph:
             node.freed = True
 
@@ -870,12 +885,8 @@ def run_backward(
             except (TypeError, ValueError):
                 leaf.grad._data = leaf.grad._data + g
             else:
-                acc_total = walk.sums.get(id(leaf)) if walk is not None else None
-                if acc_total is not None and acc_total[0] is g and leaf._hooks is None:
-                    total = acc_total[1]  # the same sum, to the bit
-                    grad = leaf.grad._data
-                    if total.dtype == grad.dtype and total.shape == grad.shape:
-                        walk.final[id(leaf)] = total
+                if walk is not None:
+                    walk.accumulated(leaf, g)
     result.update(captured)
     if log is not None and walk is not None:
         log.record(roots[0], walk.steps, walk.node_grads, walk.final)

@@ -20,7 +20,9 @@ from engine.pass_export import PassExporter
 def _record(program: Callable[[], None], reuse: bool, max_passes: int = 50) -> list[Any]:
     """The graphs of every pass the program runs (each exported at its own backward)."""
     exporter = PassExporter(200) if reuse else (lambda *a: export(*a, max_nodes=200))
-    log = PassLog(max_passes, exporter, lambda root, steps, grads: freeze_leaves(root, steps, 200, grads))
+    log = PassLog(
+        max_passes, exporter, lambda root, steps, grads: freeze_leaves(root, steps, 200, grads)
+    )
     with recording(log):
         program()
     assert not log.failures
