@@ -475,9 +475,16 @@ class PassLog:
             return False
         return self.max_kept_nodes is None or self.kept_nodes < self.max_kept_nodes
 
-    def record(self, root: Any, steps: list[WalkStep], node_grads: dict[int, Any]) -> None:
+    def record(
+        self,
+        root: Any,
+        steps: list[WalkStep],
+        node_grads: dict[int, Any],
+        grads: dict[int, Any] | None = None,
+    ) -> None:
         """One backward pass has run (called by the backward loop). Drawing it is a bonus: a
-        failure to export is kept in ``failures``, never raised into the program."""
+        failure to export is kept in ``failures``, never raised into the program. ``grads``:
+        arrays the walk holds that equal leaves' ``.grad`` now (a freeze need not copy them)."""
         started = perf_counter()
         try:
             if self.freeze is None or self._keeps_another():
@@ -486,7 +493,13 @@ class PassLog:
                 self.add(graph)
                 return
             self._pending = None  # the pass before is not the latest any more: let it go
-            self._pending = (self.count, root, steps, node_grads, self.freeze(root, steps))
+            self._pending = (
+                self.count,
+                root,
+                steps,
+                node_grads,
+                self.freeze(root, steps, grads=grads),
+            )
             self.freeze_s += perf_counter() - started
         except Exception as exc:
             self.failures.append(f"pass {self.count + 1}: {type(exc).__name__}: {exc}")
@@ -647,11 +660,19 @@ class TensorRules(Protocol):
 class _Walk:
     """The walk recorder's view of one pass: what each node received and sent (snapshots)."""
 
-    __slots__ = ("node_grads", "step", "steps")
+    __slots__ = ("final", "node_grads", "shared", "step", "steps", "sums")
 
     def __init__(self) -> None:
         self.steps: list[WalkStep] = []
         self.node_grads: dict[int, Any] = {}  # id(node) -> the gradient of its output
+        # ids of arrays kept uncopied that a leaf's .grad could still become (run_backward
+        # gives such a leaf a copy instead: the walk keeps the numbers it was sent)
+        self.shared: set[int] = set()
+        # id(leaf) -> (its summed gradient, the walk's sum of that and its .grad before)
+        self.sums: dict[int, tuple[Any, Any]] = {}
+        # id(leaf) -> an array the walk holds that equals the leaf's .grad after the pass
+        # (what a freeze would otherwise copy)
+        self.final: dict[int, Any] = {}
 
     def node(self, node: Node, g: Any) -> None:
         g = getattr(g, "_data", g)
@@ -659,18 +680,37 @@ class _Walk:
         self.step = WalkStep(node, g)
         self.steps.append(self.step)
 
-    def sent(self, i: int, x: Any, gi: Any, total: Any, copy_total: bool, copy: bool) -> None:
+    def accumulated(self, leaf: Any, g: Any) -> None:
+        """``g`` was added into ``leaf``'s ``.grad`` in place: when the walk's sum for the leaf
+        was made of this same ``g`` (the same addition, so the same numbers to the bit), that
+        sum is what ``.grad`` holds now."""
+        pair = self.sums.get(id(leaf))
+        if pair is None or pair[0] is not g or leaf._hooks is not None:
+            return
+        total, grad = pair[1], leaf.grad._data
+        if total.dtype == grad.dtype and total.shape == grad.shape:
+            self.final[id(leaf)] = total
+
+    def sent(
+        self, i: int, x: Any, gi: Any, total: Any, copy_total: bool, copy: bool, leaf: bool
+    ) -> None:
         """A contribution: ``gi`` sent, ``total`` what the receiver holds now. Copied where the
-        program may change the array later (``copy``: a leaf's gradient, which becomes its
-        ``.grad``; a gradient that a custom Function's backward or a hook receives); arrays
-        only the backward loop reads are kept as they are (it never writes into them).
-        ``copy_total``: ``total`` is such an array too (not a sum made for the walk)."""
+        program may change the array later (``copy``: a gradient that a custom Function's
+        backward, a hook or ``autograd.grad``'s caller receives, or that the program gave);
+        arrays only the backward loop reads are kept as they are (it never writes into them).
+        A ``leaf``'s arrays kept as they are go into ``shared``: the leaf's ``.grad`` becomes
+        a copy of such an array, never the array itself. ``copy_total``: ``total`` is such an
+        array too (not a sum made for the walk)."""
         gi, total = getattr(gi, "_data", gi), getattr(total, "_data", total)
         if copy:
             kept = gi.copy()
             if copy_total:
                 total = kept if total is gi else total.copy()
             gi = kept
+        elif leaf:
+            self.shared.add(id(gi))
+            if copy_total:
+                self.shared.add(id(total))
         self.step.contributions.append((i, x, gi, total))
 
 
@@ -802,16 +842,16 @@ def run_backward(
                 summed = fn is None and accumulate and x.grad is not None
                 if summed:
                     total = x.grad._data + total  # a new array: nothing else holds it
+                    walk.sums[id(x)] = (acc, total)
                 # a node's gradient is read by its rule only, unless a custom Function's
-                # backward or a hook receives it (they may write into it)
-                walk.sent(
-                    i,
-                    x,
-                    gi,
-                    total,
-                    not summed,
-                    graphed is not None or fn is None or fn.custom or _hooked(fn),
-                )
+                # backward or a hook receives it (they may write into it); a leaf's, by the
+                # accumulation below (which keeps it off the walk), unless a hook or grad()'s
+                # caller receives it, or it is the array the backward was seeded with
+                if fn is None:
+                    copy = x._hooks is not None or wanted is not None or gi is g
+                else:
+                    copy = fn.custom or _hooked(fn)
+                walk.sent(i, x, gi, total, not summed, graphed is not None or copy, fn is None)
         if not retain_graph:
             node.freed = True
 
@@ -831,17 +871,25 @@ def run_backward(
         if graphed is not None:
             graphed.accumulate_leaf(leaf, g)
         elif leaf.grad is None:
-            # Keep the array when this pass made it; copy one that is shared or a view.
+            # Keep the array when this pass made it; copy one that is shared or a view, or
+            # that the walk holds.
             keep = owned[leaf] and getattr(g.flags, "writeable", True)
+            if keep and walk is not None and id(g) in walk.shared:
+                keep = False
+                if leaf._hooks is None:
+                    walk.final[id(leaf)] = g
             leaf.grad = _TensorType._wrap(g if keep else g.copy())
         else:
             try:
                 leaf.grad._data += g  # in place, as PyTorch's AccumulateGrad
             except (TypeError, ValueError):
                 leaf.grad._data = leaf.grad._data + g
+            else:
+                if walk is not None:
+                    walk.accumulated(leaf, g)
     result.update(captured)
     if log is not None and walk is not None:
-        log.record(roots[0], walk.steps, walk.node_grads)
+        log.record(roots[0], walk.steps, walk.node_grads, walk.final)
     return result
 
 

@@ -684,11 +684,15 @@ def _exporter(
     return ex
 
 
-def _copies(x: Tensor) -> tuple[Any, Any]:
-    return x._data.copy(), (x.grad._data.copy() if x.grad is not None else None)
+def _copies(x: Tensor, grads: dict[int, Any]) -> tuple[Any, Any]:
+    grad = x.grad
+    if grad is not None:
+        held = grads.get(id(x))
+        grad = held if held is not None else grad._data.copy()
+    return x._data.copy(), grad
 
 
-def _freeze_walked(steps: list[WalkStep]) -> dict[int, Any] | None:
+def _freeze_walked(steps: list[WalkStep], grads: dict[int, Any]) -> dict[int, Any] | None:
     """:func:`freeze_leaves` from a pass's walk: the leaves its steps' nodes read, when the
     walk holds every node they lead to (None otherwise: then the graph is walked)."""
     walked = {id(step.node) for step in steps}
@@ -702,25 +706,31 @@ def _freeze_walked(steps: list[WalkStep]) -> dict[int, Any] | None:
             fn = x.grad_fn if x._fn_history is None else edge(x, seq)
             if fn is None:
                 if id(x) not in frozen:
-                    frozen[id(x)] = _copies(x)
+                    frozen[id(x)] = _copies(x, grads)
             elif id(fn) not in walked:
                 return None  # a node the backward did not reach: walk the graph instead
     return frozen
 
 
 def freeze_leaves(
-    root: Any, steps: list[WalkStep] | None = None, max_nodes: int | None = None
+    root: Any,
+    steps: list[WalkStep] | None = None,
+    max_nodes: int | None = None,
+    grads: dict[int, Any] | None = None,
 ) -> dict[int, Any]:
     """Copies of the values and gradients of the leaves under ``root`` (those a graph drawn
     within ``max_nodes`` shows, or more), keyed by ``id``, so that a pass can be exported later
     as it was (optimizers change leaves in place). Runs once per backward pass of a long loop:
     with the pass's walk ``steps`` (every node of a pass that fits the drawing budget), the
-    leaves are read off the walk, without walking the graph again."""
+    leaves are read off the walk, without walking the graph again. ``grads``: arrays that the
+    walk holds (no one writes into them) equal to leaves' gradients now, kept instead of
+    copies."""
+    grads = grads or {}
     fn = root.grad_fn
     if fn is None:
-        return {id(root): _copies(root)}
+        return {id(root): _copies(root, grads)}
     if steps and steps[0].node is fn and (max_nodes is None or len(steps) <= max_nodes):
-        walked = _freeze_walked(steps)
+        walked = _freeze_walked(steps, grads)
         if walked is not None:
             return walked
     frozen: dict[int, Any] = {}
@@ -741,7 +751,7 @@ def freeze_leaves(
     for node in nodes:
         for x in node.inputs:
             if edge(x, node.seq) is None and isinstance(x, Tensor) and id(x) not in frozen:
-                frozen[id(x)] = _copies(x)
+                frozen[id(x)] = _copies(x, grads)
     return frozen
 
 

@@ -251,14 +251,25 @@ RECIPROCAL = unary("reciprocal", lambda xp, a: 1 / a, vjp=lambda xp, g, out, a: 
 # fmt: on
 
 
+def _pow_scalar(xp: ModuleType, a: Array, p: Any) -> Array:
+    """``a ** p`` as PyTorch's CPU kernel computes it: ``a·a·a`` for 3 and ``1/(a·a)`` for −2
+    (the same numbers to the bit, and ten times faster than NumPy's ``power``; NumPy itself
+    takes the short way for 2, 1/2, −1)."""
+    if p == 3:
+        return a * a * a
+    if p == -2:
+        return 1 / (a * a)
+    return a**p
+
+
 def _pow_scalar_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
     p = at["p"]
     if p == 0:
         return (xp.zeros_like(g),)
-    return (g * (p * xs[0] ** (p - 1)),)
+    return (g * (p * _pow_scalar(xp, xs[0], p - 1)),)
 
 
-POW = row("pow", lambda xp, a, p: a**p, _pow_scalar_vjp, local="{p} · {a}^{pm1}", symbol="{a}^{p}",
+POW = row("pow", _pow_scalar, _pow_scalar_vjp, local="{p} · {a}^{pm1}", symbol="{a}^{p}",
     names=("pow", "square"), method=("__pow__",), inplace=True)  # fmt: skip
 
 

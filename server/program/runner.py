@@ -144,6 +144,7 @@ class Namer:
         self.tensor_type: type = engine.Tensor
         self.module_type: type = engine.nn.Module
         self.engine = (self.tensor_type, self.module_type)
+        self.exact_tensors = frozenset((engine.Tensor, engine.nn.Parameter))
         self.values = values  # the program's own autograd objects (micrograd's Value ...)
         # id -> weakref of tensors named inside a function (not a WeakSet: tensors compare
         # elementwise, so they do not belong in hashed collections)
@@ -163,6 +164,9 @@ class Namer:
         try:
             # By type, not isinstance: isinstance may ask a program's object for __class__.
             t = type(value)
+            if t in self.exact_tensors:  # most assignments in a training loop: first, and short
+                self._tensor(name, value, local)
+                return value
             values = self.values
             if values is not None and t in values.classes and not issubclass(t, self.engine):
                 values.names.name(name, value, local)
@@ -210,12 +214,14 @@ class Namer:
         return value
 
     def _tensor(self, name: str, t: Any, local: bool | str) -> None:
-        attribute = name.startswith(".")
-        name = name.lstrip(".")
         current = t._name
-        if current is None or (not local and not attribute and self._is_local(t)):
+        if name[:1] == ".":  # an attribute (self.w = ...): named as if inside a function
+            if current is None:
+                t._name = name.lstrip(".")
+                self._mark(t, True)
+        elif current is None or (not local and self._local and self._is_local(t)):
             t._name = name
-            self._mark(t, local or attribute)
+            self._mark(t, local)
 
     def _module(self, name: str, module: Any, local: bool | str) -> None:
         attribute = name.startswith(".")

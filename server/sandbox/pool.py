@@ -141,6 +141,7 @@ class _Worker:
     cpu_at_start: float = 0.0
     niceness: int = 0
     on_long: Callable[[], None] | None = None
+    owes_replacement: bool = False  # its replacement is asked for when it ends or is long
 
 
 @dataclass
@@ -453,6 +454,7 @@ class Sandbox:
                     w.niceness = wanted
                     on_long = w.on_long if first else None
                 self._renice(w, wanted)
+                self._replace(w)
                 if on_long is not None:
                     with contextlib.suppress(Exception):
                         on_long()
@@ -488,8 +490,21 @@ class Sandbox:
             queue = self._ready[kind]
             w = self._warm_one(queue, 0.0) or self._warm_one(queue, self.WARM_WAIT_S) or queue[0]
             queue.remove(w)
-            self._ask(kind)  # its replacement, forked while this one runs
+            # Its replacement: asked for now if no other worker is ready, else once this
+            # run ends (or is long), so that the fork and the new worker's warm-up do not
+            # take the cores this run is waiting for (on two cores, a third of a short run).
+            if queue:
+                w.owes_replacement = True
+            else:
+                self._ask(kind)
             return w
+
+    def _replace(self, w: _Worker) -> None:
+        """Ask for the replacement ``w`` owes, once."""
+        with self._lock:
+            if w.owes_replacement:
+                w.owes_replacement = False
+                self._ask(w.kind)
 
     @staticmethod
     def _warm_one(queue: collections.deque[_Worker], wait: float) -> _Worker | None:
@@ -545,6 +560,7 @@ class Sandbox:
                 outcome = self._drive(w, job, cancel, on_stdout, (cells, on_cell))
             finally:
                 self._discard(w)
+                self._replace(w)
             outcome.cells = cells
             outcome.timing_ms["queue"] = round(waited * 1000, 3)
             self.runs += 1

@@ -42,6 +42,63 @@ def test_a_long_program_yields_the_cpu_to_short_ones() -> None:
     assert error["type"] == "TimeoutError"
 
 
+def _asked_and_ready(box: Sandbox) -> tuple[int, int]:
+    with box._lock:
+        return box._asked["cpu"], len(box._ready["cpu"])
+
+
+def test_a_replacement_is_forked_after_the_run_while_other_workers_are_ready() -> None:
+    """While a program runs with another worker ready, its replacement is not forked yet (the
+    fork and the new worker's warm-up would take the cores the run waits for); it is asked
+    for once the run ends, or as soon as the run is long. The last ready worker's
+    replacement is asked for at once."""
+    box = Sandbox(SandboxConfig(workers=2, wall_clock_s=4.0))
+    try:
+        deadline = time.monotonic() + 30
+        while _asked_and_ready(box) != (0, 2) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert _asked_and_ready(box) == (0, 2)
+        during: list[tuple[int, int]] = []
+        sleeper = "import time\ntime.sleep(0.3)"  # asleep: not long before 2 × 0.5 s
+        job = {"source": sleeper, "budgets": Budgets().as_dict()}
+        thread = threading.Thread(target=lambda: box.run(job))
+        thread.start()
+        while not box._busy and thread.is_alive():
+            time.sleep(0.005)
+        during.append(_asked_and_ready(box))
+        thread.join()
+        assert during == [(0, 1)]  # one running, one ready, none asked for
+        asked, ready = _asked_and_ready(box)
+        assert asked + ready == 2  # once it ended: its replacement asked for (or arrived)
+        # taking the last ready worker asks for its replacement at once
+        while _asked_and_ready(box) != (0, 2) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        threads = [threading.Thread(target=lambda: box.run(job)) for _ in range(2)]
+        for t in threads:
+            t.start()
+        while len(box._busy) < 2 and any(t.is_alive() for t in threads):
+            time.sleep(0.005)
+        asked, ready = _asked_and_ready(box)
+        assert asked >= 1 or ready >= 1
+        for t in threads:
+            t.join()
+        # a long program asks for its replacement when it becomes long, not at its end
+        spin = {"source": "while True:\n    pass", "budgets": Budgets(wall_clock_s=4.0).as_dict()}
+        while _asked_and_ready(box) != (0, 2) and time.monotonic() < deadline + 10:
+            time.sleep(0.02)
+        thread = threading.Thread(target=lambda: box.run(spin))
+        thread.start()
+        end = time.monotonic() + 3.5
+        while time.monotonic() < end and not any(w.niceness for w in box._busy.values()):
+            time.sleep(0.02)
+        assert any(w.niceness for w in box._busy.values())
+        asked, ready = _asked_and_ready(box)
+        assert asked + ready == 2  # asked for while the long one still runs
+        thread.join()
+    finally:
+        box.close()
+
+
 def test_every_program_gets_a_fresh_process() -> None:
     box = Sandbox(SandboxConfig(workers=2))
     try:

@@ -20,7 +20,9 @@ from engine.pass_export import PassExporter
 def _record(program: Callable[[], None], reuse: bool, max_passes: int = 50) -> list[Any]:
     """The graphs of every pass the program runs (each exported at its own backward)."""
     exporter = PassExporter(200) if reuse else (lambda *a: export(*a, max_nodes=200))
-    log = PassLog(max_passes, exporter, lambda root, steps: freeze_leaves(root, steps, 200))
+    log = PassLog(
+        max_passes, exporter, lambda root, steps, grads: freeze_leaves(root, steps, 200, grads)
+    )
     with recording(log):
         program()
     assert not log.failures
@@ -154,3 +156,36 @@ def test_the_latest_pass_keeps_its_numbers_when_the_program_writes_into_gradient
         # ∂L/∂h of L = mean(h²) over 4 rows, as sent: before the hook and the custom
         # backward wrote into it (after both, it would read h / 4)
         np.testing.assert_allclose(sent["grad"], 2 * h / 4, rtol=1e-6)
+
+
+def test_a_leaf_gradient_the_walk_holds_is_not_the_one_the_program_changes() -> None:
+    """A leaf's gradient is kept in the walk uncopied (only the accumulation reads it), so a
+    leaf whose .grad is new in this pass gets a copy: clip_grad_norm_ scales .grad in place
+    after the backward, and the latest pass, exported after that, still shows the gradient as
+    it was sent."""
+
+    def program() -> None:
+        torch.manual_seed(3)
+        model = nn.Linear(3, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        x = torch.randn(4, 3)
+        for _ in range(4):
+            opt.zero_grad()  # .grad is None: the backward makes it
+            loss = (model(x) ** 2).mean()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1e-3)
+            opt.step()
+
+    kept = _record(program, reuse=True, max_passes=2)  # pass 0, then the latest, exported late
+    whole = _record(program, reuse=False, max_passes=50)  # each exported at its own backward
+    assert kept[-1] == whole[-1]
+    by_id = {n["id"]: n for n in whole[-1]["nodes"]}
+    sent = [
+        c["grad"]
+        for step in kept[-1]["walk"]
+        for c in step["contributions"]
+        if by_id[c["to"]]["label"] == "Linear.weight"
+    ]
+    assert sent, "the weight's contribution is in the walk"
+    # as sent, the gradient's norm is far above the clip (after clipping it would be 1e-3)
+    assert float(np.linalg.norm(np.array(sent[0], dtype=float))) > 1e-2

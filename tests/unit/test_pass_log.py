@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 
 import engine as torch
 from engine import nn
@@ -45,10 +46,10 @@ def test_leaves_read_off_the_walk_are_those_the_graph_walk_finds() -> None:
     w = torch.randn(3, 2, requires_grad=True)
     b = torch.zeros(2, requires_grad=True)
     x = torch.randn(4, 3)
-    log = PassLog(1, export, lambda root, steps: {})
+    log = PassLog(1, export, lambda root, steps, grads: {})
     captured: list[Any] = []
 
-    def keep(root: Any, steps: Any, node_grads: Any) -> None:
+    def keep(root: Any, steps: Any, node_grads: Any, grads: Any = None) -> None:
         captured.append((root, steps))
 
     log.record = keep  # type: ignore[method-assign]
@@ -99,3 +100,34 @@ def test_big_passes_are_kept_until_their_nodes_reach_the_budget_then_only_the_la
     assert [g["pass_index"] for g in kept] == [0, 1, 2, 9]
     assert log.kept_nodes == 3 * size
     assert [len(g["nodes"]) for g in kept] == [size] * 4
+
+
+@pytest.mark.parametrize("set_to_none", [True, False])
+def test_a_frozen_gradient_is_the_walks_array_never_the_live_grad(set_to_none: bool) -> None:
+    """The gradients a freeze keeps may be arrays the walk holds (equal to .grad after the
+    pass, to the bit) instead of copies: never .grad's own array, which the program changes
+    (zero_grad, the optimizer), whether the pass made .grad or added into it."""
+    torch.manual_seed(4)
+    w = torch.randn(3, 2, requires_grad=True)
+    x = torch.randn(4, 3)
+    log = PassLog(1, export, lambda root, steps, grads: {})
+    captured: list[Any] = []
+
+    def keep(root: Any, steps: Any, node_grads: Any, grads: Any = None) -> None:
+        captured.append((root, steps, grads))
+
+    log.record = keep  # type: ignore[method-assign]
+    opt = torch.optim.SGD([w], lr=0.1)
+    with recording(log):
+        for _ in range(2):
+            opt.zero_grad(set_to_none=set_to_none)
+            (x @ w).tanh().sum().backward()
+            root, steps, grads = captured[-1]
+            assert id(w) in grads  # the walk holds an array equal to w.grad
+            _, grad = freeze_leaves(root, steps, max_nodes=100, grads=grads)[id(w)]
+            assert grad is not w.grad._data
+            assert np.array_equal(grad, w.grad._data)
+            before = w.grad._data.copy()
+            opt.step()
+            opt.zero_grad(set_to_none=False)  # writes zeros into .grad's array
+            assert np.array_equal(grad, before)

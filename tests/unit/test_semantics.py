@@ -225,3 +225,35 @@ def test_random_streams_and_init_match_pytorch() -> None:
 )
 def test_optimizers_match_pytorch(make: Callable[..., Any]) -> None:
     assert_training_matches(make)
+
+
+@pytest.mark.parametrize(
+    ("p", "value", "grad"),
+    [
+        (3, lambda a: a * a * a, lambda a: 3 * (a * a)),
+        (3.0, lambda a: a * a * a, lambda a: 3.0 * (a * a)),
+        (-2, lambda a: 1 / (a * a), None),  # its backward is x**-3: a general power
+        (4, None, lambda a: 4 * (a * a * a)),  # its forward is a general power
+    ],
+)
+def test_small_integer_powers_are_computed_as_pytorch_computes_them(
+    p: float, value: Callable[[Any], Any] | None, grad: Callable[[Any], Any] | None
+) -> None:
+    """PyTorch's CPU kernel writes x**3 as x·x·x and x**-2 as 1/(x·x) (so the backward of
+    x**4 is 4·x·x·x): the engine's numbers are those, to the bit, not NumPy's power's."""
+    a = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
+    x = engine.tensor(a, requires_grad=True)
+    y = x**p
+    y.sum().backward()
+    assert x.grad is not None
+    if value is not None:
+        assert np.array_equal(y.detach().numpy(), value(a))
+    if grad is not None:
+        assert np.array_equal(x.grad.numpy(), grad(a))
+    torch = pytest.importorskip("torch")
+    t = torch.tensor(a, requires_grad=True)
+    (t**p).sum().backward()
+    if value is not None:
+        assert np.array_equal(y.detach().numpy(), (t**p).detach().numpy())
+    if grad is not None:
+        assert np.array_equal(x.grad.numpy(), t.grad.numpy())
