@@ -556,6 +556,14 @@ ERRORS: list[Fn] = [
     lambda T: T.optim.lr_scheduler.MultiplicativeLR(
         T.optim.SGD([T.zeros(1, requires_grad=True)], lr=0.1), [lambda e: 0.9] * 2
     ),
+    # shapes that do not broadcast: one message (engine.tensor.broadcast_mismatch) for the
+    # elementwise ops, a batched matmul and the losses
+    lambda T: T.randn(2, 3) + T.randn(4, 3),
+    lambda T: T.randn(5, 1, 2, 3) * T.randn(4, 3, 3),
+    lambda T: T.randn(2, 2, 3) @ T.randn(3, 3, 4),
+    lambda T: T.randn(0, 2, 3) @ T.randn(1, 4, 5),
+    lambda T: F(T).mse_loss(T.randn(2, 3), T.randn(4, 3)),
+    lambda T: F(T).huber_loss(T.randn(3, 2), T.randn(2, 3)),
     lambda T: T.nn.Conv1d(1, 1, 1)(),
     lambda T: T.nn.MaxPool2d(2)(),
     lambda T: type("MyConv", (T.nn.Conv2d,), {})(1, 1, 1)(),  # a program's subclass
