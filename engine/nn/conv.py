@@ -8,7 +8,7 @@ from typing import Any
 from engine.factories import empty
 from engine.nn import functional as F
 from engine.nn import init
-from engine.nn.modules import Module, Parameter, _SharedForward
+from engine.nn.modules import Module, Parameter, _Functional, _SharedForward
 from engine.nn.spatial import _conv, _max_pool
 from engine.tensor import Tensor
 
@@ -213,13 +213,8 @@ class AvgPool2d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class AdaptiveAvgPool2d(Module):
+class AdaptiveAvgPool2d(_Functional):
+    fn = staticmethod(F.adaptive_avg_pool2d)
+
     def __init__(self, output_size: Any) -> None:
-        super().__init__()
-        self.output_size = output_size
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.adaptive_avg_pool2d(input, self.output_size)
-
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
+        super().__init__(output_size=output_size)

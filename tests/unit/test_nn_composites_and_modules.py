@@ -568,6 +568,10 @@ ERRORS: list[Fn] = [
     lambda T: T.nn.MaxPool2d(2)(),
     lambda T: type("MyConv", (T.nn.Conv2d,), {})(1, 1, 1)(),  # a program's subclass
     lambda T: type("MyAct", (T.nn.LeakyReLU,), {})()(),
+    lambda T: T.nn.ReLU6()(),  # Hardtanh's forward, in PyTorch too
+    lambda T: T.nn.LogSoftmax()(),
+    lambda T: T.nn.Hardsigmoid()(),
+    lambda T: T.nn.AdaptiveAvgPool2d(2)(),
 ]
 
 
@@ -620,6 +624,20 @@ MODULES: list[Fn] = [
     lambda nn, T: nn.Tanhshrink(),
     lambda nn, T: nn.Softshrink(),
     lambda nn, T: nn.Hardshrink(0.3),
+    lambda nn, T: nn.Softshrink(0.2),
+    lambda nn, T: nn.Mish(True),
+    lambda nn, T: nn.Hardswish(True),
+    # the modules that are one functional call (modules.py's _Functional): their settings
+    # printed name=value, a string quoted
+    lambda nn, T: nn.GELU(),
+    lambda nn, T: nn.GELU("tanh"),
+    lambda nn, T: nn.ELU(0.5),
+    lambda nn, T: nn.LeakyReLU(0.2),
+    lambda nn, T: nn.Softplus(2, 10),
+    lambda nn, T: nn.Softmax(1),
+    lambda nn, T: nn.LogSoftmax(0),
+    lambda nn, T: nn.AdaptiveAvgPool2d((2, 3)),
+    lambda nn, T: nn.Sequential(nn.ReLU(), nn.Tanh(), nn.Sigmoid(), nn.SiLU(), nn.Softmax(-1)),
     lambda nn, T: nn.Unflatten(1, (2, 5)),
     lambda nn, T: nn.Unflatten(-1, [2, -1]),
     lambda nn, T: nn.GroupNorm(2, 4),
