@@ -637,6 +637,13 @@ MODULES: list[Fn] = [
     lambda nn, T: nn.Softmax(1),
     lambda nn, T: nn.LogSoftmax(0),
     lambda nn, T: nn.AdaptiveAvgPool2d((2, 3)),
+    # the pooling modules' window (conv.py's _PoolNd: stride defaults to kernel_size)
+    lambda nn, T: nn.MaxPool1d(3),
+    lambda nn, T: nn.MaxPool2d(2, 1, 1, ceil_mode=True),
+    lambda nn, T: nn.AvgPool1d(3),
+    lambda nn, T: nn.AvgPool1d(3, 2, 1),
+    lambda nn, T: nn.AvgPool2d(2),
+    lambda nn, T: nn.AvgPool2d((2, 3), padding=1, divisor_override=2),
     lambda nn, T: nn.Sequential(nn.ReLU(), nn.Tanh(), nn.Sigmoid(), nn.SiLU(), nn.Softmax(-1)),
     lambda nn, T: nn.Unflatten(1, (2, 5)),
     lambda nn, T: nn.Unflatten(-1, [2, -1]),
