@@ -569,6 +569,8 @@ ERRORS: list[Fn] = [
     lambda T: type("MyConv", (T.nn.Conv2d,), {})(1, 1, 1)(),  # a program's subclass
     lambda T: type("MyAct", (T.nn.LeakyReLU,), {})()(),
     lambda T: T.nn.ReLU6()(),  # Hardtanh's forward, in PyTorch too
+    lambda T: T.distributions.Bernoulli(),  # distribution.probs_or_logits
+    lambda T: T.distributions.Categorical(T.ones(2), T.zeros(2)),
     lambda T: T.nn.LogSoftmax()(),
     lambda T: T.nn.Hardsigmoid()(),
     lambda T: T.nn.AdaptiveAvgPool2d(2)(),
