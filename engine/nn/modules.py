@@ -425,20 +425,20 @@ class _Functional(_SharedForward):
     quoted, ``inplace`` only when true)."""
 
     fn: Any = None
-    settings: tuple[str, ...] = ()
+    _settings: tuple[str, ...] = ()
 
     def __init__(self, **settings: Any) -> None:
         super().__init__()
         for name, value in settings.items():
             setattr(self, name, value)
-        self.settings = tuple(settings)
+        self._settings = tuple(settings)
 
     def forward(self, input: Tensor) -> Tensor:
-        return type(self).fn(input, *[getattr(self, name) for name in self.settings])
+        return type(self).fn(input, *[getattr(self, name) for name in self._settings])
 
     def extra_repr(self) -> str:
         shown = []
-        for name in self.settings:
+        for name in self._settings:
             value = getattr(self, name)
             if name != "inplace":
                 shown.append(f"{name}={value!r}" if isinstance(value, str) else f"{name}={value}")
