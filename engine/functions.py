@@ -44,6 +44,7 @@ from engine.tensor import (
     _Scalar,
     apply,
     binary,
+    broadcast_mismatch,
     failed,
 )
 
@@ -434,16 +435,11 @@ def _rmatmul(self: Tensor, other: Any) -> Tensor:
 def _matmul_batch_check(sa: tuple[int, ...], sb: tuple[int, ...], k_a: int, k_b: int) -> None:
     """PyTorch's errors for a batched matmul (the second operand has 3 or more dimensions)."""
     ba, bb = sa[:-2], sb[:-2]
-    n = builtins.max(len(ba), len(bb))
-    pa, pb = (1,) * (n - len(ba)) + tuple(ba), (1,) * (n - len(bb)) + tuple(bb)
-    for i in range(n - 1, -1, -1):
-        if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
-            raise RuntimeError(
-                f"The size of tensor a ({pa[i]}) must match the size of tensor b ({pb[i]}) "
-                f"at non-singleton dimension {i}"
-            )
+    mismatch = broadcast_mismatch(ba, bb)
+    if mismatch is not None:
+        raise mismatch
     if k_a != k_b:
-        batch = int(np.prod([builtins.max(x, y) for x, y in zip(pa, pb, strict=True)]))
+        batch = int(np.prod(np.broadcast_shapes(ba, bb)))
         raise RuntimeError(
             "Expected size for first two dimensions of batch2 tensor to be: "
             f"[{batch}, {k_a}] but got: [{batch}, {k_b}]."

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import builtins
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -779,19 +779,27 @@ def _apply2(op: O.Op, a: Tensor, b: Any) -> Tensor:
     return out
 
 
+def broadcast_mismatch(a: Sequence[int], b: Sequence[int]) -> RuntimeError | None:
+    """PyTorch's error for two shapes that do not broadcast (the last dimension that differs,
+    neither size 1, counted from the left of the longer shape), or None if they do."""
+    n = builtins.max(len(a), len(b))
+    pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    for i in range(n - 1, -1, -1):
+        if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
+            return RuntimeError(
+                f"The size of tensor a ({pa[i]}) must match the size of tensor b ({pb[i]}) "
+                f"at non-singleton dimension {i}"
+            )
+    return None
+
+
 def _shape_error(op: O.Op, arrays: list[Any], exc: Exception) -> Exception:
     msg = str(exc)
     shapes = [a.shape for a in arrays if hasattr(a, "shape")]
     if "broadcast" in msg and len(shapes) >= 2:
-        a, b = shapes[0], shapes[1]
-        n = builtins.max(len(a), len(b))
-        pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
-        for i in range(n - 1, -1, -1):
-            if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
-                return RuntimeError(
-                    f"The size of tensor a ({pa[i]}) must match the size of tensor b ({pb[i]}) "
-                    f"at non-singleton dimension {i}"
-                )
+        mismatch = broadcast_mismatch(shapes[0], shapes[1])
+        if mismatch is not None:
+            return mismatch
     if isinstance(exc, IndexError):
         return IndexError(msg.replace("axis", "dimension"))
     return RuntimeError(msg)

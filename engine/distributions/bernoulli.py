@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from engine.distributions.distribution import Distribution, as_tensor, check
+from engine.distributions.distribution import (
+    Distribution,
+    as_tensor,
+    check,
+    probs_or_logits,
+    probs_to_logits,
+)
 from engine.factories import bernoulli
 from engine.nn.functional import binary_cross_entropy_with_logits
 from engine.tensor import Tensor
@@ -17,16 +23,13 @@ class Bernoulli(Distribution):
     }
 
     def __init__(self, probs: Any = None, logits: Any = None, validate_args: Any = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        probs_or_logits(probs, logits)
         if probs is not None:
             self.probs = as_tensor(probs)
             if validate_args is not False:
                 ok = bool(((self.probs._data >= 0) & (self.probs._data <= 1)).all())
                 check(ok, "probs", self.probs, self.arg_constraints["probs"], "Bernoulli")
-            eps = 1.1920928955078125e-07
-            p = self.probs.clamp(eps, 1 - eps)
-            self.logits = p.log() - (-p).log1p()
+            self.logits = probs_to_logits(self.probs, is_binary=True)
         else:
             self.logits = as_tensor(logits)
             self.probs = self.logits.sigmoid()

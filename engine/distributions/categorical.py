@@ -5,7 +5,13 @@ from __future__ import annotations
 import math
 from typing import Any, ClassVar
 
-from engine.distributions.distribution import Distribution, as_tensor, check
+from engine.distributions.distribution import (
+    Distribution,
+    as_tensor,
+    check,
+    probs_or_logits,
+    probs_to_logits,
+)
 from engine.factories import multinomial
 from engine.functions import softmax
 from engine.shapes import broadcast_tensors
@@ -19,8 +25,7 @@ class Categorical(Distribution):
     }
 
     def __init__(self, probs: Any = None, logits: Any = None, validate_args: Any = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        probs_or_logits(probs, logits)
         if probs is not None:
             probs = as_tensor(probs)
             if probs.dim() < 1:
@@ -28,8 +33,7 @@ class Categorical(Distribution):
             if validate_args is not False and bool((probs._data < 0).any()):
                 check(False, "probs", probs, self.arg_constraints["probs"], type(self).__name__)
             self.probs = probs / probs.sum(-1, keepdim=True)
-            eps = 1.1920928955078125e-07
-            self.logits = self.probs.clamp(eps, 1 - eps).log()
+            self.logits = probs_to_logits(self.probs)
         else:
             logits = as_tensor(logits)
             self.logits = logits - logits.logsumexp(dim=-1, keepdim=True)

@@ -27,6 +27,20 @@ def broadcast_all(*values: Any) -> tuple[Tensor, ...]:
     return tuple(broadcast_tensors(*tensors))
 
 
+def probs_or_logits(probs: Any, logits: Any) -> None:
+    """PyTorch's check that a discrete distribution is given exactly one of the two."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+
+
+def probs_to_logits(probs: Tensor, is_binary: bool = False) -> Tensor:
+    """PyTorch's ``probs_to_logits``: the log of the probabilities clamped to [eps, 1 - eps]
+    (float32's eps), or for a binary event the log-odds."""
+    eps = 1.1920928955078125e-07
+    p = probs.clamp(eps, 1 - eps)
+    return p.log() - (-p).log1p() if is_binary else p.log()
+
+
 def check(ok: bool, name: str, value: Any, constraint: str, cls: str) -> None:
     if not ok:
         raise ValueError(

@@ -10,7 +10,7 @@ from typing import Any
 from engine.factories import empty
 from engine.nn import functional as F
 from engine.nn import init
-from engine.nn.modules import Module, Parameter, _Activation
+from engine.nn.modules import Module, Parameter, _Functional
 from engine.tensor import Tensor
 
 __all__ = [
@@ -33,25 +33,16 @@ __all__ = [
 ]
 
 
-def _inplace_suffix(inplace: bool, first: bool = False) -> str:
-    if not inplace:
-        return ""
-    return "inplace=True" if first else ", inplace=True"
+class Threshold(_Functional):
+    fn = staticmethod(F.threshold)
 
-
-class Threshold(Module):
     def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
-        super().__init__()
-        self.threshold, self.value, self.inplace = threshold, value, inplace
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.threshold(input, self.threshold, self.value, self.inplace)
-
-    def extra_repr(self) -> str:
-        return f"threshold={self.threshold}, value={self.value}{_inplace_suffix(self.inplace)}"
+        super().__init__(threshold=threshold, value=value, inplace=inplace)
 
 
-class Hardtanh(Module):
+class Hardtanh(_Functional):
+    fn = staticmethod(F.hardtanh)
+
     def __init__(
         self,
         min_val: float = -1.0,
@@ -60,7 +51,6 @@ class Hardtanh(Module):
         min_value: float | None = None,
         max_value: float | None = None,
     ) -> None:
-        super().__init__()
         if min_value is not None:
             warnings.warn(
                 "keyword argument `min_value` is deprecated and renamed to `min_val`",
@@ -75,52 +65,28 @@ class Hardtanh(Module):
                 stacklevel=2,
             )
             max_val = max_value
-        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+        super().__init__(min_val=min_val, max_val=max_val, inplace=inplace)
         if self.max_val <= self.min_val:
             raise AssertionError(
                 f"max_val ({self.max_val}) must be greater than min_val ({self.min_val})"
             )
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
-
-    def extra_repr(self) -> str:
-        return f"min_val={self.min_val}, max_val={self.max_val}{_inplace_suffix(self.inplace)}"
-
 
 class ReLU6(Hardtanh):
+    forward = Hardtanh.forward  # PyTorch's ReLU6 has no forward of its own: errors name Hardtanh's
+
     def __init__(self, inplace: bool = False) -> None:
         super().__init__(0.0, 6.0, inplace)
 
     def extra_repr(self) -> str:
-        return _inplace_suffix(self.inplace, first=True)
+        return "inplace=True" if self.inplace else ""
 
 
-class _InplaceActivation(Module):
+class _InplaceActivation(_Functional):
     """An activation whose only argument is ``inplace``."""
 
-    fn: Any = None
-    show_inplace = True  # Hardswish and Hardsigmoid print no extra_repr at all
-
     def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input: Tensor) -> Tensor:
-        return type(self).fn(input, self.inplace)  # type: ignore[no-any-return]
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        # each class gets its own forward, so a missing argument names it (SELU.forward())
-        super().__init_subclass__(**kwargs)
-
-        def forward(self: _InplaceActivation, input: Tensor) -> Tensor:
-            return type(self).fn(input, self.inplace)  # type: ignore[no-any-return]
-
-        forward.__qualname__ = f"{cls.__name__}.forward"
-        cls.forward = forward  # type: ignore[method-assign]
-
-    def extra_repr(self) -> str:
-        return _inplace_suffix(self.inplace, first=True) if self.show_inplace else ""
+        super().__init__(inplace=inplace)
 
 
 class SELU(_InplaceActivation):
@@ -133,49 +99,41 @@ class Mish(_InplaceActivation):
 
 class Hardswish(_InplaceActivation):
     fn = staticmethod(F.hardswish)
-    show_inplace = False
-
-
-class Hardsigmoid(_InplaceActivation):
-    fn = staticmethod(F.hardsigmoid)
-    show_inplace = False
-
-
-class CELU(Module):
-    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
-        super().__init__()
-        self.alpha, self.inplace = alpha, inplace
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.celu(input, self.alpha, self.inplace)
 
     def extra_repr(self) -> str:
-        return f"alpha={self.alpha}{_inplace_suffix(self.inplace)}"
+        return ""  # PyTorch's prints no inplace=True (nor does Hardsigmoid's)
 
 
-class GLU(_Activation):
-    fn, settings = staticmethod(F.glu), ("dim",)
+class Hardsigmoid(Hardswish):
+    fn = staticmethod(F.hardsigmoid)
+
+
+class CELU(_Functional):
+    fn = staticmethod(F.celu)
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__(alpha=alpha, inplace=inplace)
+
+
+class GLU(_Functional):
+    fn = staticmethod(F.glu)
 
     def __init__(self, dim: int = -1) -> None:
-        super().__init__()
-        self.dim = dim
+        super().__init__(dim=dim)
 
 
-class Hardshrink(Module):
+class Hardshrink(_Functional):
+    fn = staticmethod(F.hardshrink)
+
     def __init__(self, lambd: float = 0.5) -> None:
-        super().__init__()
-        self.lambd = lambd
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.hardshrink(input, self.lambd)
+        super().__init__(lambd=lambd)
 
     def extra_repr(self) -> str:
         return f"{self.lambd}"
 
 
 class Softshrink(Hardshrink):
-    def forward(self, input: Tensor) -> Tensor:
-        return F.softshrink(input, self.lambd)
+    fn = staticmethod(F.softshrink)
 
 
 class LogSigmoid(Module):

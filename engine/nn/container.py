@@ -34,7 +34,36 @@ def torch_repr(module: Module) -> str:
     return main + ")"
 
 
-class ModuleDict(Module):
+class _Keyed(Module):
+    """ModuleDict and ParameterDict: the dict protocol over the keys each holds (``_store``),
+    in insertion order."""
+
+    def _store(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return len(self._store())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._store())
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._store()
+
+    def keys(self) -> Any:
+        return self._store().keys()
+
+    def clear(self) -> None:
+        for key in list(self._store()):
+            del self[key]
+
+    def pop(self, key: str) -> Any:
+        value = self[key]  # type: ignore[index]
+        del self[key]
+        return value
+
+
+class ModuleDict(_Keyed):
     """Sub-modules by name, in insertion order."""
 
     def __init__(self, modules: Mapping[str, Module] | None = None) -> None:
@@ -52,26 +81,8 @@ class ModuleDict(Module):
         del self._modules[key]
         self.__dict__.pop(key, None)
 
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._modules)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._modules
-
-    def clear(self) -> None:
-        for key in list(self._modules):
-            del self[key]
-
-    def pop(self, key: str) -> Module:
-        v = self[key]
-        del self[key]
-        return v
-
-    def keys(self) -> Any:
-        return self._modules.keys()
+    def _store(self) -> dict[str, Any]:
+        return self._modules  # type: ignore[no-any-return]
 
     def items(self) -> Any:
         return self._modules.items()
@@ -191,7 +202,7 @@ class ParameterList(Module):
         raise RuntimeError("ParameterList should not be called.")
 
 
-class ParameterDict(Module):
+class ParameterDict(_Keyed):
     """Parameters by string key, in insertion order (a plain dict's items sorted by key, as
     PyTorch's ``update`` takes them)."""
 
@@ -221,17 +232,11 @@ class ParameterDict(Module):
         del self._keys[key]
         delattr(self, self._key_to_attr(key))
 
-    def __len__(self) -> int:
-        return len(self._keys)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._keys)
+    def _store(self) -> dict[str, Any]:
+        return self._keys
 
     def __reversed__(self) -> Iterator[str]:
         return reversed(self._keys)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._keys
 
     def copy(self) -> ParameterDict:
         return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
@@ -240,15 +245,6 @@ class ParameterDict(Module):
         if key not in self:
             self[key] = default
         return self[key]
-
-    def clear(self) -> None:
-        for k in self._keys.copy():
-            del self[k]
-
-    def pop(self, key: str) -> Any:
-        v = self[key]
-        del self[key]
-        return v
 
     def popitem(self) -> tuple[str, Any]:
         k, _ = self._keys.popitem()
@@ -262,9 +258,6 @@ class ParameterDict(Module):
 
     def fromkeys(self, keys: Iterable[str], default: Any | None = None) -> ParameterDict:
         return ParameterDict((k, default) for k in keys)
-
-    def keys(self) -> Any:
-        return self._keys.keys()
 
     def items(self) -> Iterator[tuple[str, Any]]:
         return ((k, self[k]) for k in self._keys)

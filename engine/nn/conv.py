@@ -8,7 +8,7 @@ from typing import Any
 from engine.factories import empty
 from engine.nn import functional as F
 from engine.nn import init
-from engine.nn.modules import Module, Parameter, _SharedForward
+from engine.nn.modules import Parameter, _Functional, _SharedForward
 from engine.nn.spatial import _conv, _max_pool
 from engine.tensor import Tensor
 
@@ -118,9 +118,21 @@ class Conv2d(_ConvNd):
     _d = 2
 
 
-class _MaxPoolNd(_SharedForward):
+class _PoolNd(_SharedForward):
+    """A pooling window, as PyTorch's pooling modules hold it: ``stride`` defaults to
+    ``kernel_size``."""
+
     _d: int
 
+    def __init__(self, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+
+
+class _MaxPoolNd(_PoolNd):
     def __init__(
         self,
         kernel_size: Any,
@@ -130,13 +142,9 @@ class _MaxPoolNd(_SharedForward):
         return_indices: bool = False,
         ceil_mode: bool = False,
     ) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
+        super().__init__(kernel_size, stride, padding, ceil_mode)
         self.dilation = dilation
         self.return_indices = return_indices
-        self.ceil_mode = ceil_mode
 
     def forward(self, input: Tensor) -> Tensor:
         return _max_pool(
@@ -159,7 +167,7 @@ class MaxPool2d(_MaxPoolNd):
     _d = 2
 
 
-class AvgPool1d(Module):
+class _AvgPoolNd(_PoolNd):
     def __init__(
         self,
         kernel_size: Any,
@@ -168,12 +176,19 @@ class AvgPool1d(Module):
         ceil_mode: bool = False,
         count_include_pad: bool = True,
     ) -> None:
-        super().__init__()
-        self.kernel_size = _ntuple(kernel_size, 1)
-        self.stride = _ntuple(stride if stride is not None else kernel_size, 1)
-        self.padding = _ntuple(padding, 1)
-        self.ceil_mode = ceil_mode
+        super().__init__(kernel_size, stride, padding, ceil_mode)
         self.count_include_pad = count_include_pad
+        if self._d == 1:  # PyTorch's AvgPool1d holds its window as 1-tuples (AvgPool2d as given)
+            self.kernel_size = _ntuple(self.kernel_size, 1)
+            self.stride = _ntuple(self.stride, 1)
+            self.padding = _ntuple(self.padding, 1)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool1d(_AvgPoolNd):
+    _d = 1
 
     def forward(self, input: Tensor) -> Tensor:
         return F.avg_pool1d(
@@ -181,11 +196,10 @@ class AvgPool1d(Module):
             self.count_include_pad,
         )  # fmt: skip
 
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
+class AvgPool2d(_AvgPoolNd):
+    _d = 2
 
-class AvgPool2d(Module):
     def __init__(
         self,
         kernel_size: Any,
@@ -195,12 +209,7 @@ class AvgPool2d(Module):
         count_include_pad: bool = True,
         divisor_override: int | None = None,
     ) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
+        super().__init__(kernel_size, stride, padding, ceil_mode, count_include_pad)
         self.divisor_override = divisor_override
 
     def forward(self, input: Tensor) -> Tensor:
@@ -209,17 +218,9 @@ class AvgPool2d(Module):
             self.count_include_pad, self.divisor_override,
         )  # fmt: skip
 
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
+class AdaptiveAvgPool2d(_Functional):
+    fn = staticmethod(F.adaptive_avg_pool2d)
 
-class AdaptiveAvgPool2d(Module):
     def __init__(self, output_size: Any) -> None:
-        super().__init__()
-        self.output_size = output_size
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.adaptive_avg_pool2d(input, self.output_size)
-
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
+        super().__init__(output_size=output_size)

@@ -11,7 +11,7 @@ import numpy as np
 from engine import backend, dtypes
 from engine import functions as _fn
 from engine.nn import loss_ops
-from engine.tensor import Tensor, apply
+from engine.tensor import Tensor, apply, broadcast_mismatch
 from engine.tensor import named as _named
 
 
@@ -49,20 +49,9 @@ def _reduction(reduction: str) -> str:
 
 
 def _same_shape_or_broadcast(a: Tensor, b: Tensor) -> None:
-    if a._data.shape == b._data.shape:
-        return
-    try:
-        np.broadcast_shapes(a._data.shape, b._data.shape)
-    except ValueError:
-        sa, sb = a._data.shape, b._data.shape
-        n = max(len(sa), len(sb))
-        pa, pb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
-        for i in range(n - 1, -1, -1):
-            if pa[i] != pb[i] and 1 not in (pa[i], pb[i]):
-                raise RuntimeError(
-                    f"The size of tensor a ({pa[i]}) must match the size of tensor b ({pb[i]}) "
-                    f"at non-singleton dimension {i}"
-                ) from None
+    mismatch = broadcast_mismatch(a._data.shape, b._data.shape)
+    if mismatch is not None:
+        raise mismatch
 
 
 def _promote_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:

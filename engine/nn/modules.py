@@ -418,62 +418,70 @@ class _SharedForward(Module):
             cls.forward = own  # type: ignore[method-assign]
 
 
-class _Activation(_SharedForward):
-    """``fn(input, *settings)``: ``settings`` names the attributes ``__init__`` sets, in
-    ``fn``'s order; the module prints them as ``name=value``."""
+class _Functional(_SharedForward):
+    """A module that is one call of a functional, ``fn(input, *settings)``: the settings are
+    what its constructor passes to ``super().__init__`` by keyword, in ``fn``'s order; they
+    become attributes and print as PyTorch's modules print them (``name=value``, a string
+    quoted, ``inplace`` only when true)."""
 
     fn: Any = None
-    settings: tuple[str, ...] = ()
+    _settings: tuple[str, ...] = ()
+
+    def __init__(self, **settings: Any) -> None:
+        super().__init__()
+        for name, value in settings.items():
+            setattr(self, name, value)
+        self._settings = tuple(settings)
 
     def forward(self, input: Tensor) -> Tensor:
-        return type(self).fn(input, *[getattr(self, name) for name in self.settings])
+        return type(self).fn(input, *[getattr(self, name) for name in self._settings])
 
     def extra_repr(self) -> str:
-        return ", ".join(f"{name}={getattr(self, name)}" for name in self.settings)
+        shown = []
+        for name in self._settings:
+            value = getattr(self, name)
+            if name != "inplace":
+                shown.append(f"{name}={value!r}" if isinstance(value, str) else f"{name}={value}")
+            elif value:
+                shown.append("inplace=True")
+        return ", ".join(shown)
 
 
-class ReLU(_Activation):
+class ReLU(_Functional):
     fn: Any = staticmethod(F.relu)
 
 
-class Tanh(_Activation):
+class Tanh(_Functional):
     fn: Any = staticmethod(F.tanh)
 
 
-class Sigmoid(_Activation):
+class Sigmoid(_Functional):
     fn: Any = staticmethod(F.sigmoid)
 
 
-class GELU(Module):
+class GELU(_Functional):
+    fn = staticmethod(F.gelu)
+
     def __init__(self, approximate: str = "none") -> None:
-        super().__init__()
-        self.approximate = approximate
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.gelu(input, self.approximate)
-
-    def extra_repr(self) -> str:
-        return f"approximate='{self.approximate}'"
+        super().__init__(approximate=approximate)
 
 
-class SiLU(_Activation):
+class SiLU(_Functional):
     fn = staticmethod(F.silu)
 
 
-class Softplus(_Activation):
-    fn, settings = staticmethod(F.softplus), ("beta", "threshold")
+class Softplus(_Functional):
+    fn = staticmethod(F.softplus)
 
     def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
-        super().__init__()
-        self.beta, self.threshold = beta, threshold
+        super().__init__(beta=beta, threshold=threshold)
 
 
-class ELU(_Activation):
-    fn, settings = staticmethod(F.elu), ("alpha",)
+class ELU(_Functional):
+    fn = staticmethod(F.elu)
 
     def __init__(self, alpha: float = 1.0) -> None:
-        super().__init__()
-        self.alpha = alpha
+        super().__init__(alpha=alpha)
 
 
 class Identity(Module):
@@ -481,20 +489,18 @@ class Identity(Module):
         return input
 
 
-class LeakyReLU(_Activation):
-    fn, settings = staticmethod(F.leaky_relu), ("negative_slope",)
+class LeakyReLU(_Functional):
+    fn = staticmethod(F.leaky_relu)
 
     def __init__(self, negative_slope: float = 0.01) -> None:
-        super().__init__()
-        self.negative_slope = negative_slope
+        super().__init__(negative_slope=negative_slope)
 
 
-class Softmax(_Activation):
-    fn, settings = staticmethod(F.softmax), ("dim",)
+class Softmax(_Functional):
+    fn = staticmethod(F.softmax)
 
     def __init__(self, dim: int | None = None) -> None:
-        super().__init__()
-        self.dim = dim
+        super().__init__(dim=dim)
 
 
 class LogSoftmax(Softmax):

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Unpack
 
 from engine import backend
-from engine.optim.optimizer import ParameterRule, _fma, _second_moment, _zeros
+from engine.optim.optimizer import ParameterRule, Switches, _fma, _second_moment, _zeros
 from engine.tensor import Tensor
 
 
@@ -25,10 +25,7 @@ class Adadelta(ParameterRule):
         eps: float = 1e-6,
         weight_decay: float = 0,
         foreach: bool | None = None,
-        *,
-        capturable: bool = False,
-        maximize: bool = False,
-        differentiable: bool = False,
+        **options: Unpack[Switches],
     ) -> None:
         super().__init__(params, locals())
 

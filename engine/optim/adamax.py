@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Unpack
 
 from engine import backend
-from engine.optim.optimizer import AdamFamily
+from engine.optim.optimizer import AdamFamily, Switches
 from engine.tensor import Tensor
 
 
@@ -25,10 +25,7 @@ class Adamax(AdamFamily):
         eps: float = 1e-8,
         weight_decay: float = 0,
         foreach: bool | None = None,
-        *,
-        maximize: bool = False,
-        differentiable: bool = False,
-        capturable: bool = False,
+        **options: Unpack[Switches],
     ) -> None:
         super().__init__(params, locals())
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Unpack
 
 import numpy as np
 
 from engine import backend
-from engine.optim.optimizer import AdamFamily, _second_moment
+from engine.optim.optimizer import AdamFamily, ForeachSwitches, _second_moment
 from engine.tensor import Tensor
 
 
@@ -32,11 +32,7 @@ class NAdam(AdamFamily):
         weight_decay: float = 0,
         momentum_decay: float = 4e-3,
         decoupled_weight_decay: bool = False,
-        *,
-        foreach: bool | None = None,
-        maximize: bool = False,
-        capturable: bool = False,
-        differentiable: bool = False,
+        **options: Unpack[ForeachSwitches],
     ) -> None:
         super().__init__(params, locals())
 

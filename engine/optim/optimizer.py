@@ -4,7 +4,7 @@ and the arithmetic the update rules share (PyTorch's fused roundings: ``_fma``, 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 import numpy as np
 
@@ -240,6 +240,32 @@ def _second_moment(avg_sq: Any, grad: Any, beta: float) -> None:
     avg_sq[...] = _fma(avg_sq.dtype.type(1 - beta) * grad, grad, avg_sq)
 
 
+class Switches(TypedDict, total=False):
+    """PyTorch's keyword-only optimizer arguments, declared once: ``maximize`` (ascend the
+    loss) and the implementation switches, which choose among PyTorch's kernels and change
+    nothing here (one single-tensor implementation): a group keeps them so that it prints as
+    PyTorch's does. An optimizer takes those of its ``_settings`` that are neither its named
+    arguments nor its ``_fixed`` (see ParameterRule._options)."""
+
+    maximize: bool
+    capturable: bool
+    differentiable: bool
+
+
+class ForeachSwitches(Switches, total=False):
+    """The same and ``foreach``, where PyTorch takes that by keyword too (RAdam, NAdam)."""
+
+    foreach: bool | None
+
+
+_SWITCH_DEFAULTS: dict[str, Any] = {
+    "maximize": False,
+    "capturable": False,
+    "differentiable": False,
+    "foreach": None,
+}
+
+
 class ParameterRule(Optimizer):
     """An optimizer whose step visits each parameter that has a gradient: at the parameter's
     first step its state is made (``_init_state``), then its step is counted, the group's
@@ -247,15 +273,29 @@ class ParameterRule(Optimizer):
     applied (``_step_parameter``). A subclass declares ``_settings``, its groups' settings in
     PyTorch's order (see _defaults), ``_checks``, the arguments PyTorch checks, in its order,
     and ``_fixed``, settings that are not arguments here (PyTorch's implementation switches,
-    kept so that a group prints as PyTorch's does); its constructor passes its ``locals()``."""
+    kept so that a group prints as PyTorch's does); its constructor passes its ``locals()``,
+    its keyword-only switches among them as ``options`` (see Switches)."""
 
     _settings: ClassVar[str]
     _checks: ClassVar[tuple[str, ...]] = ("lr", "eps", "betas", "weight_decay")
     _fixed: ClassVar[dict[str, Any]] = {}
 
     def __init__(self, params: Iterable[Any], args: dict[str, Any], **overrides: Any) -> None:
+        args = {k: v for k, v in args.items() if k != "options"} | self._options(args)
         _check_args(**{k: args[k] for k in self._checks})
         super().__init__(params, _defaults(args, self._settings, **self._fixed, **overrides))
+
+    def _options(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The keyword-only settings this optimizer takes, as given or PyTorch's defaults; any
+        other keyword is refused with Python's TypeError, as PyTorch's signature refuses it."""
+        given = args.get("options", {})
+        takes = [k for k in self._settings.split() if k not in args and k not in self._fixed]
+        for key in given:
+            if key not in takes:
+                raise TypeError(
+                    f"{type(self).__name__}.__init__() got an unexpected keyword argument '{key}'"
+                )
+        return {k: given.get(k, _SWITCH_DEFAULTS[k]) for k in takes}
 
     def _init_state(self, state: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
         """The state's buffers, at a parameter's first step (after ``state["step"] = 0``)."""

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Unpack
 
 from engine import backend
-from engine.optim.optimizer import AdamFamily, _second_moment
+from engine.optim.optimizer import AdamFamily, ForeachSwitches, _second_moment
 from engine.tensor import Tensor
 
 
@@ -27,11 +27,7 @@ class RAdam(AdamFamily):
         eps: float = 1e-8,
         weight_decay: float = 0,
         decoupled_weight_decay: bool = False,
-        *,
-        foreach: bool | None = None,
-        maximize: bool = False,
-        capturable: bool = False,
-        differentiable: bool = False,
+        **options: Unpack[ForeachSwitches],
     ) -> None:
         super().__init__(params, locals())
 

@@ -556,10 +556,24 @@ ERRORS: list[Fn] = [
     lambda T: T.optim.lr_scheduler.MultiplicativeLR(
         T.optim.SGD([T.zeros(1, requires_grad=True)], lr=0.1), [lambda e: 0.9] * 2
     ),
+    # shapes that do not broadcast: one message (engine.tensor.broadcast_mismatch) for the
+    # elementwise ops, a batched matmul and the losses
+    lambda T: T.randn(2, 3) + T.randn(4, 3),
+    lambda T: T.randn(5, 1, 2, 3) * T.randn(4, 3, 3),
+    lambda T: T.randn(2, 2, 3) @ T.randn(3, 3, 4),
+    lambda T: T.randn(0, 2, 3) @ T.randn(1, 4, 5),
+    lambda T: F(T).mse_loss(T.randn(2, 3), T.randn(4, 3)),
+    lambda T: F(T).huber_loss(T.randn(3, 2), T.randn(2, 3)),
     lambda T: T.nn.Conv1d(1, 1, 1)(),
     lambda T: T.nn.MaxPool2d(2)(),
     lambda T: type("MyConv", (T.nn.Conv2d,), {})(1, 1, 1)(),  # a program's subclass
     lambda T: type("MyAct", (T.nn.LeakyReLU,), {})()(),
+    lambda T: T.nn.ReLU6()(),  # Hardtanh's forward, in PyTorch too
+    lambda T: T.distributions.Bernoulli(),  # distribution.probs_or_logits
+    lambda T: T.distributions.Categorical(T.ones(2), T.zeros(2)),
+    lambda T: T.nn.LogSoftmax()(),
+    lambda T: T.nn.Hardsigmoid()(),
+    lambda T: T.nn.AdaptiveAvgPool2d(2)(),
 ]
 
 
@@ -612,6 +626,27 @@ MODULES: list[Fn] = [
     lambda nn, T: nn.Tanhshrink(),
     lambda nn, T: nn.Softshrink(),
     lambda nn, T: nn.Hardshrink(0.3),
+    lambda nn, T: nn.Softshrink(0.2),
+    lambda nn, T: nn.Mish(True),
+    lambda nn, T: nn.Hardswish(True),
+    # the modules that are one functional call (modules.py's _Functional): their settings
+    # printed name=value, a string quoted
+    lambda nn, T: nn.GELU(),
+    lambda nn, T: nn.GELU("tanh"),
+    lambda nn, T: nn.ELU(0.5),
+    lambda nn, T: nn.LeakyReLU(0.2),
+    lambda nn, T: nn.Softplus(2, 10),
+    lambda nn, T: nn.Softmax(1),
+    lambda nn, T: nn.LogSoftmax(0),
+    lambda nn, T: nn.AdaptiveAvgPool2d((2, 3)),
+    # the pooling modules' window (conv.py's _PoolNd: stride defaults to kernel_size)
+    lambda nn, T: nn.MaxPool1d(3),
+    lambda nn, T: nn.MaxPool2d(2, 1, 1, ceil_mode=True),
+    lambda nn, T: nn.AvgPool1d(3),
+    lambda nn, T: nn.AvgPool1d(3, 2, 1),
+    lambda nn, T: nn.AvgPool2d(2),
+    lambda nn, T: nn.AvgPool2d((2, 3), padding=1, divisor_override=2),
+    lambda nn, T: nn.Sequential(nn.ReLU(), nn.Tanh(), nn.Sigmoid(), nn.SiLU(), nn.Softmax(-1)),
     lambda nn, T: nn.Unflatten(1, (2, 5)),
     lambda nn, T: nn.Unflatten(-1, [2, -1]),
     lambda nn, T: nn.GroupNorm(2, 4),

@@ -80,6 +80,11 @@ OPTIMIZER_REPRS: list[Fn] = [
     lambda lib, ps: lib.optim.RAdam(ps, betas=[0.5, 0.6], weight_decay=0.01),
     lambda lib, ps: lib.optim.ASGD(ps),
     lambda lib, ps: lib.optim.ASGD([{"params": ps[:1], "t0": 10}, {"params": ps[1:]}], lr=0.5),
+    # the keyword-only switches (optimizer.Switches): kept in the groups as given
+    lambda lib, ps: lib.optim.RAdam(ps, foreach=False, maximize=True, differentiable=False),
+    lambda lib, ps: lib.optim.NAdam(ps, capturable=False, foreach=False),
+    lambda lib, ps: lib.optim.Adamax(ps, 0.1, (0.8, 0.9), 1e-6, 0.0, False, capturable=False),
+    lambda lib, ps: lib.optim.Adadelta(ps, differentiable=False, maximize=True),
 ]
 
 
@@ -120,6 +125,13 @@ def test_optimizer_reprs_defaults_and_groups_match_pytorch(make: Fn) -> None:
         lambda lib, ps: lib.optim.RAdam(ps, eps=None),
         lambda lib, ps: lib.optim.Adadelta(ps, eps=None),
         lambda lib, ps: lib.optim.ASGD(ps, lr=None),
+        # keywords the signature does not take (optimizer.ParameterRule._options)
+        lambda lib, ps: lib.optim.RAdam(ps, fused=True),
+        lambda lib, ps: lib.optim.NAdam(ps, amsgrad=True),
+        lambda lib, ps: lib.optim.Adamax(ps, decoupled_weight_decay=True),
+        lambda lib, ps: lib.optim.Adadelta(ps, momentum=0.9),
+        lambda lib, ps: lib.optim.Adadelta(ps, 1.0, 0.9, 1e-6, 0, None, False),
+        lambda lib, ps: lib.optim.RAdam(ps, 1e-3, (0.9, 0.999), 1e-8, 0, False, None),
     ],
 )
 def test_optimizer_argument_errors_match_pytorch(make: Fn) -> None:

@@ -260,6 +260,10 @@ def test_distributions_sample_pytorchs_streams() -> None:
             D.Normal(T.tensor([0.0, 1.0]), T.tensor([1.0, 0.5])).log_prob(T.tensor([0.3, 0.2])),
             D.Categorical(logits=T.tensor([0.0, 1.0, 2.0])).log_prob(T.tensor([2, 0])),
             D.Categorical(T.tensor([0.2, 0.8])).entropy(),
+            # probs_to_logits: clamped to [eps, 1 - eps], log-odds for the binary one
+            D.Bernoulli(T.tensor([0.0, 0.3, 1.0])).logits,
+            D.Categorical(T.tensor([0.0, 2.0, 1.0])).logits,
+            D.Bernoulli(logits=T.tensor([-1.0, 2.0])).probs,
         ]
         return out
 
