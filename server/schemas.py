@@ -14,6 +14,8 @@ from pydantic import (
     model_validator,
 )
 
+from server.program import TINY_EXAMPLE as TINY_EXAMPLE  # the API's example request
+
 
 class Health(BaseModel):
     """Liveness (GET /healthz): 'failing' (503) once the sandbox cannot restart."""
@@ -49,15 +51,6 @@ class DeviceInfo(BaseModel):
 
 MAX_BINDINGS = 32
 MAX_BINDING_ELEMENTS = 4096
-
-TINY_EXAMPLE = """import torch
-w = torch.tensor(0.5, requires_grad=True)
-b = torch.tensor(0.0, requires_grad=True)
-x, y = torch.tensor(2.0), torch.tensor(7.0)
-loss = (w * x + b - y) ** 2
-loss.backward()
-print(loss.item(), w.grad.item(), b.grad.item())
-"""
 
 
 class BindingSpec(BaseModel):

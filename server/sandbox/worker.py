@@ -28,6 +28,7 @@ from typing import Any
 
 import orjson
 
+from server.program import TINY_EXAMPLE
 from server.program.packing import pack_answer
 from server.sandbox import hostpaths, protocol
 from server.sandbox.jail import JailError, JailSpec, install
@@ -181,15 +182,11 @@ def serve(
 #: What a worker runs on itself while it waits for its program (our code, before the user's):
 #: a forked process pays for its first run with copy-on-write page faults and cold caches
 #: (~4 ms for the tiny example, against ~1.3 ms for the same run a second time); paid here,
-#: off the request's path, the program's own run starts warm.
-WARM_UP = """import torch
-from torch import nn
-w = torch.tensor(0.5, requires_grad=True)
-b = torch.tensor(0.0, requires_grad=True)
-x, y = torch.tensor(2.0), torch.tensor(7.0)
-loss = (w * x + b - y) ** 2
-loss.backward()
-print(loss.item(), w.grad.item())
+#: off the request's path, the program's own run starts warm. The tiny example, then a few
+#: steps of an nn.Linear and an optimizer.
+WARM_UP = (
+    TINY_EXAMPLE
+    + """from torch import nn
 model = nn.Linear(2, 1)
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
 X = torch.ones(4, 2)
@@ -199,6 +196,7 @@ for _ in range(2):
     l.backward()
     opt.step()
 """
+)
 
 
 def _warm(modules: Mapping[str, types.ModuleType]) -> None:

@@ -6,40 +6,21 @@ runs through the sandbox, as the product runs it, and through real Python with r
 stdout must match (numbers to the last printed place, object addresses aside), and a program
 that fails must fail the same way (error type, first line of the message, line number).
 
-A lesson that is a gallery example as the editor loads it (examples/) followed by lines of its
-own is not a copy of that example: it reads the example's file (FROM_THE_GALLERY).
+A lesson that is a gallery example as the editor loads it (examples/) with lines of its own is
+not a copy of that example: it reads the example's file (tests/lesson_programs.py).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from server.examples import example
+from tests import lesson_programs
 from tests.api.differential import run_with_torch, same_output
 from tests.sandbox.helpers import run
 
 pytestmark = pytest.mark.torch
 
-LESSON_DIR = Path(__file__).parents[1] / "programs" / "lessons"
-#: lessons made of a gallery example and what they print after it: name -> (example, lines)
-FROM_THE_GALLERY = {
-    "seed_linreg_hand": (
-        "linear-regression",
-        "print(loss.requires_grad, loss.grad_fn is not None)\n"
-        "print(prediction.grad_fn, loss.grad_fn)\n",
-    ),
-}
-LESSONS = sorted([p.stem for p in LESSON_DIR.glob("*.py")] + list(FROM_THE_GALLERY))
-
-
-def lesson_source(name: str) -> str:
-    """The lesson program ``name``: its file, or its gallery example and its own lines."""
-    if name in FROM_THE_GALLERY:
-        example_id, lines = FROM_THE_GALLERY[name]
-        return example(example_id).source + lines
-    return (LESSON_DIR / f"{name}.py").read_text()
+LESSONS = lesson_programs.names()
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +36,7 @@ def test_every_lesson_program_is_found() -> None:
 
 @pytest.mark.parametrize("program", LESSONS)
 def test_lesson_matches_pytorch(torch_oracle: None, program: str) -> None:
-    source = lesson_source(program)
+    source = lesson_programs.source(program)
     expected = run_with_torch(source)
     got = run(source, wall_clock_s=20.0)
     assert same_output(got["stdout"], expected["stdout"]), (got["stdout"], expected["stdout"])

@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 
 from server.program import source as src
+from tests import lesson_programs
 
 ROOT = Path(__file__).parents[2]
-PROGRAMS = sorted((ROOT / "examples").glob("*.py")) + sorted(
-    (ROOT / "tests" / "programs" / "lessons").glob("*.py")
-)
+#: the gallery's programs and the lessons': name -> source
+PROGRAMS = {p.stem: p.read_text() for p in sorted((ROOT / "examples").glob("*.py"))} | {
+    name: lesson_programs.source(name) for name in lesson_programs.names()
+}
 
 EVERY_HOOK = """import torch
 class Net(torch.nn.Module):
@@ -37,12 +39,12 @@ def _dump(tree: ast.AST) -> str:
     return ast.dump(tree, include_attributes=True)
 
 
-@pytest.mark.parametrize("path", PROGRAMS, ids=[p.stem for p in PROGRAMS])
-def test_every_node_the_rewrite_builds_is_placed(path: Path) -> None:
-    tree, _ = src.rewrite(ast.parse(path.read_text()))
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_every_node_the_rewrite_builds_is_placed(name: str) -> None:
+    tree, _ = src.rewrite(ast.parse(PROGRAMS[name]))
     placed = _dump(tree)
     assert _dump(ast.fix_missing_locations(tree)) == placed  # nothing was missing
-    compile(tree, str(path), "exec", dont_inherit=True)
+    compile(tree, name, "exec", dont_inherit=True)
 
 
 def test_each_kind_of_hook_sits_on_the_line_of_what_it_wraps() -> None:

@@ -18,15 +18,7 @@ def cmp(s, dt, t):
 torch.manual_seed(2147483647)  # bngain and bnbias come from the global generator
 n_embd = 10
 n_hidden = 64
-g = torch.Generator().manual_seed(2147483647)
-C = torch.randn((vocab_size, n_embd), generator=g)
-W1 = torch.randn((n_embd * block_size, n_hidden), generator=g) * (5 / 3) / ((n_embd * block_size) ** 0.5)
-b1 = torch.randn(n_hidden, generator=g) * 0.1
-W2 = torch.randn((n_hidden, vocab_size), generator=g) * 0.1
-b2 = torch.randn(vocab_size, generator=g) * 0.1
-bngain = torch.randn((1, n_hidden)) * 0.1 + 1.0
-bnbias = torch.randn((1, n_hidden)) * 0.1
-parameters = [C, W1, b1, W2, b2, bngain, bnbias]
+# prelude: _makemore_ninja_parameters.py
 print(sum(p.nelement() for p in parameters))
 for p in parameters:
     p.requires_grad = True
@@ -132,15 +124,7 @@ cmp("hprebn", dhprebn, hprebn)
 
 # exercise 4: train with the hand-written backward
 n_hidden = 200
-g = torch.Generator().manual_seed(2147483647)
-C = torch.randn((vocab_size, n_embd), generator=g)
-W1 = torch.randn((n_embd * block_size, n_hidden), generator=g) * (5 / 3) / ((n_embd * block_size) ** 0.5)
-b1 = torch.randn(n_hidden, generator=g) * 0.1
-W2 = torch.randn((n_hidden, vocab_size), generator=g) * 0.1
-b2 = torch.randn(vocab_size, generator=g) * 0.1
-bngain = torch.randn((1, n_hidden)) * 0.1 + 1.0
-bnbias = torch.randn((1, n_hidden)) * 0.1
-parameters = [C, W1, b1, W2, b2, bngain, bnbias]
+# prelude: _makemore_ninja_parameters.py
 for p in parameters:
     p.requires_grad = True
 
