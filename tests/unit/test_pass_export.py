@@ -114,6 +114,27 @@ def test_accumulated_gradients_keep_their_captions(accumulate: bool) -> None:
     assert any("+=" in f for f in formulas)
 
 
+def _linear_sgd(seed: int, steps: int, step: Callable[[Any, Any, Any], None]) -> Callable[[], None]:
+    """A program: nn.Linear(3, 1) trained by SGD on 4 random rows, ``step(model, opt, x)``
+    being one step."""
+
+    def program() -> None:
+        torch.manual_seed(seed)
+        model = nn.Linear(3, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        x = torch.randn(4, 3)
+        for _ in range(steps):
+            step(model, opt, x)
+
+    return program
+
+
+def _kept_and_whole(program: Callable[[], None]) -> tuple[list[Any], list[Any]]:
+    """The program's graphs kept as a long loop keeps them (pass 0, then the latest, exported
+    after the program has gone on), and each exported at its own backward."""
+    return _record(program, reuse=True, max_passes=2), _record(program, reuse=False)
+
+
 class _ScaleInPlace(torch.autograd.Function):
     """A Function whose backward writes into the gradient it receives (allowed, if unusual)."""
 
@@ -132,21 +153,15 @@ def test_the_latest_pass_keeps_its_numbers_when_the_program_writes_into_gradient
     program may change later: zero_grad(set_to_none=False) zeroes .grad in place after the
     last pass; a custom backward and a hook write into what they receive."""
 
-    def program() -> None:
-        torch.manual_seed(2)
-        model = nn.Linear(3, 1)
-        opt = torch.optim.SGD(model.parameters(), lr=0.1)
-        x = torch.randn(4, 3)
-        for _ in range(5):
-            h = _ScaleInPlace.apply(model(x))
-            h.register_hook(lambda g: g.mul_(0.25))
-            loss = (h**2).mean()
-            loss.backward()
-            opt.step()
-            opt.zero_grad(set_to_none=False)
+    def step(model: Any, opt: Any, x: Any) -> None:
+        h = _ScaleInPlace.apply(model(x))
+        h.register_hook(lambda g: g.mul_(0.25))
+        loss = (h**2).mean()
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=False)
 
-    kept = _record(program, reuse=True, max_passes=2)  # pass 0, then the latest, exported late
-    whole = _record(program, reuse=False, max_passes=50)  # each exported at its own backward
+    kept, whole = _kept_and_whole(_linear_sgd(2, 5, step))
     assert kept[0] == whole[0] and kept[-1] == whole[-1]
     for graph in (kept[0], kept[-1]):
         by_id = {n["id"]: n for n in graph["nodes"]}
@@ -164,20 +179,14 @@ def test_a_leaf_gradient_the_walk_holds_is_not_the_one_the_program_changes() -> 
     after the backward, and the latest pass, exported after that, still shows the gradient as
     it was sent."""
 
-    def program() -> None:
-        torch.manual_seed(3)
-        model = nn.Linear(3, 1)
-        opt = torch.optim.SGD(model.parameters(), lr=0.1)
-        x = torch.randn(4, 3)
-        for _ in range(4):
-            opt.zero_grad()  # .grad is None: the backward makes it
-            loss = (model(x) ** 2).mean()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1e-3)
-            opt.step()
+    def step(model: Any, opt: Any, x: Any) -> None:
+        opt.zero_grad()  # .grad is None: the backward makes it
+        loss = (model(x) ** 2).mean()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1e-3)
+        opt.step()
 
-    kept = _record(program, reuse=True, max_passes=2)  # pass 0, then the latest, exported late
-    whole = _record(program, reuse=False, max_passes=50)  # each exported at its own backward
+    kept, whole = _kept_and_whole(_linear_sgd(3, 4, step))
     assert kept[-1] == whole[-1]
     by_id = {n["id"]: n for n in whole[-1]["nodes"]}
     sent = [
