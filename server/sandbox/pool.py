@@ -141,7 +141,6 @@ class _Worker:
     cpu_at_start: float = 0.0
     niceness: int = 0
     on_long: Callable[[], None] | None = None
-    owes_replacement: bool = False  # its replacement is asked for when it ends or is long
 
 
 @dataclass
@@ -205,6 +204,7 @@ class Sandbox:
             max(1, config.workers) + max(0, config.long_workers)
         )
         self._busy: dict[int, _Worker] = {}  # pid -> the worker running a program
+        self._short: set[str] = set()  # kinds whose workers ended since the watcher's last tick
         self._closed = False
         self._zygote: Zygote | None = None
         self.down_since: float | None = None  # when the last zygote was lost, while none is
@@ -435,6 +435,9 @@ class Sandbox:
             now = time.monotonic()
             with self._lock:
                 busy = list(self._busy.values())
+                short, self._short = self._short, set()
+            for kind in short:  # replacements for the runs that ended
+                self._top_up(kind)
             for w in busy:
                 usage = _cpu_and_state(w.pid)
                 if usage is None:
@@ -454,7 +457,8 @@ class Sandbox:
                     w.niceness = wanted
                     on_long = w.on_long if first else None
                 self._renice(w, wanted)
-                self._replace(w)
+                if first:  # a long run: its replacement now, not at its end
+                    self._top_up(w.kind)
                 if on_long is not None:
                     with contextlib.suppress(Exception):
                         on_long()
@@ -490,21 +494,13 @@ class Sandbox:
             queue = self._ready[kind]
             w = self._warm_one(queue, 0.0) or self._warm_one(queue, self.WARM_WAIT_S) or queue[0]
             queue.remove(w)
-            # Its replacement: asked for now if no other worker is ready, else once this
-            # run ends (or is long), so that the fork and the new worker's warm-up do not
-            # take the cores this run is waiting for (on two cores, a third of a short run).
-            if queue:
-                w.owes_replacement = True
-            else:
+            # Its replacement: asked for now if no other worker is ready; else after this
+            # run, by the watcher (:meth:`_watch_long_runs`, within a tick of its end, or once
+            # it is long), so that the fork and the new worker's warm-up take neither the
+            # cores this run waits for nor those that send its answer.
+            if not queue:
                 self._ask(kind)
             return w
-
-    def _replace(self, w: _Worker) -> None:
-        """Ask for the replacement ``w`` owes, once."""
-        with self._lock:
-            if w.owes_replacement:
-                w.owes_replacement = False
-                self._ask(w.kind)
 
     @staticmethod
     def _warm_one(queue: collections.deque[_Worker], wait: float) -> _Worker | None:
@@ -560,7 +556,8 @@ class Sandbox:
                 outcome = self._drive(w, job, cancel, on_stdout, (cells, on_cell))
             finally:
                 self._discard(w)
-                self._replace(w)
+                with self._lock:
+                    self._short.add(kind)
             outcome.cells = cells
             outcome.timing_ms["queue"] = round(waited * 1000, 3)
             self.runs += 1
