@@ -434,6 +434,8 @@ class _Functional(_SharedForward):
         self._settings = tuple(settings)
 
     def forward(self, input: Tensor) -> Tensor:
+        if not self._settings:  # Tanh, Sigmoid ...: a plain call (a model's every step)
+            return type(self).fn(input)
         return type(self).fn(input, *[getattr(self, name) for name in self._settings])
 
     def extra_repr(self) -> str:
