@@ -271,3 +271,26 @@ def test_fixture_is_undone_after_the_test() -> None:
     """Runs after the tests above it (file order): no fake left behind."""
     assert "cupy" not in sys.modules
     assert not backend.cuda_is_available()
+
+
+def _recorded(dev: str) -> list[Any]:
+    """The kept passes of a short loop that cubes, zeroes .grad both ways and steps: the walk
+    keeps leaf gradients uncopied and the latest pass is frozen, then exported late."""
+    from engine.autograd import record_passes
+
+    engine.manual_seed(0)
+    model = engine.nn.Linear(3, 1).to(dev)
+    opt = engine.optim.SGD(model.parameters(), lr=0.1)
+    x = engine.randn(4, 3).to(dev)
+    with record_passes(2, max_nodes=100) as log:
+        for i in range(4):
+            opt.zero_grad(set_to_none=i % 2 == 0)
+            (model(x) ** 3).mean().backward()
+            opt.step()
+    return log.graphs
+
+
+def test_recorded_passes_on_cuda_match_cpu(cupy: ModuleType) -> None:
+    cpu, gpu = _recorded("cpu"), _recorded("cuda")
+    assert [g["pass_index"] for g in gpu] == [g["pass_index"] for g in cpu] == [0, 3]
+    assert gpu == cpu
