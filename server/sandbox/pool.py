@@ -405,11 +405,13 @@ class Sandbox:
         self._asked[kind] += 1
         self._asked_at[kind].append(time.monotonic())
 
+    def _want(self, kind: str) -> int:
+        """How many workers of ``kind`` are kept ready."""
+        return max(1, self.config.workers if kind == "cpu" else self.config.cuda_workers)
+
     def _top_up(self, kind: str = "cpu") -> None:
         with self._lock:
-            want = (
-                max(1, self.config.workers) if kind == "cpu" else max(1, self.config.cuda_workers)
-            )
+            want = self._want(kind)
             while len(self._ready[kind]) + self._asked[kind] < want and self._zygote is not None:
                 before = self._asked[kind]
                 self._ask(kind)
@@ -494,11 +496,12 @@ class Sandbox:
             queue = self._ready[kind]
             w = self._warm_one(queue, 0.0) or self._warm_one(queue, self.WARM_WAIT_S) or queue[0]
             queue.remove(w)
-            # Its replacement: asked for now if no other worker is ready; else after this
-            # run, by the watcher (:meth:`_watch_long_runs`, within a tick of its end, or once
-            # it is long), so that the fork and the new worker's warm-up take neither the
-            # cores this run waits for nor those that send its answer.
-            if not queue:
+            # Its replacement: while more than half the pool is still ready, asked for after
+            # this run, by the watcher (:meth:`_watch_long_runs`, within a tick of its end, or
+            # once it is long), so that the fork and the new worker's warm-up take neither
+            # the cores this run waits for nor those that send its answer; under pressure (a
+            # burst, back-to-back runs), at once, as before.
+            if 2 * len(queue) <= self._want(kind):
                 self._ask(kind)
             return w
 

@@ -48,58 +48,54 @@ def _asked_and_ready(box: Sandbox) -> tuple[int, int]:
 
 
 def test_a_replacement_is_forked_after_the_run_while_other_workers_are_ready() -> None:
-    """While a program runs with another worker ready, its replacement is not forked yet (the
-    fork and the new worker's warm-up would take the cores the run waits for); it is asked
-    for after the run ends (by the watcher, off the answer's path), or as soon as the run is
-    long. The last ready worker's replacement is asked for at once."""
-    box = Sandbox(SandboxConfig(workers=2, wall_clock_s=4.0))
-    try:
-        deadline = time.monotonic() + 30
-        while _asked_and_ready(box) != (0, 2) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert _asked_and_ready(box) == (0, 2)
-        during: list[tuple[int, int]] = []
-        sleeper = "import time\ntime.sleep(0.3)"  # asleep: not long before 2 × 0.5 s
-        job = {"source": sleeper, "budgets": Budgets().as_dict()}
-        thread = threading.Thread(target=lambda: box.run(job))
-        thread.start()
-        while not box._busy and thread.is_alive():
-            time.sleep(0.005)
-        during.append(_asked_and_ready(box))
-        thread.join()
-        assert during == [(0, 1)]  # one running, one ready, none asked for
-        # once it ended: its replacement asked for (or arrived) within the watcher's tick
-        end = time.monotonic() + 2
-        while sum(_asked_and_ready(box)) != 2 and time.monotonic() < end:
+    """While more than half the pool is still ready, a running program's replacement is not
+    forked yet (the fork and the new worker's warm-up would take the cores the run waits for);
+    it is asked for after the run ends (by the watcher, off the answer's path), or as soon as
+    the run is long. A take that leaves half the pool or less asks at once (a burst)."""
+    box = Sandbox(SandboxConfig(workers=4, wall_clock_s=4.0))
+
+    def all_ready() -> None:
+        end = time.monotonic() + 30
+        while _asked_and_ready(box) != (0, 4) and time.monotonic() < end:
             time.sleep(0.01)
-        assert sum(_asked_and_ready(box)) == 2
-        # taking the last ready worker asks for its replacement at once
-        while _asked_and_ready(box) != (0, 2) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        threads = [threading.Thread(target=lambda: box.run(job)) for _ in range(2)]
+        assert _asked_and_ready(box) == (0, 4)  # every worker ready, none asked for
+
+    def settle(total: int, within: float) -> tuple[int, int]:
+        end = time.monotonic() + within
+        while sum(_asked_and_ready(box)) != total and time.monotonic() < end:
+            time.sleep(0.01)
+        return _asked_and_ready(box)
+
+    def start(job: dict[str, Any], runs: int) -> list[threading.Thread]:
+        threads = [threading.Thread(target=lambda: box.run(job)) for _ in range(runs)]
         for t in threads:
             t.start()
-        while len(box._busy) < 2 and any(t.is_alive() for t in threads):
+        while len(box._busy) < runs and any(t.is_alive() for t in threads):
             time.sleep(0.005)
-        asked, ready = _asked_and_ready(box)
-        assert asked >= 1 or ready >= 1
+        return threads
+
+    try:
+        all_ready()
+        sleeper = {"source": "import time\ntime.sleep(0.3)", "budgets": Budgets().as_dict()}
+        (thread,) = start(sleeper, 1)
+        assert _asked_and_ready(box) == (0, 3)  # one running, three ready, none asked for
+        thread.join()
+        assert sum(settle(4, 2)) == 4  # its replacement, asked for once it ended
+        all_ready()
+        threads = start(sleeper, 3)  # leaving 3, 2, 1 ready: the second and third ask at once
+        assert sum(_asked_and_ready(box)) == 3 and len(box._busy) == 3
         for t in threads:
             t.join()
+        assert sum(settle(4, 2)) == 4
         # a long program asks for its replacement when it becomes long, not at its end
+        all_ready()
         spin = {"source": "while True:\n    pass", "budgets": Budgets(wall_clock_s=4.0).as_dict()}
-        while _asked_and_ready(box) != (0, 2) and time.monotonic() < deadline + 10:
-            time.sleep(0.02)
-        thread = threading.Thread(target=lambda: box.run(spin))
-        thread.start()
+        (thread,) = start(spin, 1)
         end = time.monotonic() + 3.5
         while time.monotonic() < end and not any(w.niceness for w in box._busy.values()):
             time.sleep(0.02)
         assert any(w.niceness for w in box._busy.values())
-        end = time.monotonic() + 1
-        while sum(_asked_and_ready(box)) != 2 and time.monotonic() < end:
-            time.sleep(0.01)
-        assert sum(_asked_and_ready(box)) == 2  # asked for while the long one still runs
-        assert box._busy  # (it does)
+        assert sum(settle(4, 1)) == 4 and box._busy  # asked for while the long one runs
         thread.join()
     finally:
         box.close()
