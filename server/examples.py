@@ -15,6 +15,19 @@ from typing import Any
 
 from server.lessons import lessons
 
+#: The smallest whole program: a weight and a bias, one squared error, its backward pass and the
+#: numbers. The API's example request (:mod:`server.schemas`) and the benches send it; a worker
+#: warms up on it before its own program (:mod:`server.sandbox.worker`). Here, beside the
+#: schemas and below the program, so that both reach it (and a worker loads no pydantic).
+TINY_EXAMPLE = """import torch
+w = torch.tensor(0.5, requires_grad=True)
+b = torch.tensor(0.0, requires_grad=True)
+x, y = torch.tensor(2.0), torch.tensor(7.0)
+loss = (w * x + b - y) ** 2
+loss.backward()
+print(loss.item(), w.grad.item(), b.grad.item())
+"""
+
 INDEX = "index.toml"
 
 _KEYS = {"id", "title", "explanation", "bindings", "error", "output", "result"}

@@ -14,7 +14,7 @@ from pydantic import (
     model_validator,
 )
 
-from server.program import TINY_EXAMPLE as TINY_EXAMPLE  # the API's example request
+from server.examples import TINY_EXAMPLE as TINY_EXAMPLE  # the API's example request
 
 
 class Health(BaseModel):

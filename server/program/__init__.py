@@ -12,15 +12,3 @@ it); nothing here knows of processes, pipes or the web:
 - :mod:`~server.program.values`: the program's own autograd objects (micrograd's ``Value``),
   watched and drawn.
 """
-
-#: The smallest whole program: a weight and a bias, one squared error, its backward pass and the
-#: numbers. The API's example request (:mod:`server.schemas`) and the benches send it; a worker
-#: warms up on it before its own program (:mod:`server.sandbox.worker`).
-TINY_EXAMPLE = """import torch
-w = torch.tensor(0.5, requires_grad=True)
-b = torch.tensor(0.0, requires_grad=True)
-x, y = torch.tensor(2.0), torch.tensor(7.0)
-loss = (w * x + b - y) ** 2
-loss.backward()
-print(loss.item(), w.grad.item(), b.grad.item())
-"""

@@ -28,7 +28,7 @@ from typing import Any
 
 import orjson
 
-from server.program import TINY_EXAMPLE
+from server.examples import TINY_EXAMPLE
 from server.program.packing import pack_answer
 from server.sandbox import hostpaths, protocol
 from server.sandbox.jail import JailError, JailSpec, install
