@@ -782,6 +782,8 @@ def _apply2(op: O.Op, a: Tensor, b: Any) -> Tensor:
 def broadcast_mismatch(a: Sequence[int], b: Sequence[int]) -> RuntimeError | None:
     """PyTorch's error for two shapes that do not broadcast (the last dimension that differs,
     neither size 1, counted from the left of the longer shape), or None if they do."""
+    if a == b:  # the common case: a loss's input and target of one shape, every step
+        return None
     n = builtins.max(len(a), len(b))
     pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
     for i in range(n - 1, -1, -1):
