@@ -337,6 +337,24 @@ def _sys_stand_in() -> types.ModuleType:
     return stand_in
 
 
+_loaded: tuple[tuple[int, str | None], dict[str, types.ModuleType]] = ((-1, None), {})
+
+
+def _loaded_modules() -> dict[str, types.ModuleType]:
+    """The loaded modules a program may see (``sys.modules`` less ours), remembered while
+    ``sys.modules`` holds as many and the same last one: a worker loads none, and this runs
+    on every request."""
+    global _loaded
+    mark = (len(sys.modules), next(reversed(sys.modules), None))
+    if _loaded[0] != mark:
+        _loaded = mark, {
+            name: module
+            for name, module in list(sys.modules.items())
+            if name.partition(".")[0] not in _OURS and isinstance(module, types.ModuleType)
+        }
+    return _loaded[1]
+
+
 class Importer:
     """The ``__import__`` a program's builtins hold: torch's names and ``sys``'s stand-in, then
     every module the zygote loaded (Python's own import would look for files, which a jailed
@@ -353,11 +371,7 @@ class Importer:
             setattr(stand_in, name, stdout)
         for name in ("stderr", "__stderr__"):
             setattr(stand_in, name, stderr)
-        visible = {
-            name: module
-            for name, module in sys.modules.items()
-            if name.partition(".")[0] not in _OURS and isinstance(module, types.ModuleType)
-        }
+        visible = dict(_loaded_modules())
         visible.update(self.modules)
         stand_in.modules = visible  # type: ignore[attr-defined]
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 NAME_HOOK = "__agp_name__"
 NAMES_HOOK = "__agp_names__"
@@ -118,26 +118,38 @@ def parse(source: str, budgets: SourceBudgets, filename: str = FILENAME) -> ast.
 
 
 def _check_size(tree: ast.Module, budgets: SourceBudgets) -> None:
+    """Count the syntax nodes and their depth, in ``ast.iter_child_nodes``'s order, written
+    out (it runs on every request: the generator costs half the time)."""
     count = 0
     stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+    push, node_type = stack.append, ast.AST
+    max_nodes, max_depth = budgets.max_ast_nodes, budgets.max_ast_depth
     while stack:
         node, depth = stack.pop()
         count += 1
-        if count > budgets.max_ast_nodes:
+        if count > max_nodes:
             raise SourceError(
                 "BudgetExceeded",
                 f"program too large: more than {budgets.max_ast_nodes:,} syntax nodes "
                 "(budget: max_ast_nodes)",
                 *_pos(node),
             )
-        if depth > budgets.max_ast_depth:
+        if depth > max_depth:
             raise SourceError(
                 "BudgetExceeded",
                 f"program nested too deeply: more than {budgets.max_ast_depth} levels "
                 "(budget: max_ast_depth)",
                 *_pos(node),
             )
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+        depth += 1
+        for name in node._fields:
+            field = getattr(node, name, None)
+            if isinstance(field, node_type):
+                push((field, depth))
+            elif field.__class__ is list:
+                for item in field:
+                    if isinstance(item, node_type):
+                        push((item, depth))
 
 
 def _pos(node: ast.AST) -> tuple[int | None, int | None]:
@@ -206,11 +218,29 @@ def _located(new: _N, at: ast.AST) -> _N:
     return new
 
 
+#: nodes with nothing beneath them that the naming pass changes: not visited
+_LEAVES = frozenset(
+    cls
+    for base in (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+    for cls in base.__subclasses__()
+) | {ast.Name, ast.Constant, ast.alias, ast.Pass, ast.Break, ast.Continue, ast.Global,
+     ast.Nonlocal, ast.Import, ast.ImportFrom}  # fmt: skip
+
+
 class _Namer(ast.NodeTransformer):
     """Wrap assigned values: ``x = e`` -> ``x = __agp_name__('x', e, local)``.
 
     ``local`` is False at the top level, True inside a function, and the class's name inside
     a method of a class (``'Value'`` in ``Value.tanh``): a truthy value either way."""
+
+    def visit(self, node: ast.AST) -> Any:
+        """NodeTransformer's dispatch, leaves (names, constants, operators) passed over: a
+        third of a program's nodes, and the pass runs on every request."""
+        cls = node.__class__
+        if cls in _LEAVES:
+            return node
+        visitor = getattr(self, "visit_" + cls.__name__, None)
+        return visitor(node) if visitor is not None else self.generic_visit(node)
 
     def __init__(self) -> None:
         self.depth = 0  # > 0 inside a function: names there give way to top-level ones
