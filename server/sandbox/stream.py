@@ -32,7 +32,8 @@ from server.sandbox.pool import Cancel, Outcome, PoolBusy, Sandbox
 
 #: a quiet program still shows the page it is alive this often
 HEARTBEAT_S = 0.5
-#: output that arrives faster than this is sent in one event (a page redraws once, not per line)
+#: output that arrives faster than this is sent in one event (a page redraws once, not per
+#: line); the answer at the run's end is sent at once
 COALESCE_S = 0.05
 MEDIA_TYPE = "application/x-ndjson"
 
@@ -167,7 +168,10 @@ class RunStream:
                     for line in events:
                         yield line
                     if not future.done():
-                        await asyncio.sleep(COALESCE_S)
+                        # more output within the window goes out together; the run's end
+                        # does not wait for the window (a program that prints as it ends
+                        # would otherwise answer COALESCE_S late)
+                        await asyncio.wait({future}, timeout=COALESCE_S)
                 elif not future.done():
                     yield event_line("progress", time.monotonic() - started)
             elapsed = time.monotonic() - started

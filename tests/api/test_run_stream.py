@@ -17,6 +17,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from server.program.packing import unpack_answer
+from server.sandbox import stream
 from server.schemas import RunResponse
 from tests.api.conftest import TEST_SETTINGS, one_slot_server, run
 
@@ -62,6 +63,21 @@ def test_events_are_start_output_and_the_run_response_last(client: TestClient) -
     assert response == plain
     assert response["ok"] and response["stdout"] == "first\nsecond\n"
     assert response["graph"] is not None
+
+
+def test_the_answer_does_not_wait_out_the_output_window(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Output that arrives together is sent together (one event per window); a program that
+    ends inside the window is answered when it ends, not when the window closes. (Before,
+    every program that printed shortly before its end answered 50 ms late: most lessons.)"""
+    monkeypatch.setattr(stream, "COALESCE_S", 30.0)  # a window no run here comes near
+    got = events(client, "import time\nprint('soon done')\ntime.sleep(0.3)\nprint('done')\n")
+    assert [e["event"] for e in got if e["event"] != "progress"][0] == "start"
+    assert "".join(e.get("text") or "" for e in got) == "soon done\ndone\n"
+    assert got[-1]["event"] == "result" and got[-1]["response"]["ok"]
+    # the first piece went out at once, the rest (after the program's 0.3 s) with the answer
+    assert got[-1]["elapsed_ms"] < 30_000
 
 
 def test_errors_arrive_in_the_result_event(client: TestClient) -> None:
