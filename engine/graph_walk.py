@@ -153,6 +153,9 @@ def walk_step(
     lines = []
     caption = []
     upstream = getattr(step.grad_output, "size", 1)
+    # A fill is None when a slot it reads holds no number (a tensor's): which slots those are
+    # is the structure's, so a pass like the one before knows it without filling.
+    absent = tuple(k for k in _NUMBERED if num.get(k, 0) is None)
     for i, _x, g_sent, acc in step.contributions:
         # an elementwise rule whose input was broadcast: the loop summed the gradient back to
         # the input's shape (the one place that un-broadcasts); say so, and show the sum
@@ -164,9 +167,6 @@ def walk_step(
             if memo is not None:
                 memo[rule_key] = rule
         to, local_tree, chain_tree, s_form, local_sym, lhs, lhs_text = rule
-        # A fill is None when a slot it reads holds no number (a tensor's): which slots those
-        # are is the structure's, so a pass like the one before knows it without filling.
-        absent = tuple(k for k in _NUMBERED if num.get(k, 0) is None)
         num["local"] = num_local = _fill(memo, (rule_key, "local", absent), local_tree, num)
         # the numbers summed are a tensor's: the symbolic form says it
         n_tree = None

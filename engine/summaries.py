@@ -34,17 +34,24 @@ def summarise(arr: Any) -> Any:
     """A JSON-ready value: full for small arrays, a summary for large ones."""
     if arr is None:
         return None
-    a = to_numpy(arr) if not isinstance(arr, int | float | bool) else np.asarray(arr)
+    if arr.__class__ is np.ndarray:  # (every pass's every node: the common case first)
+        a = arr
+    else:
+        a = to_numpy(arr) if not isinstance(arr, int | float | bool) else np.asarray(arr)
     kind = a.dtype.kind
     if kind == "b":
         a = a.astype(np.int64)
     if a.size <= FULL_LIMIT:
-        if a.ndim == 0 and kind == "f":
-            v = a.item()
-            return v if math.isfinite(v) else num(v)
-        if kind != "f" or math.isfinite(a.sum()):  # (a sum is finite only if every element is)
-            return a.tolist()  # nothing to spell out: skip the per-element walk
-        return _clean(a.tolist())
+        values = a.tolist()
+        if kind != "f":
+            return values
+        if a.ndim == 0:
+            return values if math.isfinite(values) else num(values)
+        # the sum is finite only if every element is (or, finite, it overflowed: then the
+        # walk below finds nothing to spell out); Python's sum of a short list is cheaper
+        # than NumPy's reduction
+        total = sum(values) if a.ndim == 1 else a.sum()
+        return values if math.isfinite(total) else _clean(values)
     if a.dtype.kind == "f":
         lo, hi = a.min(), a.max()  # exact in the array's own dtype; NaN if any is NaN
         if math.isfinite(lo) and math.isfinite(hi):  # every element finite: no copy to filter
@@ -87,6 +94,9 @@ def fmt_number(v: float) -> str:
 
 
 def scalar(arr: Any) -> float | None:
+    """A one-element array's (or a number's) value, else None."""
+    if arr.__class__ is np.ndarray:  # (the common case first: several times a walk step)
+        return float(arr.item()) if arr.size == 1 else None
     if isinstance(arr, int | float | bool | np.number):
         return float(arr)
     if arr is not None and getattr(arr, "size", 2) == 1:

@@ -10,6 +10,7 @@ import pytest
 import engine as torch
 from engine.autograd import record_passes
 from engine.graph import export
+from engine.summaries import scalar, summarise
 
 
 def _named(t: torch.Tensor, name: str) -> torch.Tensor:
@@ -71,6 +72,23 @@ def test_large_values_are_summarised_and_non_finite_become_strings() -> None:
     leaf = next(n for n in g["nodes"] if n["kind"] == "param")
     assert set(leaf["value"]) == {"shape", "min", "max", "mean", "preview"}
     assert g["nodes"][-1]["value"] == "Infinity"
+
+
+def test_small_values_are_sent_whole_with_non_finite_numbers_spelled_out() -> None:
+    nan, inf = float("nan"), float("inf")
+    assert summarise(np.array([1.5, nan, -inf, inf], dtype=np.float32)) == [
+        1.5, "NaN", "-Infinity", "Infinity",
+    ]  # fmt: skip
+    assert summarise(np.array([[1.0, inf], [2.0, 3.0]])) == [[1.0, "Infinity"], [2.0, 3.0]]
+    assert summarise(np.array(nan, dtype=np.float32)) == "NaN"
+    assert summarise(np.array(0.25, dtype=np.float32)) == 0.25
+    # every element finite although their sum is not: sent as the numbers they are
+    assert summarise(np.array([1e308, 1e308])) == [1e308, 1e308]
+    assert summarise(np.array([3, -2], dtype=np.int64)) == [3, -2]
+    assert summarise(np.array([True, False])) == [1, 0]
+    assert summarise(2.5) == 2.5 and summarise(None) is None
+    assert scalar(np.array([[4.0]], dtype=np.float32)) == 4.0
+    assert scalar(np.array([1.0, 2.0])) is None and scalar(np.int64(3)) == 3.0
 
 
 def test_recording_is_off_by_default_and_passes_are_bounded() -> None:
