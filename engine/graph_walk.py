@@ -155,7 +155,7 @@ def walk_step(
     upstream = getattr(step.grad_output, "size", 1)
     # A fill is None when a slot it reads holds no number (a tensor's): which slots those are
     # is the structure's, so a pass like the one before knows it without filling.
-    absent = tuple(k for k in _NUMBERED if num.get(k, 0) is None)
+    absent = tuple([k for k in _NUMBERED if num.get(k, 0) is None])
     for i, _x, g_sent, acc in step.contributions:
         # an elementwise rule whose input was broadcast: the loop summed the gradient back to
         # the input's shape (the one place that un-broadcasts); say so, and show the sum
@@ -203,7 +203,7 @@ def walk_step(
             text_line = f"  → {sum_form[2]} = {after[2]}"
         cap_line["forms"] = [f[1] for f in forms]
         cap_line["to"] = to
-        written = " = ".join(f[2] for f in forms)
+        written = forms[0][2] if len(forms) == 1 else " = ".join([f[2] for f in forms])
         text_line = f"{lhs_text} {cap_line['op']} {written}{text_line}"
         caption.append(cap_line)
         lines.append(text_line)
