@@ -347,11 +347,14 @@ def _loaded_modules() -> dict[str, types.ModuleType]:
     global _loaded
     mark = (len(sys.modules), next(reversed(sys.modules), None))
     if _loaded[0] != mark:
-        _loaded = mark, {
-            name: module
-            for name, module in list(sys.modules.items())
-            if name.partition(".")[0] not in _OURS and isinstance(module, types.ModuleType)
-        }
+        _loaded = (
+            mark,
+            {
+                name: module
+                for name, module in list(sys.modules.items())
+                if name.partition(".")[0] not in _OURS and isinstance(module, types.ModuleType)
+            },
+        )
     return _loaded[1]
 
 
