@@ -127,8 +127,9 @@ def measure(base: str, repeats: int = 7, only: list[str] | None = None) -> list[
             wires: list[float] = []
             for fn in contestants.values():
                 fn()  # warm every path (and the server's workers)
-            long = "fit" in title or "two-layer" in title
-            for _ in range(max(3, repeats // 2) if long else repeats):
+            # every program the same number of rounds: three rounds of the long ones left
+            # their ratios to this machine's noise (the fit's spanned 1.08-1.55x)
+            for _ in range(repeats):
                 for name, fn in contestants.items():
                     started = time.perf_counter()
                     fn()
