@@ -37,7 +37,6 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -50,8 +49,7 @@ from server.program.imports import Importer, preload
 from server.program.packing import pack_answer
 from server.program.runner import StringSink, run_program
 from server.schemas import RunResponse
-
-LESSONS = Path(__file__).parents[1] / "tests" / "programs" / "lessons"
+from tests import lesson_programs
 
 
 def programs() -> dict[str, str]:
@@ -59,9 +57,9 @@ def programs() -> dict[str, str]:
     by_id = {e.id: e.source for e in EXAMPLES}
     return {
         "the lessons' loop (100 epochs × 7 batches)": by_id["seed-train-loop"],
-        "class Net + Adam, 30 steps": (LESSONS / "class_net_adam_30.py").read_text(),
-        "2,000-step cubic fit": (LESSONS / "long_polynomial_fit.py").read_text(),
-        "500-step two-layer net (64×1000)": (LESSONS / "long_two_layer_net.py").read_text(),
+        "class Net + Adam, 30 steps": lesson_programs.source("class_net_adam_30"),
+        "2,000-step cubic fit": lesson_programs.source("long_polynomial_fit"),
+        "500-step two-layer net (64×1000)": lesson_programs.source("long_two_layer_net"),
     }
 
 
@@ -163,7 +161,7 @@ def measure(base: str, repeats: int = 7, only: list[str] | None = None) -> list[
 
 def answer_size(base: str) -> tuple[int, int]:
     """(raw bytes, gzipped bytes as the server sends them) of the 30-step Adam answer."""
-    source = (LESSONS / "class_net_adam_30.py").read_text()
+    source = lesson_programs.source("class_net_adam_30")
     with client(base, 60) as http:
         raw = http.post(
             "/api/v1/run", json={"source": source}, headers={"accept-encoding": "identity"}

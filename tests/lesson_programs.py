@@ -36,6 +36,22 @@ class FromGallery:
 
 
 FROM_THE_GALLERY = {
+    # the class-based idiom with Adam, 30 steps (issue 22 measures its answer): a Net with its
+    # layers as attributes and the computation in forward, fitting XOR; every backward pass
+    # is recorded
+    "class_net_adam_30": FromGallery(
+        "net-module",
+        edits=(
+            ("for step in range(200):\n", "for step in range(30):\n"),
+            (
+                "    if step % 50 == 0:\n"
+                '        print(f"step {step:3d}  loss {loss.item():.4f}")\n',
+                "    if step % 10 == 0:\n"
+                '        print(f"step {step:2d}  loss {loss.item():.4f}")\n',
+            ),
+        ),
+        then="",
+    ),
     "seed_linreg_hand": FromGallery(
         "linear-regression",
         then="print(loss.requires_grad, loss.grad_fn is not None)\n"

@@ -18,11 +18,11 @@ from server.program.packing import pack_answer, unpack_answer
 from server.program.runner import StringSink, run_program
 from server.sandbox.worker import encode
 from server.schemas import RunResponse
+from tests import lesson_programs
 from tests.api.packed_fixture import loop_then_scalar
 
-LESSONS = Path(__file__).parents[1] / "programs" / "lessons"
 FIXTURES = Path(__file__).parents[1] / "e2e" / "fixtures"
-ADAM_30 = (LESSONS / "class_net_adam_30.py").read_text()
+ADAM_30 = lesson_programs.source("class_net_adam_30")
 
 LOOP_THEN_SCALAR = loop_then_scalar(5, "float64")
 
