@@ -337,6 +337,8 @@ ATAN = unary("atan", np.arctan, vjp=lambda xp, g, out, a: g / (1 + a * a), alias
     local="1/(1 + {a}²)")
 ASINH = unary("asinh", np.arcsinh, vjp=lambda xp, g, out, a: g / xp.sqrt(1 + a * a),
     aliases=("arcsinh",), local="1/√(1 + {a}²)")
+ATANH = unary("atanh", np.arctanh, vjp=lambda xp, g, out, a: g / (1 - a * a),
+    aliases=("arctanh",), local="1/(1 − {a}²)")
 # trunc's derivative is 0 almost everywhere (PyTorch: zeros), frac's is 1
 TRUNC = unary("trunc", np.trunc, vjp=lambda xp, g, out, a: xp.zeros_like(g), aliases=("fix",),
     local="0", saves="", dtype="whole")

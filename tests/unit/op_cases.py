@@ -70,6 +70,7 @@ CASES: dict[str, list[Case]] = {
         (lambda T, a: T.asinh(a * 3), [((4,), R)]),
         (lambda T, a: a.arcsinh(), [((2, 3), R)]),
     ],
+    "atanh": [(lambda T, a: a.atanh(), [((3,), U)]), (lambda T, a: T.arctanh(a), [((2, 2), U)])],
     "trunc": [(lambda T, a: a.trunc() * a, [((4,), A)])],
     "frac": [(lambda T, a: T.frac(a * 3), [((4,), A)])],
     "log2": [(lambda T, a: T.log2(a), [((3,), P)])],
