@@ -34,10 +34,7 @@ def summarise(arr: Any) -> Any:
     """A JSON-ready value: full for small arrays, a summary for large ones."""
     if arr is None:
         return None
-    if arr.__class__ is np.ndarray:  # (every pass's every node: the common case first)
-        a = arr
-    else:
-        a = to_numpy(arr) if not isinstance(arr, int | float | bool) else np.asarray(arr)
+    a = to_numpy(arr) if not isinstance(arr, int | float | bool) else np.asarray(arr)
     kind = a.dtype.kind
     if kind == "b":
         a = a.astype(np.int64)

@@ -267,12 +267,6 @@ def test_sandbox_runs_the_tiny_example_on_cuda_like_cpu(cupy: ModuleType) -> Non
     assert again["stdout"] == cpu["stdout"]  # a fresh worker: nothing left of the cuda job
 
 
-def test_fixture_is_undone_after_the_test() -> None:
-    """Runs after the tests above it (file order): no fake left behind."""
-    assert "cupy" not in sys.modules
-    assert not backend.cuda_is_available()
-
-
 def _recorded(dev: str) -> list[Any]:
     """The kept passes of a short loop that cubes, zeroes .grad both ways and steps: the walk
     keeps leaf gradients uncopied and the latest pass is frozen, then exported late."""
@@ -294,3 +288,9 @@ def test_recorded_passes_on_cuda_match_cpu(cupy: ModuleType) -> None:
     cpu, gpu = _recorded("cpu"), _recorded("cuda")
     assert [g["pass_index"] for g in gpu] == [g["pass_index"] for g in cpu] == [0, 3]
     assert gpu == cpu
+
+
+def test_fixture_is_undone_after_the_test() -> None:
+    """Runs after the tests above it (file order): no fake left behind."""
+    assert "cupy" not in sys.modules
+    assert not backend.cuda_is_available()
