@@ -7,9 +7,10 @@ hand-written ones; ``__all__`` lists them with the dtypes, classes and submodule
 The modules form layers without import cycles (tests/test_layers.py):
 backend, dtypes, random, caption, registry -> ops (the table's builders and most rows) ->
 shape_ops -> core (grad mode, nodes, the backward loop) -> tensor -> factories -> shapes,
-comparisons, conversions, out -> functions -> function, higher, graph -> autograd -> methods
-(binds Tensor's methods, makes the in-place ones) -> optim (one module per optimizer), data,
-cuda -> nn (its rows in nn/conv_ops.py and nn/loss_ops.py) -> this package.
+comparisons, conversions, out -> functions -> function, higher, graph -> pass_export, replay
+-> autograd -> methods (binds Tensor's methods, makes the in-place ones) -> optim (one module
+per optimizer), data, cuda -> nn (its rows in nn/conv_ops.py and nn/loss_ops.py) -> this
+package.
 """
 
 from __future__ import annotations

@@ -35,6 +35,7 @@ from engine.graph import freeze_leaves
 from engine.higher import GRAPHED
 from engine.pass_export import PassExporter
 from engine.registry import method
+from engine.replay import export_as_it_was
 from engine.tensor import Tensor
 
 __all__ = [
@@ -67,10 +68,11 @@ def record_passes(
     first ``max_passes - 1`` passes and the latest are kept; ``log.count`` counts them all);
     with ``max_nodes``, each graph is drawn around its root within that many nodes; with
     ``max_kept_nodes``, passes after those holding that many nodes together are not kept,
-    except the latest."""
+    except the latest. The passes not kept as they happen run unwalked; the latest is walked
+    when it is exported (engine.replay)."""
     draw = PassExporter(max_nodes)  # a pass like the one before reuses its structure
     freeze = functools.partial(freeze_leaves, max_nodes=max_nodes)
-    with recording(PassLog(max_passes, draw, freeze, max_kept_nodes)) as log:
+    with recording(PassLog(max_passes, draw, freeze, max_kept_nodes, export_as_it_was)) as log:
         yield log
 
 

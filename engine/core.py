@@ -444,6 +444,14 @@ class PassLog:
     gradients, which an optimizer changes in place), and only the latest of them is exported,
     once, when ``graphs`` is read: a loop of 700 backward passes exports 20 graphs, not 700.
     ``export_s`` and ``freeze_s`` add up the seconds spent in each (bench/layers.py).
+
+    With ``replay`` (engine.replay's), such a pass is not even walked as it runs: the backward
+    loop runs as if nothing recorded it and hands over its leaves (:meth:`record_light`). Its
+    leaves are frozen, and the walk of the one that turns out to be the latest is made when it
+    is exported, by running its backward again on the numbers it had (``replay`` exports the
+    latest pass, walked or not, with its leaves' arrays holding their values from then). A
+    pass whose backward ran the program's own code (a hook, a custom Function) cannot be run
+    again: it, and every pass after it, is walked as it runs.
     """
 
     def __init__(
@@ -452,16 +460,23 @@ class PassLog:
         export: Callable[..., dict[str, Any]],
         freeze: Callable[..., dict[int, Any]] | None = None,
         max_kept_nodes: int | None = None,
+        replay: Callable[..., dict[str, Any]] | None = None,
     ) -> None:
         self.export = export
         self.freeze = freeze
+        self.replay = replay
+        # False once a pass could not be run again (its backward ran the program's code)
+        self.replayable = replay is not None and freeze is not None
         self.max_passes = max(1, max_passes)
         self.max_kept_nodes = max_kept_nodes
         self.kept_nodes = 0  # nodes of the passes kept as they happened
         self._early: list[dict[str, Any]] = []  # the passes kept as they happened
         self._latest: dict[str, Any] | None = None  # the latest pass after them
-        self._pending: tuple[int, Any, list[WalkStep], dict[int, Any], dict[int, Any]] | None = None
+        # the latest pass after the early ones, not exported yet: (index, root, its walk or
+        # None, node gradients, frozen leaves, what a replay needs or None)
+        self._pending: tuple[int, Any, Any, dict[int, Any], dict[int, Any], Any] | None = None
         self.count = 0
+        self.unwalked = 0  # passes that ran unwalked (record_light)
         self.root_tensors: list[Any] = []
         self.failures: list[str] = []
         self.export_s = 0.0
@@ -474,6 +489,11 @@ class PassLog:
         if len(self._early) >= self.max_passes - 1:
             return False
         return self.max_kept_nodes is None or self.kept_nodes < self.max_kept_nodes
+
+    def light(self) -> bool:
+        """Whether the next pass may run unwalked (it will not be kept as it happens, and a
+        replay can make its walk later)."""
+        return self.replayable and not self._keeps_another()
 
     def record(
         self,
@@ -499,7 +519,43 @@ class PassLog:
                 steps,
                 node_grads,
                 self.freeze(root, steps, grads=grads),
+                None,
             )
+            self.freeze_s += perf_counter() - started
+        except Exception as exc:
+            self.failures.append(f"pass {self.count + 1}: {type(exc).__name__}: {exc}")
+        self.count += 1
+
+    def record_light(
+        self,
+        root: Any,
+        seed: Any,
+        node_grads: dict[int, Any],
+        leaves: dict[int, Any] | None,
+        before: dict[int, Any] | None,
+    ) -> None:
+        """One pass ran unwalked (``light()`` was true): ``node_grads`` the gradient each node
+        received, ``leaves`` every leaf its nodes read (None if the backward did not reach
+        every node the graph draws: the freeze then walks the graph), ``before`` copies of the
+        ``.grad`` it summed into, by leaf ``id`` (None if its backward ran the program's code:
+        it cannot be run again)."""
+        started = perf_counter()
+        try:
+            self._pending = None  # the pass before is not the latest any more: let it go
+            again = None
+            replayable = before is not None and leaves is not None
+            # (the replay gives a replayable pass's gradients: only its values are copied)
+            frozen = self.freeze(root, None, leaves=leaves, values_only=replayable)  # type: ignore[misc]
+            if before is not None and leaves is not None:
+                # the seed, and the leaves' gradients before the pass (a replay sums into these)
+                again = (
+                    seed.copy(),
+                    [(x, before.get(k)) for k, x in leaves.items() if x.requires_grad],
+                )
+            else:
+                self.replayable = False  # walk the passes after this one as they run
+            self._pending = (self.count, root, None, node_grads, frozen, again)
+            self.unwalked += 1
             self.freeze_s += perf_counter() - started
         except Exception as exc:
             self.failures.append(f"pass {self.count + 1}: {type(exc).__name__}: {exc}")
@@ -520,11 +576,14 @@ class PassLog:
     def _flush(self) -> None:
         if self._pending is None:
             return
-        index, root, steps, node_grads, frozen = self._pending
+        index, root, steps, node_grads, frozen, again = self._pending
         self._pending = None
         started = perf_counter()
         try:
-            graph = self.export(root, steps, node_grads, frozen)
+            if self.replay is not None:
+                graph = self.replay(self.export, root, steps, node_grads, frozen, again)
+            else:
+                graph = self.export(root, steps, node_grads, frozen)
         except Exception as exc:
             self.failures.append(f"pass {index + 1}: {type(exc).__name__}: {exc}")
             return
@@ -743,7 +802,21 @@ def run_backward(
     arrived. Written flat, because it runs once per node.
     """
     log = _recorder.log
-    walk = _Walk() if log is not None else None
+    # a pass no one may see runs unwalked (its walk is made again if it turns out the latest):
+    # it collects only the gradient each node received and the leaves its nodes read
+    light = (
+        log is not None
+        and accumulate
+        and graphed is None
+        and inputs is None
+        and len(roots) == 1
+        and log.light()
+    )
+    walk = _Walk() if log is not None and not light else None
+    light_grads: dict[int, Any] = {}
+    leaves: dict[int, Any] | None = {} if light else None
+    replayable = True  # (light) no hook, no custom backward
+    before: dict[int, Any] = {}  # (light) id(leaf) -> a copy of the .grad the pass summed into
     buffers: dict[Node, Any] = {}  # node -> summed upstream gradient
     leaf_grads: dict[Any, Any] = {}  # leaf tensor -> gradient summed in this pass
     owned: dict[Any, bool] = {}  # leaf -> its summed gradient is a fresh array we may keep
@@ -786,10 +859,15 @@ def run_backward(
             hooks = out._hooks
             if hooks is not None:
                 g = _run_hooks(out, g, hooks, accumulate)
+                replayable = False
             if wanted is not None and id(out) in wanted:
                 captured[id(out)] = g
         if walk is not None:
             walk.node(node, g)
+        elif light:
+            light_grads[id(node)] = g
+            if node.custom:
+                replayable = False
         needs = node.needs
         grads_in: Sequence[Any]
         if graphed is None:
@@ -816,6 +894,11 @@ def run_backward(
         for gi, need, x in zip(grads_in, needs, node.inputs):  # noqa: B905 - same length
             i += 1
             if gi is None or not need:
+                if leaves is not None and getattr(x, "_data", None) is not None:
+                    if edge(x, node.seq) is None:
+                        leaves[id(x)] = x  # a constant the graph draws (frozen with the rest)
+                    else:
+                        leaves = None  # a part the backward does not reach: the freeze walks
                 continue
             if graphed is None:  # (the tensor rules give gradients already shaped and cast)
                 xd = x._data
@@ -825,6 +908,8 @@ def run_backward(
                     gi = gi.astype(xd.dtype)
             fn = x.grad_fn if x._fn_history is None else edge(x, node.seq)
             if fn is None:
+                if leaves is not None:
+                    leaves[id(x)] = x
                 if x in leaf_grads:
                     acc = leaf_grads[x] + gi
                     owned[x] = True
@@ -859,6 +944,7 @@ def run_backward(
     for leaf, g in leaf_grads.items():
         hooks = leaf._hooks
         if hooks is not None and hooks.fns:
+            replayable = False
             hooked = _run_hooks(leaf, g, hooks, False)
             if hooked is not g:
                 g, owned[leaf] = hooked, False
@@ -880,6 +966,8 @@ def run_backward(
                     walk.final[id(leaf)] = g
             leaf.grad = _TensorType._wrap(g if keep else g.copy())
         else:
+            if light:  # a replay sums into this again (the walk shows the sums)
+                before[id(leaf)] = _kept(leaf.grad._data)
             try:
                 leaf.grad._data += g  # in place, as PyTorch's AccumulateGrad
             except (TypeError, ValueError):
@@ -888,9 +976,23 @@ def run_backward(
                 if walk is not None:
                     walk.accumulated(leaf, g)
     result.update(captured)
-    if log is not None and walk is not None:
-        log.record(roots[0], walk.steps, walk.node_grads, walk.final)
+    if walk is not None:
+        log.record(roots[0], walk.steps, walk.node_grads, walk.final)  # type: ignore[union-attr]
+    elif light:
+        log.record_light(  # type: ignore[union-attr]
+            roots[0], grads[0], light_grads, leaves, before if replayable else None
+        )
     return result
+
+
+def _kept(array: Any) -> Any:
+    """A copy of ``array`` that an in-place change to it leaves alone. Gradients zeroed in place
+    (``w.grad.zero_()``) each step are all zero bits: those are kept as a broadcast zero, not a
+    copy of a weight matrix's worth of zeros each pass."""
+    big = array.__class__ is _ndarray and array.flags.c_contiguous and array.size > 64
+    if big and not array.view(np.uint8).any():  # every bit zero: +0.0 everywhere (not -0.0)
+        return np.broadcast_to(np.zeros((), array.dtype), array.shape)
+    return array.copy()
 
 
 #: the Tensor class (engine.tensor sets it: this layer knows no Tensor); gradients are plain

@@ -717,6 +717,8 @@ def freeze_leaves(
     steps: list[WalkStep] | None = None,
     max_nodes: int | None = None,
     grads: dict[int, Any] | None = None,
+    leaves: dict[int, Any] | None = None,
+    values_only: bool = False,
 ) -> dict[int, Any]:
     """Copies of the values and gradients of the leaves under ``root`` (those a graph drawn
     within ``max_nodes`` shows, or more), keyed by ``id``, so that a pass can be exported later
@@ -724,8 +726,14 @@ def freeze_leaves(
     with the pass's walk ``steps`` (every node of a pass that fits the drawing budget), the
     leaves are read off the walk, without walking the graph again. ``grads``: arrays that the
     walk holds (no one writes into them) equal to leaves' gradients now, kept instead of
-    copies."""
+    copies. ``leaves``: every leaf the pass's nodes read, by ``id`` (collected by a backward
+    that ran unwalked), copied all, without walking the graph; with ``values_only``, their
+    values only (a replay of the pass gives their gradients, engine.replay)."""
     grads = grads or {}
+    if leaves is not None:
+        if values_only:
+            return {k: (x._data.copy(), None) for k, x in leaves.items()}
+        return {k: _copies(x, grads) for k, x in leaves.items()}
     fn = root.grad_fn
     if fn is None:
         return {id(root): _copies(root, grads)}

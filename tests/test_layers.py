@@ -29,7 +29,7 @@ ENGINE_LAYERS: list[set[str]] = [
     {"engine.summaries"},
     {"engine.graph_walk"},
     {"engine.graph"},
-    {"engine.pass_export"},
+    {"engine.pass_export", "engine.replay"},
     {"engine.autograd"},
     {"engine.methods"},
     {"engine.optim.optimizer"},

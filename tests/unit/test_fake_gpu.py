@@ -269,7 +269,8 @@ def test_sandbox_runs_the_tiny_example_on_cuda_like_cpu(cupy: ModuleType) -> Non
 
 def _recorded(dev: str) -> list[Any]:
     """The kept passes of a short loop that cubes, zeroes .grad both ways and steps: the walk
-    keeps leaf gradients uncopied and the latest pass is frozen, then exported late."""
+    keeps leaf gradients uncopied, the later passes run unwalked and the latest is frozen,
+    then replayed and exported late."""
     from engine.autograd import record_passes
 
     engine.manual_seed(0)
@@ -281,6 +282,7 @@ def _recorded(dev: str) -> list[Any]:
             opt.zero_grad(set_to_none=i % 2 == 0)
             (model(x) ** 3).mean().backward()
             opt.step()
+    assert log.unwalked == 3  # passes 1-3 ran unwalked: the latest is walked by its replay
     return log.graphs
 
 

@@ -1,0 +1,175 @@
+"""The latest pass of a long loop, exported as it was (engine.core.PassLog's ``replay``).
+
+A loop of 2,000 backward passes shows its first passes and its latest; which pass is the latest
+is known only when the program ends, and by then an optimizer has changed the leaves in place.
+So each pass that is not kept as it happens keeps copies of its leaves (the freeze), and the
+latest is exported at the end, with its leaves' arrays holding their values from then for the
+while (:func:`export_as_it_was`): what the graph shows of them, and of views of them (``W.t()``
+reads W's array), is what the pass had.
+
+Most such passes run unwalked (the backward loop does not record what each node sent): the
+walk of the latest is made here, by running its backward again on those numbers:
+
+- its nodes are un-freed, and their version checks skip the leaves (their counters moved with
+  the changes that are undone for the while) and views of them;
+- its leaves' ``.grad`` are, for the while, copies of what the pass summed into (None, or the
+  gradient an earlier pass left), so the walk shows the same sums;
+- the same loop (engine.core.run_backward) runs with a walk; every ``.grad`` is put back.
+
+The same rules on the same arrays in the same order give the same numbers, to the bit. A node
+whose other inputs changed since (an in-place change the version counters saw) fails its check,
+and the pass is drawn without its walk, never with numbers it did not have. A pass whose
+backward ran the program's own code (a hook, a custom Function's backward) is never run again:
+the recorder walks such passes as they run.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from engine import core
+from engine.core import Node, WalkStep, edge, recording, run_backward
+
+
+def export_as_it_was(
+    export: Callable[..., dict[str, Any]],
+    root: Any,
+    steps: list[WalkStep] | None,
+    node_grads: dict[int, Any],
+    frozen: dict[int, Any],
+    again: tuple[Any, list[tuple[Any, Any]]] | None,
+) -> dict[str, Any]:
+    """``export(root, steps, node_grads, frozen)`` with the leaves' arrays holding their frozen
+    values; a pass that ran unwalked (``again``: its seed, and its leaves with the gradients
+    they had before it) is walked again first."""
+    fn = getattr(root, "grad_fn", None)
+    if fn is None:
+        return export(root, steps, node_grads, frozen)
+    nodes = _nodes(fn)
+    arrays = []  # (a leaf's array, its values then)
+    for n in nodes:
+        for x in n.inputs:
+            copies = frozen.get(id(x))
+            if copies is not None:
+                arrays.append((x._data, copies[0]))
+    with _put_back(arrays):
+        if steps is None and again is not None:
+            walked = _walk_again(root, nodes, arrays, frozen, *again)
+            if walked is not None:
+                steps, node_grads = walked
+        return export(root, steps, node_grads, frozen)
+
+
+@contextmanager
+def _put_back(arrays: list[tuple[Any, Any]]) -> Iterator[None]:
+    """Each array holds the values given for it inside the block, and its own after."""
+    undo: list[tuple[Any, Any]] = []
+    put: set[int] = set()
+    try:
+        for array, then in arrays:
+            if id(array) in put or not getattr(getattr(array, "flags", None), "writeable", True):
+                continue  # (an array NumPy will not write into has not changed)
+            put.add(id(array))
+            undo.append((array, array.copy()))
+            array[...] = then
+        yield
+    finally:
+        for array, now in reversed(undo):  # (two leaves may share one array)
+            array[...] = now
+
+
+class _Capture:
+    """A recorder for the replay: keeps the walk, runs no pass unwalked."""
+
+    def __init__(self) -> None:
+        self.walk: tuple[list[WalkStep], dict[int, Any]] | None = None
+
+    def light(self) -> bool:
+        return False
+
+    def record(
+        self, root: Any, steps: list[WalkStep], node_grads: dict[int, Any], grads: Any = None
+    ) -> None:
+        self.walk = (steps, node_grads)
+
+
+def _nodes(root: Node) -> list[Node]:
+    """Every node the backward from ``root`` can reach."""
+    found = [root]
+    seen = {id(root)}
+    for node in found:  # (grows as it goes)
+        for x in node.inputs:
+            fn = edge(x, node.seq)
+            if fn is not None and id(fn) not in seen:
+                seen.add(id(fn))
+                found.append(fn)
+    return found
+
+
+def _walk_again(
+    root: Any,
+    nodes: list[Node],
+    arrays: list[tuple[Any, Any]],
+    frozen: dict[int, Any],
+    seed: Any,
+    grads: list[tuple[Any, Any]],
+) -> tuple[list[WalkStep], dict[int, Any]] | None:
+    """The walk (steps, node gradients) of the pass from ``root`` seeded with ``seed``, run
+    again with its leaves' arrays put back (``arrays``) and its leaves holding the gradients
+    they had before it (``grads``: (leaf, array or None)); the gradients they have after it
+    go into ``frozen`` (the pass froze their values only). None when the version checks find
+    an input changed since (the leaves are then drawn without gradients: the numbers the pass
+    gave them are not known)."""
+    held = {id(a) for a, _ in arrays}
+    roots = {id(_storage(a)) for a, _ in arrays}
+    states = [(n, n.freed, n.versions) for n in nodes]
+    kept = [(leaf, leaf.grad) for leaf, _ in grads]
+    capture = _Capture()
+    try:
+        for leaf, then in grads:
+            leaf.grad = None if then is None else core._TensorType._wrap(then.copy())
+        for n in nodes:
+            n.freed = False
+            if n.versions is not None:
+                n.versions = [
+                    None if v is not None and _undone(x, n.seq, held, roots) else v
+                    for x, v in zip(n.inputs, n.versions, strict=True)
+                ]
+        # (what the pass warned of, it warned of as it ran: its replay says nothing)
+        with recording(capture), warnings.catch_warnings(), np.errstate(all="ignore"):  # type: ignore[arg-type]
+            warnings.simplefilter("ignore")
+            run_backward((root,), (seed,), True)
+        for leaf, _ in grads:  # (arrays this replay made: no one else holds them)
+            value, _ = frozen[id(leaf)]
+            frozen[id(leaf)] = (value, leaf.grad._data if leaf.grad is not None else None)
+    except Exception:
+        return None
+    finally:
+        for n, freed, versions in states:
+            n.freed, n.versions = freed, versions
+        for leaf, grad in kept:
+            leaf.grad = grad
+    return capture.walk
+
+
+def _storage(array: Any) -> Any:
+    """The array that owns ``array``'s memory (itself, or its views' base)."""
+    while getattr(array, "base", None) is not None:
+        array = array.base
+    return array
+
+
+def _undone(x: Any, seq: int, held: set[int], roots: set[int]) -> bool:
+    """Whether input ``x`` reads an array whose values are put back: a leaf's, or a view's of
+    one (``W.t()``: its memory is owned by the array that owns a leaf's)."""
+    data = getattr(x, "_data", None)
+    if data is None:
+        return False
+    if edge(x, seq) is None:
+        return id(data) in held
+    return getattr(data, "base", None) is not None and id(_storage(data)) in roots
