@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 from fastapi.testclient import TestClient
 
 from server.examples import example
@@ -181,3 +182,54 @@ def test_second_derivative_example_records_the_first_backward(client: TestClient
     assert "pow" in ops and ops.count("mul") >= 2  # 3 · x² · 1, recorded by the first backward
     x = next(n for n in body["graph"]["nodes"] if n["name"] == "x")
     assert x["grad"] == 12.0
+
+
+def test_a_long_loops_latest_pass_is_walked_with_the_numbers_it_had(client: TestClient) -> None:
+    """The passes after the kept ones run unwalked in the worker; the latest is walked when
+    the answer is made, by its replay: its walk ends at the leaf with the gradient the program
+    printed for that pass (before the update that followed it)."""
+    source = (
+        "import torch\n"
+        "w = torch.tensor(2.0, requires_grad=True)\n"
+        "for step in range(60):\n"
+        "    loss = (w * 3.0 - 1.0) ** 2\n"
+        "    loss.backward()\n"
+        "    if step == 59:\n"
+        "        print(w.item(), w.grad.item())\n"
+        "    with torch.no_grad():\n"
+        "        w -= 0.01 * w.grad\n"
+        "    w.grad = None\n"
+    )
+    body = run(client, source)
+    assert body["ok"], body["error"]
+    assert body["notice"] is None
+    latest = body["passes"][-1]
+    assert latest["pass_index"] == 59
+    value, grad = (float(v) for v in body["stdout"].split())
+    leaf = next(n for n in latest["nodes"] if n["name"] == "w")
+    # (float32 numbers travel in their shortest form: read back as float32, they are the same)
+    assert np.float32(leaf["value"]) == np.float32(value)  # not the value after the update
+    assert np.float32(leaf["grad"]) == np.float32(grad)
+    last_step = latest["walk"][-1]
+    assert [c["to"] for c in last_step["contributions"]] == [leaf["id"]]
+
+
+def test_a_pass_whose_tensor_changed_after_it_says_why_its_walk_is_missing(
+    client: TestClient,
+) -> None:
+    source = (
+        "import torch\n"
+        "w = torch.tensor([0.5, -1.0], requires_grad=True)\n"
+        "for step in range(30):\n"
+        "    h = (w * 2.0).exp()\n"
+        "    h.sum().backward()\n"
+        "    w.grad = None\n"
+        "h.add_(1.0)  # exp saved its output: the latest pass cannot be run again\n"
+    )
+    body = run(client, source)
+    assert body["ok"], body["error"]
+    assert body["passes"][-1]["walk"] == []
+    assert body["notice"] == (
+        "The playground could not draw the backward walk of pass 30, nor its leaves' "
+        "gradients: a tensor it read was changed in place after it ran"
+    )

@@ -179,6 +179,10 @@ def test_an_intermediate_changed_after_its_pass_is_drawn_without_a_walk() -> Non
     walked, _ = _latest(program, 4, max_passes=5)
     assert log.unwalked == 3
     assert replayed["walk"] == [] and walked["walk"] != []
+    assert log.failures == [  # (the answer's notice: "The playground could not draw ...")
+        "the backward walk of pass 4, nor its leaves' gradients: a tensor it read was changed "
+        "in place after it ran"
+    ]
     assert [n["id"] for n in replayed["nodes"]] == [n["id"] for n in walked["nodes"]]
     for ours, theirs in zip(replayed["nodes"], walked["nodes"], strict=True):
         if ours["kind"] == "param":  # (a leaf that requires grad)
