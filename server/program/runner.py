@@ -708,7 +708,13 @@ def _cell_passes(engine: Any, budgets: Budgets, since: int) -> Any:
     ran), the nodes recorded before ``since`` (by earlier cells) marked ``earlier``."""
     export = partial(engine.graph.export_pass_since, since=since, max_nodes=budgets.max_graph_nodes)
     freeze = partial(engine.graph.freeze_leaves, max_nodes=budgets.max_graph_nodes)
-    log = engine.core.PassLog(budgets.max_recorded_passes, export, freeze, budgets.max_kept_nodes)
+    log = engine.core.PassLog(
+        budgets.max_recorded_passes,
+        export,
+        freeze,
+        budgets.max_kept_nodes,
+        engine.replay.export_as_it_was,  # (the passes not kept run unwalked, as a program's do)
+    )
     return engine.core.recording(log)
 
 
