@@ -547,10 +547,12 @@ class PassLog:
             # (the replay gives a replayable pass's gradients: only its values are copied)
             frozen = self.freeze(root, None, leaves=leaves, values_only=replayable)  # type: ignore[misc]
             if before is not None and leaves is not None:
-                # the seed, and the leaves' gradients before the pass (a replay sums into these)
                 again = (
                     seed.copy(),
+                    # the leaves' gradients before the pass (a replay sums into these)
                     [(x, before.get(k)) for k, x in leaves.items() if x.requires_grad],
+                    # its leaves and the arrays they had (a replay puts their values back)
+                    [(x, x._data) for x in leaves.values()],
                 )
             else:
                 self.replayable = False  # walk the passes after this one as they run

@@ -11,7 +11,7 @@ Most such passes run unwalked (the backward loop does not record what each node 
 walk of the latest is made here, by running its backward again on those numbers:
 
 - its nodes are un-freed, and their version checks skip the leaves (their counters moved with
-  the changes that are undone for the while) and views of them;
+  the changes that are undone for the while) and views of them (which share their counters);
 - its leaves' ``.grad`` are, for the while, copies of what the pass summed into (None, or the
   gradient an earlier pass left), so the walk shows the same sums;
 - the same loop (engine.core.run_backward) runs with a walk; every ``.grad`` is put back.
@@ -42,24 +42,27 @@ def export_as_it_was(
     steps: list[WalkStep] | None,
     node_grads: dict[int, Any],
     frozen: dict[int, Any],
-    again: tuple[Any, list[tuple[Any, Any]]] | None,
+    again: tuple[Any, list[tuple[Any, Any]], list[tuple[Any, Any]]] | None,
 ) -> dict[str, Any]:
     """``export(root, steps, node_grads, frozen)`` with the leaves' arrays holding their frozen
-    values; a pass that ran unwalked (``again``: its seed, and its leaves with the gradients
-    they had before it) is walked again first."""
+    values; a pass that ran unwalked (``again``: its seed, its leaves with the gradients they
+    had before it, and its leaves with the arrays they had) is walked again first."""
     fn = getattr(root, "grad_fn", None)
     if fn is None:
         return export(root, steps, node_grads, frozen)
     nodes = _nodes(fn)
-    arrays = []  # (a leaf's array, its values then)
-    for n in nodes:
-        for x in n.inputs:
-            copies = frozen.get(id(x))
-            if copies is not None:
-                arrays.append((x._data, copies[0]))
+    if again is not None:  # the very arrays the pass read
+        arrays = [(array, frozen[id(leaf)][0]) for leaf, array in again[2]]
+    else:  # (a walked pass: its leaves' arrays now, where they are still of its shape)
+        arrays = []
+        for n in nodes:
+            for x in n.inputs:
+                copies = frozen.get(id(x))
+                if copies is not None:
+                    arrays.append((x._data, copies[0]))
     with _put_back(arrays):
         if steps is None and again is not None:
-            walked = _walk_again(root, nodes, arrays, frozen, *again)
+            walked = _walk_again(root, nodes, frozen, *again)
             if walked is not None:
                 steps, node_grads = walked
         return export(root, steps, node_grads, frozen)
@@ -74,6 +77,8 @@ def _put_back(arrays: list[tuple[Any, Any]]) -> Iterator[None]:
         for array, then in arrays:
             if id(array) in put or not getattr(getattr(array, "flags", None), "writeable", True):
                 continue  # (an array NumPy will not write into has not changed)
+            if array.shape != then.shape or array.dtype != then.dtype:
+                continue  # (a leaf given a new array since: its old one is what the pass read)
             put.add(id(array))
             undo.append((array, array.copy()))
             array[...] = then
@@ -114,30 +119,45 @@ def _nodes(root: Node) -> list[Node]:
 def _walk_again(
     root: Any,
     nodes: list[Node],
-    arrays: list[tuple[Any, Any]],
     frozen: dict[int, Any],
     seed: Any,
     grads: list[tuple[Any, Any]],
+    had: list[tuple[Any, Any]],
 ) -> tuple[list[WalkStep], dict[int, Any]] | None:
     """The walk (steps, node gradients) of the pass from ``root`` seeded with ``seed``, run
-    again with its leaves' arrays put back (``arrays``) and its leaves holding the gradients
-    they had before it (``grads``: (leaf, array or None)); the gradients they have after it
+    again (its leaves' arrays put back by the caller) with its leaves holding the gradients
+    they had before it (``grads``: (leaf, array or None)) and the arrays they had then (``had``:
+    a leaf given a new array since, ``p.data = ...``, has its old one back for the while); the
+    gradients they have after it
     go into ``frozen`` (the pass froze their values only). None when the version checks find
     an input changed since (the leaves are then drawn without gradients: the numbers the pass
     gave them are not known)."""
-    held = {id(a) for a, _ in arrays}
-    roots = {id(_storage(a)) for a, _ in arrays}
+    # the pass's leaves (frozen: the arrays they had are put back, or were left alone when a
+    # leaf was given a new one), and their views' version counters (W.t() shares W's)
+    held = set(frozen)
+    tensors = _tensors(nodes)
+    groups = {id(g) for t in tensors if id(t) in held and (g := t._vgroup)}
     states = [(n, n.freed, n.versions) for n in nodes]
     kept = [(leaf, leaf.grad) for leaf, _ in grads]
+    swapped = [(leaf, leaf._data) for leaf, array in had if leaf._data is not array]
+    # hooks registered since the pass ran (it ran none: it would not be replayed) stay unrun
+    hooked = [t for t in tensors if t._hooks is not None]
+    hooks = [(t, t._hooks) for t in hooked]
+    anomaly = core.ANOMALY.enabled  # (turned on since: the pass ran without its checks)
     capture = _Capture()
     try:
+        core.ANOMALY.enabled = False
+        for t in hooked:
+            t._hooks = None
+        for leaf, array in had:
+            leaf._data = array
         for leaf, then in grads:
             leaf.grad = None if then is None else core._TensorType._wrap(then.copy())
         for n in nodes:
             n.freed = False
             if n.versions is not None:
                 n.versions = [
-                    None if v is not None and _undone(x, n.seq, held, roots) else v
+                    None if v is not None and _undone(x, n.seq, held, groups) else v
                     for x, v in zip(n.inputs, n.versions, strict=True)
                 ]
         # (what the pass warned of, it warned of as it ran: its replay says nothing)
@@ -154,22 +174,34 @@ def _walk_again(
             n.freed, n.versions = freed, versions
         for leaf, grad in kept:
             leaf.grad = grad
+        for t, h in hooks:
+            t._hooks = h
+        for leaf, data in swapped:
+            leaf._data = data
+        core.ANOMALY.enabled = anomaly
     return capture.walk
 
 
-def _storage(array: Any) -> Any:
-    """The array that owns ``array``'s memory (itself, or its views' base)."""
-    while getattr(array, "base", None) is not None:
-        array = array.base
-    return array
+def _tensors(nodes: list[Node]) -> list[Any]:
+    """The tensors a backward through ``nodes`` could run hooks of: their outputs and inputs."""
+    found = {}
+    for n in nodes:
+        out = n.out() if n.out is not None else None
+        if out is not None:
+            found[id(out)] = out
+        for x in n.inputs:
+            if getattr(x, "_data", None) is not None:
+                found[id(x)] = x
+    return list(found.values())
 
 
-def _undone(x: Any, seq: int, held: set[int], roots: set[int]) -> bool:
+def _undone(x: Any, seq: int, held: set[int], groups: set[int]) -> bool:
     """Whether input ``x`` reads an array whose values are put back: a leaf's, or a view's of
-    one (``W.t()``: its memory is owned by the array that owns a leaf's)."""
-    data = getattr(x, "_data", None)
-    if data is None:
+    one (``W.t()``, which shares the leaf's version counter: any change through it changed the
+    leaf's array, which is put back whole)."""
+    if getattr(x, "_data", None) is None:
         return False
     if edge(x, seq) is None:
-        return id(data) in held
-    return getattr(data, "base", None) is not None and id(_storage(data)) in roots
+        return id(x) in held
+    group = getattr(x, "_vgroup", None)
+    return group is not None and id(group) in groups

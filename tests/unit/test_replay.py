@@ -300,3 +300,52 @@ def test_a_weight_matrix_whose_gradient_is_cleared_in_place(clear: str) -> None:
                     w.grad.mul_(0.5)
 
     _same_as_walked(program)
+
+
+def test_hooks_registered_after_the_pass_are_not_run_by_its_replay() -> None:
+    ran: list[str] = []
+    held: dict[str, Any] = {}
+
+    def program(steps: int) -> None:
+        w = torch.tensor([1.0, -2.0], requires_grad=True)
+        for _ in range(steps):
+            h = (w * w).sin()
+            h.sum().backward()
+            with torch.no_grad():
+                w -= 0.1 * w.grad
+            w.grad = None
+        held.update(h=h, w=w)
+
+    with record_passes(2, max_nodes=200) as log:
+        program(5)
+        held["h"].register_hook(lambda g: ran.append("h"))
+        held["w"].register_hook(lambda g: ran.append("w"))
+        held["h"].retain_grad()
+        torch.autograd.set_detect_anomaly(True)
+    try:
+        assert log.graphs[-1]["walk"]  # replayed, as the pass ran: no hook, no anomaly check
+    finally:
+        torch.autograd.set_detect_anomaly(False)
+    assert ran == [] and held["h"].grad is None and held["w"].grad is None
+    assert held["h"]._hooks is not None  # the program's hooks are back
+
+
+def test_a_leaf_given_a_new_array_after_its_pass() -> None:
+    """``p.data = ...`` gives a leaf a new array (of another shape, even): the pass read the old
+    one, which its replay reads again."""
+
+    def program(steps: int) -> None:
+        w = torch.tensor([0.5, 1.5, -1.0], requires_grad=True)
+        for step in range(steps):
+            (w.exp() * w).sum().backward()
+            with torch.no_grad():
+                if step == steps - 1:
+                    w.data = torch.zeros(5)  # after the last pass
+                else:
+                    w -= 0.1 * w.grad
+            w.grad = None
+
+    replayed, log = _latest(program, 5, max_passes=2)
+    walked, _ = _latest(program, 5, max_passes=6)
+    assert log.unwalked == 4 and replayed["walk"]
+    assert replayed["walk"] == walked["walk"]
