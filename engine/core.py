@@ -786,6 +786,7 @@ def _hooked(node: Node) -> bool:
 
 
 _ndarray = np.ndarray
+_UNUSED: dict[int, Any] = {}  # (never written: stands for a light pass's dicts in others)
 #: NumPy's scalar types: the results of NumPy arithmetic on 0-d arrays (host values).
 _HOST_SCALARS = frozenset(
     t for t in np.sctypeDict.values() if isinstance(t, type) and issubclass(t, np.generic)
@@ -820,10 +821,10 @@ def run_backward(
         and log.light()
     )
     walk = _Walk() if log is not None and not light else None
-    light_grads: dict[int, Any] = {}
-    leaves: dict[int, Any] | None = {} if light else None
+    light_grads: dict[int, Any] = {} if light else _UNUSED  # (light) id(node) -> its gradient
+    leaves: dict[int, Any] | None = {} if light else None  # (light) id(leaf) -> leaf
     replayable = True  # (light) no hook, no custom backward
-    before: dict[int, Any] = {}  # (light) id(leaf) -> a copy of the .grad the pass summed into
+    before: dict[int, Any] = {} if light else _UNUSED  # (light) id(leaf) -> the .grad it had
     buffers: dict[Node, Any] = {}  # node -> summed upstream gradient
     leaf_grads: dict[Any, Any] = {}  # leaf tensor -> gradient summed in this pass
     owned: dict[Any, bool] = {}  # leaf -> its summed gradient is a fresh array we may keep
