@@ -11,7 +11,8 @@ elsewhere hits every contestant alike), one thread everywhere:
 - **runner**: ``run_program`` as a worker runs it; *export* is the time its kept passes took
   to export (``timing_ms.passes_export``, during the run and after it, plus the answer's
   assembly, ``timing_ms.export``), *recording* the rest of what it costs over the unrecorded
-  run (each pass's walk, the frozen leaves of passes that may be the last);
+  run (the walk of each kept pass; the passes after them run unwalked, each keeping copies of
+  its leaves for the one that turns out the latest, which engine.replay walks at the end);
 - **pack + JSON**: packing the passes and the worker's orjson encoding, the server's decoding,
   validation against RunResponse and re-encoding (what crosses the pipe and the service);
 - **API**: ``POST /api/v1/run`` on a uvicorn server, kept-alive client: *pipes + HTTP* is what
