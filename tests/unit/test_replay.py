@@ -36,6 +36,29 @@ def _same_as_walked(program: Program, steps: int = 6) -> Any:
     return log
 
 
+def _matrix_steps(
+    steps: int,
+    seed: int,
+    w_shape: tuple[int, int],
+    x_shape: tuple[int, int],
+    activation: str,
+    lr: float,
+    clear: Callable[[Any], Any] | None = None,
+) -> Any:
+    """``steps`` of plain gradient descent on ``activation(x @ w).sum()``; ``clear`` is given
+    ``w.grad`` after each update (None: the gradients add up). Returns ``w``."""
+    torch.manual_seed(seed)
+    w = torch.randn(*w_shape, requires_grad=True)
+    x = torch.randn(*x_shape)
+    for _ in range(steps):
+        getattr(x @ w, activation)().sum().backward()
+        with torch.no_grad():
+            w -= lr * w.grad
+            if clear is not None:
+                clear(w.grad)
+    return w
+
+
 def _fit(set_grads: str) -> Program:
     """The cubic fit of PyTorch's tutorial, its gradients cleared three ways."""
 
@@ -141,13 +164,7 @@ def test_the_export_leaves_the_programs_tensors_as_they_were() -> None:
     held: dict[str, Any] = {}
 
     def program(steps: int) -> None:
-        torch.manual_seed(5)
-        w = torch.randn(3, 3, requires_grad=True)
-        x = torch.randn(2, 3)
-        for _ in range(steps):
-            (x @ w).sigmoid().sum().backward()
-            with torch.no_grad():
-                w -= 0.1 * w.grad
+        w = _matrix_steps(steps, 5, (3, 3), (2, 3), "sigmoid", 0.1)
         held.update(w=w, grad=w.grad._data.copy(), value=w._data.copy(), version=w._version)
 
     with record_passes(2, max_nodes=200) as log:
@@ -284,22 +301,14 @@ def test_a_weight_matrix_whose_gradient_is_cleared_in_place(clear: str) -> None:
     """The gradient a pass sums into is kept for its replay: zeros (all bits zero) as a
     broadcast zero, anything else (-0.0 included: the sums' signs can differ) as a copy."""
 
-    def program(steps: int) -> None:
-        torch.manual_seed(7)
-        w = torch.randn(10, 12, requires_grad=True)
-        x = torch.randn(6, 10)
-        for _ in range(steps):
-            (x @ w).relu().sum().backward()
-            with torch.no_grad():
-                w -= 1e-3 * w.grad
-                if clear == "zero_":
-                    w.grad.zero_()
-                elif clear == "times_minus_zero":
-                    w.grad.mul_(-0.0)  # -0.0 where the gradient was positive
-                else:
-                    w.grad.mul_(0.5)
-
-    _same_as_walked(program)
+    clears = {
+        "zero_": lambda g: g.zero_(),
+        "times_minus_zero": lambda g: g.mul_(-0.0),  # -0.0 where the gradient was positive
+        "halve": lambda g: g.mul_(0.5),
+    }
+    _same_as_walked(
+        lambda steps: _matrix_steps(steps, 7, (10, 12), (6, 10), "relu", 1e-3, clears[clear])
+    )
 
 
 def test_hooks_registered_after_the_pass_are_not_run_by_its_replay() -> None:
