@@ -358,3 +358,16 @@ def test_a_leaf_given_a_new_array_after_its_pass() -> None:
     walked, _ = _latest(program, 5, max_passes=6)
     assert log.unwalked == 4 and replayed["walk"]
     assert replayed["walk"] == walked["walk"]
+
+
+def test_a_backward_from_a_leaf_has_nothing_to_replay() -> None:
+    """``w.backward()`` on a leaf: the pass has no node and no walk, and nothing is said of a
+    walk it could not draw."""
+
+    def program(steps: int) -> None:
+        w = torch.tensor(2.0, requires_grad=True)
+        for _ in range(steps):
+            w.backward()
+
+    graph, log = _latest(program, 6, max_passes=2)
+    assert log.unwalked == 5 and graph["walk"] == [] and log.failures == []
