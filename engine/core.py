@@ -333,6 +333,16 @@ class AccumulateGrad:
 _hook_ids = itertools.count()
 
 
+#: how many times the program has put its own code into backward passes (a hook registered, a
+#: custom Function called): the pass after such a change is walked as it runs (PassLog.light)
+_program_code = [0]
+
+
+def program_code_added() -> None:
+    """A hook was registered, or a custom Function called (engine.tensor, engine.function)."""
+    _program_code[0] += 1
+
+
 class GradHooks:
     """What runs when a tensor's gradient is ready: ``register_hook`` functions in order, then
     ``retain_grad`` (always last, as in PyTorch, so ``.grad`` shows the hooked gradient)."""
@@ -467,6 +477,7 @@ class PassLog:
         self.replay = replay
         # False once a pass could not be run again (its backward ran the program's code)
         self.replayable = replay is not None and freeze is not None
+        self._code = _program_code[0]  # (program_code_added's count at the last pass)
         self.max_passes = max(1, max_passes)
         self.max_kept_nodes = max_kept_nodes
         self.kept_nodes = 0  # nodes of the passes kept as they happened
@@ -492,8 +503,9 @@ class PassLog:
 
     def light(self) -> bool:
         """Whether the next pass may run unwalked (it will not be kept as it happens, and a
-        replay can make its walk later)."""
-        return self.replayable and not self._keeps_another()
+        replay can make its walk later): not when the program has registered a hook or called
+        a custom Function since the last pass (this one would run them: it is walked)."""
+        return self.replayable and _program_code[0] == self._code and not self._keeps_another()
 
     def record(
         self,
@@ -506,6 +518,7 @@ class PassLog:
         failure to export is kept in ``failures``, never raised into the program. ``grads``:
         arrays the walk holds that equal leaves' ``.grad`` now (a freeze need not copy them)."""
         started = perf_counter()
+        self._code = _program_code[0]
         try:
             if self.freeze is None or self._keeps_another():
                 graph = self.export(root, steps, node_grads)
@@ -540,6 +553,7 @@ class PassLog:
         ``.grad`` it summed into, by leaf ``id`` (None if its backward ran the program's code:
         it cannot be run again)."""
         started = perf_counter()
+        self._code = _program_code[0]
         try:
             self._pending = None  # the pass before is not the latest any more: let it go
             again = None
@@ -873,6 +887,8 @@ def run_backward(
                 captured[id(out)] = g
         if walk is not None:
             walk.node(node, g)
+            if node.custom:
+                replayable = False
         elif light:
             light_grads[id(node)] = g
             if node.custom:
@@ -986,6 +1002,8 @@ def run_backward(
                     walk.accumulated(leaf, g)
     result.update(captured)
     if walk is not None:
+        if not replayable:  # it ran the program's code, and so may the passes after it
+            log.replayable = False  # type: ignore[union-attr]
         log.record(roots[0], walk.steps, walk.node_grads, walk.final)  # type: ignore[union-attr]
     elif light:
         log.record_light(  # type: ignore[union-attr]

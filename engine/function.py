@@ -20,7 +20,16 @@ import numpy as np
 
 from engine import dtypes
 from engine.backend import array_module
-from engine.core import _FREED_MSG, _HINT, Node, _forward_name, _mode, _type_name, no_grad
+from engine.core import (
+    _FREED_MSG,
+    _HINT,
+    Node,
+    _forward_name,
+    _mode,
+    _type_name,
+    no_grad,
+    program_code_added,
+)
 from engine.ops import Op
 from engine.tensor import Tensor, _share_version, apply
 
@@ -341,6 +350,7 @@ def _record(
     fn: type[Function], ctx: FunctionCtx, args: tuple[Any, ...], outputs: list[Any]
 ) -> None:
     """Make the call's node (and one node per output when several get gradients)."""
+    program_code_added()  # (a pass through it is walked as it runs: engine.replay)
     call = _Call(fn, ctx, args)
     call.outputs = outputs
     call.differentiable = [

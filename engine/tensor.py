@@ -24,7 +24,15 @@ from engine import ops as O
 from engine import shape_ops as S
 from engine.backend import Device, array_module, device_of, to_numpy
 from engine.core import _NODE_TYPES as _node_types
-from engine.core import GradHooks, Node, RemovableHandle, _mode, next_seq, node_type
+from engine.core import (
+    GradHooks,
+    Node,
+    RemovableHandle,
+    _mode,
+    next_seq,
+    node_type,
+    program_code_added,
+)
 from engine.dtypes import DType
 
 _Scalar = (int, float, bool, np.number, np.bool_)
@@ -376,6 +384,7 @@ class Tensor:
         return handle
 
     def _grad_hooks(self) -> GradHooks:
+        program_code_added()  # (a pass that runs it is walked as it runs: engine.replay)
         hooks = self._hooks
         if hooks is None:
             hooks = self._hooks = GradHooks()
