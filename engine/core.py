@@ -557,9 +557,6 @@ class PassLog:
         try:
             self._pending = None  # the pass before is not the latest any more: let it go
             again = None
-            replayable = before is not None and leaves is not None
-            # (the replay gives a replayable pass's gradients: only its values are copied)
-            frozen = self.freeze(root, None, leaves=leaves, values_only=replayable)  # type: ignore[misc]
             if before is not None and leaves is not None:
                 again = (
                     seed.copy(),
@@ -568,7 +565,9 @@ class PassLog:
                     # its leaves and the arrays they had (a replay puts their values back)
                     [(x, x._data) for x in leaves.values()],
                 )
-            else:
+            # (the replay gives a replayable pass's gradients: only its values are copied)
+            frozen = self.freeze(root, None, leaves=leaves, values_only=again is not None)  # type: ignore[misc]
+            if again is None:
                 self.replayable = False  # walk the passes after this one as they run
             self._pending = (self.count, root, None, node_grads, frozen, again)
             self.unwalked += 1

@@ -684,6 +684,22 @@ def _exporter(
     return ex
 
 
+def reachable(root: Node) -> list[Node]:
+    """Every node a backward from ``root`` reaches (a plain walk, in no particular order)."""
+    nodes = []
+    seen = {id(root)}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        for x in node.inputs:
+            up = edge(x, node.seq)
+            if up is not None and id(up) not in seen:
+                seen.add(id(up))
+                stack.append(up)
+    return nodes
+
+
 def _copies(x: Tensor, grads: dict[int, Any]) -> tuple[Any, Any]:
     grad = x.grad
     if grad is not None:
@@ -744,18 +760,8 @@ def freeze_leaves(
     frozen: dict[int, Any] = {}
     if max_nodes is not None:
         nodes, _ = _topo_ascending([fn], max_nodes, ordered=False)
-    else:  # a plain walk, no ordering
-        nodes = []
-        seen = {id(fn)}
-        stack = [fn]
-        while stack:
-            node = stack.pop()
-            nodes.append(node)
-            for x in node.inputs:
-                up = edge(x, node.seq)
-                if up is not None and id(up) not in seen:
-                    seen.add(id(up))
-                    stack.append(up)
+    else:
+        nodes = reachable(fn)
     for node in nodes:
         for x in node.inputs:
             if edge(x, node.seq) is None and isinstance(x, Tensor) and id(x) not in frozen:

@@ -34,6 +34,7 @@ import numpy as np
 
 from engine import core
 from engine.core import Node, WalkStep, edge, recording, run_backward
+from engine.graph import reachable
 
 
 def export_as_it_was(
@@ -50,7 +51,7 @@ def export_as_it_was(
     fn = getattr(root, "grad_fn", None)
     if fn is None:
         return export(root, steps, node_grads, frozen)
-    nodes = _nodes(fn)
+    nodes = reachable(fn)
     if again is not None:  # the very arrays the pass read
         arrays = [(array, frozen[id(leaf)][0]) for leaf, array in again[2]]
     else:  # (a walked pass: its leaves' arrays now, where they are still of its shape)
@@ -103,19 +104,6 @@ class _Capture:
         self.walk = (steps, node_grads)
 
 
-def _nodes(root: Node) -> list[Node]:
-    """Every node the backward from ``root`` can reach."""
-    found = [root]
-    seen = {id(root)}
-    for node in found:  # (grows as it goes)
-        for x in node.inputs:
-            fn = edge(x, node.seq)
-            if fn is not None and id(fn) not in seen:
-                seen.add(id(fn))
-                found.append(fn)
-    return found
-
-
 def _walk_again(
     root: Any,
     nodes: list[Node],
@@ -128,10 +116,9 @@ def _walk_again(
     again (its leaves' arrays put back by the caller) with its leaves holding the gradients
     they had before it (``grads``: (leaf, array or None)) and the arrays they had then (``had``:
     a leaf given a new array since, ``p.data = ...``, has its old one back for the while); the
-    gradients they have after it
-    go into ``frozen`` (the pass froze their values only). None when the version checks find
-    an input changed since (the leaves are then drawn without gradients: the numbers the pass
-    gave them are not known)."""
+    gradients they have after it go into ``frozen`` (the pass froze their values only). None
+    when the version checks find an input changed since (the leaves are then drawn without
+    gradients: the numbers the pass gave them are not known)."""
     # the pass's leaves (frozen: the arrays they had are put back, or were left alone when a
     # leaf was given a new one), and their views' version counters (W.t() shares W's)
     held = set(frozen)
