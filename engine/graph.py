@@ -734,7 +734,6 @@ def freeze_leaves(
     max_nodes: int | None = None,
     grads: dict[int, Any] | None = None,
     leaves: dict[int, Any] | None = None,
-    values_only: bool = False,
 ) -> dict[int, Any]:
     """Copies of the values and gradients of the leaves under ``root`` (those a graph drawn
     within ``max_nodes`` shows, or more), keyed by ``id``, so that a pass can be exported later
@@ -743,12 +742,11 @@ def freeze_leaves(
     leaves are read off the walk, without walking the graph again. ``grads``: arrays that the
     walk holds (no one writes into them) equal to leaves' gradients now, kept instead of
     copies. ``leaves``: every leaf the pass's nodes read, by ``id`` (collected by a backward
-    that ran unwalked), copied all, without walking the graph; with ``values_only``, their
-    values only (a replay of the pass gives their gradients, engine.replay)."""
+    that ran unwalked and cannot be replayed, engine.replay), copied all, without walking the
+    graph. (A pass that can be replayed keeps copies of its leaves' values only: the backward
+    loop's recorder, engine.core's ``PassLog.record_light``, makes them.)"""
     grads = grads or {}
     if leaves is not None:
-        if values_only:
-            return {k: (x._data.copy(), None) for k, x in leaves.items()}
         return {k: _copies(x, grads) for k, x in leaves.items()}
     fn = root.grad_fn
     if fn is None:

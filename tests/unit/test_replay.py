@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import engine as torch
-from engine import nn
+from engine import core, nn
 from engine.autograd import record_passes
 
 Program = Callable[[int], None]
@@ -296,8 +296,9 @@ def test_the_replay_warns_of_nothing() -> None:
             assert log.graphs[-1]["walk"]
 
 
+@pytest.mark.parametrize("rows", [10, 160])  # 480 bytes: copied; 80 KB: tested for zeros
 @pytest.mark.parametrize("clear", ["zero_", "times_minus_zero", "halve"])
-def test_a_weight_matrix_whose_gradient_is_cleared_in_place(clear: str) -> None:
+def test_a_weight_matrix_whose_gradient_is_cleared_in_place(clear: str, rows: int) -> None:
     """The gradient a pass sums into is kept for its replay: zeros (all bits zero) as a
     broadcast zero, anything else (-0.0 included: the sums' signs can differ) as a copy."""
 
@@ -307,8 +308,34 @@ def test_a_weight_matrix_whose_gradient_is_cleared_in_place(clear: str) -> None:
         "halve": lambda g: g.mul_(0.5),
     }
     _same_as_walked(
-        lambda steps: _matrix_steps(steps, 7, (10, 12), (6, 10), "relu", 1e-3, clears[clear])
+        lambda steps: _matrix_steps(steps, 7, (rows, 128), (6, rows), "relu", 1e-3, clears[clear])
     )
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("size", [100, core.ZERO_TEST_BYTES // 4 + 1, 40_000])
+def test_what_a_pass_keeps_of_the_gradient_it_sums_into(dtype: Any, size: int) -> None:
+    """A gradient of all zero bits, big enough to test, is kept as a read-only broadcast zero;
+    one that is not (one element -0.0, or the dtype's smallest subnormal), or small, as a copy
+    that a later in-place change leaves alone."""
+    zeros = np.zeros(size, dtype)
+    big = zeros.nbytes >= core.ZERO_TEST_BYTES
+    kept = core._kept(zeros)
+    assert kept.shape == zeros.shape and kept.dtype == dtype and not kept.any()
+    assert (kept.strides == (0,)) == big and (kept is core._kept(zeros.copy())) == big
+    assert not np.signbit(kept).any()
+    for odd in (-0.0, np.finfo(dtype).smallest_subnormal):
+        g = zeros.copy()
+        g[size // 2] = odd
+        assert g.view(np.uint8).any()
+        kept = core._kept(g)
+        assert kept is not g and kept.strides != (0,)
+        assert kept.tobytes() == g.tobytes()
+        g.fill(3)
+        assert kept.tobytes() != g.tobytes()
+    matrix = np.zeros((size // 8, 8), dtype)  # by rows: zero bits whatever the shape
+    assert core._kept(matrix).shape == matrix.shape
+    assert (core._kept(matrix).strides == (0, 0)) == (matrix.nbytes >= core.ZERO_TEST_BYTES)
 
 
 def test_hooks_registered_after_the_pass_are_not_run_by_its_replay() -> None:
