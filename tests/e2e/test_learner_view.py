@@ -1,8 +1,9 @@
 """The walk teaches where the learner looks (issue 19): it opens at its first backward step with
 the loss highlighted and in view (landing page, gallery, a step opened from /train), follows the
 current step in presentation mode at 1024×768 with the formula on screen, moves to the step that
-sends a clicked node its gradient; a list-of-lists micrograd MLP reads by its structure; /train
-warns of a diverging loss within 2 s on the issue's path."""
+sends a clicked node its gradient; a step's formula is typeset at its size as it appears (the
+caption does not grow under the graph); a list-of-lists micrograd MLP reads by its structure;
+/train warns of a diverging loss within 2 s on the issue's path."""
 
 from __future__ import annotations
 
@@ -261,3 +262,31 @@ def test_the_issues_divergence_case_warns_within_2_s(page: Page) -> None:
     page.get_by_test_id("train-lr").select_option("10")
     expect(warning).to_be_visible(timeout=2_000)
     assert time.monotonic() - started < 2.0
+
+
+#: Each step's caption and formula boxes, read in the same task as the click that shows the step
+#: (before anything loads), then again once everything has.
+CAPTION_BOXES = """async () => {
+  const boxes = () => [document.querySelector('[data-testid=walk-caption]'),
+    ...document.querySelectorAll('[data-testid=walk-caption] .formula-math')]
+    .map(e => { const r = e.getBoundingClientRect(); return [r.width, r.height].map(Math.round); });
+  const seen = [];
+  for (let i = 0; i < 3; i++) {
+    document.querySelector('[data-testid=walk-next]').click();
+    const first = boxes();
+    await new Promise(r => setTimeout(r, 400));
+    seen.push([first, boxes()]);
+  }
+  return seen;
+}"""
+
+
+def test_a_steps_formula_is_typeset_at_its_size_as_it_appears(page: Page) -> None:
+    """KaTeX's rules are in each formula's shadow root when it is attached: the caption does not
+    grow once a stylesheet arrives (which would move the graph pane and refit the view)."""
+    page.goto("/")
+    wait_runs(page)
+    page.get_by_test_id("walk-first").click()
+    for first, settled in page.evaluate(CAPTION_BOXES):
+        assert len(first) > 1  # the caption and at least one typeset formula
+        assert first == settled
