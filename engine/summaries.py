@@ -15,6 +15,8 @@ from engine.backend import to_numpy
 FULL_LIMIT = 64
 PREVIEW = 8
 
+_min, _max, _sum = np.minimum.reduce, np.maximum.reduce, np.add.reduce
+
 
 def num(v: float) -> Any:
     if math.isfinite(v):
@@ -50,13 +52,15 @@ def summarise(arr: Any) -> Any:
         total = sum(values) if a.ndim == 1 else a.sum()
         return values if math.isfinite(total) else _clean(values)
     if a.dtype.kind == "f":
-        lo, hi = a.min(), a.max()  # exact in the array's own dtype; NaN if any is NaN
+        # the reductions ndarray.min, .max and .mean(dtype=float64) run, without their Python
+        # wrappers (a kept pass summarises a weight matrix or two: the same numbers, sooner)
+        lo, hi = _min(a, None), _max(a, None)  # exact in its own dtype; NaN if any is NaN
         if math.isfinite(lo) and math.isfinite(hi):  # every element finite: no copy to filter
             return {
                 "shape": list(a.shape),
                 "min": float(lo),
                 "max": float(hi),
-                "mean": num(float(a.mean(dtype=np.float64))),
+                "mean": num(float(_sum(a, None, np.float64) / a.size)),
                 "preview": a.reshape(-1)[:PREVIEW].astype(np.float64).tolist(),
             }
     af = a.astype(np.float64)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -72,6 +74,31 @@ def test_large_values_are_summarised_and_non_finite_become_strings() -> None:
     leaf = next(n for n in g["nodes"] if n["kind"] == "param")
     assert set(leaf["value"]) == {"shape", "min", "max", "mean", "preview"}
     assert g["nodes"][-1]["value"] == "Infinity"
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_a_large_arrays_summary_is_its_exact_min_max_and_float64_mean(dtype: Any) -> None:
+    """A summary's min and max are the array's own, its mean the float64 sum over the count,
+    whatever the layout; with a non-finite element, those of the finite ones."""
+    rng = np.random.default_rng(3)
+    # magnitudes over six decades and a large offset: a float32 sum would lose digits
+    data = 1e3 + rng.standard_normal(64_000) * 10 ** rng.uniform(-3, 3, 64_000)
+    a = data.astype(dtype).reshape(400, 160)
+    for view in (a, a.T, a[::3, 1::2]):
+        s = summarise(view)
+        assert s["shape"] == list(view.shape)
+        assert (s["min"], s["max"]) == (float(view.min()), float(view.max()))
+        assert s["mean"] == float(view.mean(dtype=np.float64))
+        # and within a float64 sum's error of the exact mean (a float32 sum is 1e8 times off)
+        exact = np.asarray(view, np.float64).ravel()
+        error = abs(s["mean"] - math.fsum(exact) / exact.size)
+        assert error <= 1e-13 * math.fsum(np.abs(exact)) / exact.size
+        assert s["preview"] == view.reshape(-1)[:8].astype(np.float64).tolist()
+    b = a.copy()
+    b[7, 3] = np.inf
+    s = summarise(b)
+    finite = a.astype(np.float64)[np.isfinite(b)]
+    assert s["max"] == float(finite.max()) and s["mean"] == float(finite.mean())
 
 
 def test_small_values_are_sent_whole_with_non_finite_numbers_spelled_out() -> None:
