@@ -414,6 +414,7 @@ export class GraphView {
     this.flowLayer.replaceChildren();
     const matched = this.input ? matchFlowEdges(this.input.display, frame.flows) : [];
     const labels: { x: number; y: number; width: number; text: string }[] = [];
+    const flowing: SVGPathElement[] = [];
     frame.flows.forEach((flow, k) => {
       const from = boxOf?.get(flow.from) ?? flow.from;
       const to = boxOf?.get(flow.to) ?? flow.to;
@@ -430,11 +431,15 @@ export class GraphView {
       const edge = this.edges[matched[k] ?? -1];
       if (!edge) return;
       edge.path.classList.add("flowing");
+      flowing.push(edge.path);
       // An edge with no free slot for its label still lights up; the rows under the caption say the number.
       if (!edge.label) return;
       const text = flowText(flow.grad, flow.accumulates);
       labels.push({ x: edge.label.x, y: edge.label.y, width: this.measurer.width(text, "flow-text", "flow-label") + 14, text });
     });
+    // Each step's flow runs its cycles from the start (graph.css), also on an edge that flowed in
+    // the step before, whose animation would otherwise go on from where it was, or stay finished.
+    for (const path of flowing) for (const animation of path.getAnimations?.() ?? []) animation.currentTime = 0;
     const xs = spreadApart(labels);
     labels.forEach((label, i) => this.drawFlowLabel({ x: xs[i] ?? label.x, y: label.y }, label.width, label.text));
     if (active && follow) this.follow(active, frame.flows);

@@ -2,7 +2,8 @@
 the loss highlighted and in view (landing page, gallery, a step opened from /train), follows the
 current step in presentation mode at 1024×768 with the formula on screen, moves to the step that
 sends a clicked node its gradient; a step's formula is typeset at its size as it appears (the
-caption does not grow under the graph); a list-of-lists micrograd MLP reads by its structure;
+caption does not grow under the graph); a step's flowing edge animates for a few seconds, not for
+ever; a list-of-lists micrograd MLP reads by its structure;
 /train warns of a diverging loss within 2 s on the issue's path."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from urllib.parse import quote
 
 from playwright.sync_api import Locator, Page, expect
 
-from tests.e2e.programs import program_url
+from tests.e2e.programs import TINY, program_url
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -290,3 +291,51 @@ def test_a_steps_formula_is_typeset_at_its_size_as_it_appears(page: Page) -> Non
     for first, settled in page.evaluate(CAPTION_BOXES):
         assert len(first) > 1  # the caption and at least one typeset formula
         assert first == settled
+
+
+#: Every animation on the page: [its target's classes, play state, current time, end time]
+#: (a CSS animation's end time is Infinity when it repeats forever).
+ANIMATIONS = (
+    "() => document.getAnimations().map(a => [a.effect.target.getAttribute('class'),"
+    " a.playState, a.currentTime, a.effect.getComputedTiming().endTime])"
+)
+
+
+def flowing_animations(page: Page) -> list[list[Any]]:
+    return [a for a in page.evaluate(ANIMATIONS) if "flowing" in (a[0] or "").split()]
+
+
+#: The tiny example, a second and a half slower (a run whose request is on its way a while).
+TINY_WITH_PAUSE = "import time\n" + TINY + "time.sleep(1.5)\n"
+
+
+def test_a_steps_flowing_edge_runs_a_few_cycles_then_rests(page: Page) -> None:
+    """The flowing dash repaints its edge every frame: it runs for a few seconds from each step's
+    start (also on an edge that flowed the step before), stands still while a run is on its way,
+    and nothing on the page animates for ever (it kept a core busy while a step was shown)."""
+    page.goto(program_url(TINY_WITH_PAUSE))
+    wait_runs(page)
+    expect(page.get_by_test_id("walk-position")).to_have_text("1 / 4")
+    flows = flowing_animations(page)
+    assert len(flows) == 2, "step 1: loss = err · err sends err its gradient along two edges"
+    for _, state, _, end in flows:
+        assert state == "running"
+        assert 0 < end <= 5_000
+    assert all(end is not None and end < 1e9 for *_, end in page.evaluate(ANIMATIONS))
+    # as though its seconds had passed: finished, nothing on the page runs
+    page.evaluate("() => document.getAnimations().forEach(a => a.finish())")
+    assert not [a for a in page.evaluate(ANIMATIONS) if a[1] == "running"]
+    # the next step flows from its start, and so does this one shown again
+    for button, edges in (("walk-next", 1), ("walk-prev", 2)):
+        page.get_by_test_id(button).click()
+        flows = flowing_animations(page)
+        assert len(flows) == edges
+        assert all(state == "running" and now < 1_000 for _, state, now, _ in flows)
+    # a run on its way (the program sleeps): the old graph's flow stands still
+    page.get_by_test_id("run").click()
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=graph]').dataset.state === 'loading'"
+    )
+    flows = flowing_animations(page)
+    assert flows and all(state == "paused" for _, state, *_ in flows)
+    wait_runs(page, 2)
