@@ -29,6 +29,7 @@ from typing import Any
 import orjson
 
 from server.examples import TINY_EXAMPLE
+from server.program import imports
 from server.program.packing import pack_answer
 from server.sandbox import hostpaths, protocol
 from server.sandbox.jail import JailError, JailSpec, install
@@ -155,6 +156,7 @@ def serve(
         # line it is stuck on, even inside a native call that no Python handler can interrupt.
         with contextlib.suppress(Exception):
             faulthandler.register(signal.SIGUSR1, file=out_fd, all_threads=False)
+        imports.one_program_per_process()
         if warm:
             _warm(modules)
         write_all(out_fd, protocol.frame(protocol.READY, b""))

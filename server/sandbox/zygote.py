@@ -77,6 +77,7 @@ def _load(config: dict[str, Any]) -> dict[str, Any]:
     hostpaths.rename_code()
     mods.scrub_paths()
     hostpaths.forget_caches()
+    mods.settle_sys_modules(loaded)  # made once here, handed to each worker's program as it is
     return loaded
 
 

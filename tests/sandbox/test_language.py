@@ -244,6 +244,27 @@ def test_sys_exit_with_a_message_is_the_error() -> None:
     assert (error["type"], error["message"], error["line"]) == ("SystemExit", "bye", 3)
 
 
+def test_what_a_program_does_to_sys_modules_ends_with_its_worker() -> None:
+    """A worker hands its one program the ``sys.modules`` dict the zygote made before the fork,
+    not a copy: a program that empties it, or plants a module in it, changes only its own
+    worker's copy-on-write page. The next program, in the next worker, sees the whole dict."""
+    looks = (
+        "import sys\nprint(len(sys.modules) > 100, 'json' in sys.modules, 'planted' in sys.modules)"
+    )
+    assert out(looks) == "True True False\n"
+    for _ in range(2):  # two rounds: both of the pool's workers have run such a program
+        spoiled = out(
+            "import sys\nsys.modules['planted'] = sys.modules['json']\ndel sys.modules['json']\n"
+            "sys.modules['torch'] = None\nprint(len(sys.modules) > 100)\nsys.modules.clear()\n"
+            "print(len(sys.modules))"
+        )
+        assert spoiled == "True\n0\n"
+        assert out(looks) == "True True False\n"
+        assert out("import torch, json\nprint(torch.ones(2).sum().item(), json.dumps(1))") == (
+            "2.0 1\n"
+        )
+
+
 def test_traceback_shows_the_programs_frames_only() -> None:
     source = (
         "import torch\n"
