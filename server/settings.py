@@ -76,7 +76,7 @@ class Settings(BaseSettings):
     # A program that has used this much CPU is *long*: it is reniced (it yields the cores to
     # short programs) and moves to its own slots, of which there are this many more (0: twice
     # sandbox_workers), so that endless loops cannot hold the slots a class's short runs need.
-    sandbox_slice_s: float = 0.5
+    sandbox_slice_s: float = 0.25
     sandbox_long_workers: int = 0
     # Without a running zygote for this long (its restarts keep failing), /healthz fails.
     sandbox_restart_deadline_s: float = 30.0

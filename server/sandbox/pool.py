@@ -117,7 +117,7 @@ class SandboxConfig:
     gc_freeze: bool = True  # gc.freeze() in the zygote (no copy-on-write from collections)
     warm_workers: bool = True  # each worker runs a warm-up program before it says READY
     #: CPU seconds after which a program is long: reniced, and moved to the long slots
-    slice_s: float = 0.5
+    slice_s: float = 0.25
     #: without a live zygote for this long, the sandbox has failed (liveness says so)
     restart_deadline_s: float = 30.0
     #: keep a standby (a fork of the loaded zygote) that replaces a dead zygote at once

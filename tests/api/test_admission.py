@@ -173,8 +173,14 @@ def _post_in_thread(client: TestClient, source: str, results: list[Any]) -> thre
 
 
 def test_saturated_server_answers_503_with_retry_after() -> None:
+    # the sleepers keep their slots (asleep half a second, a program is long by default, and
+    # gives its short slot to the next in line: tests/api/test_serving.py's subject, not this)
     settings = make_settings(
-        sandbox_workers=1, admission_queue=1, wall_clock_s=3.0, admission_max_wait_s=3.0
+        sandbox_workers=1,
+        admission_queue=1,
+        wall_clock_s=3.0,
+        admission_max_wait_s=3.0,
+        sandbox_slice_s=30.0,
     )
     with TestClient(create_app(settings)) as client:
         results: list[Any] = []
