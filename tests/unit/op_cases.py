@@ -326,3 +326,13 @@ CASES["batch_norm"].append(
     )
 )
 CASES["layer_norm"].append((lambda T, a: T.nn.functional.group_norm(a, 2), [((2, 4, 3), R)]))
+
+#: Rows whose every case above is a sum of products of its inputs with non-negative constant
+#: coefficients (contractions, reductions, pools, convolutions with zero padding; ``arange``
+#: factors). Such a result, and each of its gradients, is a sum whose terms may cancel: an
+#: element near zero can carry the rounding error of terms far larger than itself. The same
+#: case evaluated on the inputs' magnitudes (and the upstream gradient's) gives, element by
+#: element, the sum of the terms' magnitudes: the scale of that error (tests/tolerances.py).
+SUMS_OF_PRODUCTS = frozenset(
+    {"sum", "mean", "cumsum", "einsum", "matmul", "linear", "conv", "avg_pool"}
+)

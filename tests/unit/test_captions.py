@@ -22,7 +22,7 @@ from engine.autograd import record_passes
 from engine.ops import OPS
 from tests.captions import check_line, evaluate
 from tests.unit.op_cases import CASES, _put
-from tests.unit.test_op_table import _draw
+from tests.unit.test_op_table import _draw, stable_seed
 
 F = engine.nn.functional
 R, P, U, A = "real", "pos", "unit", "away"
@@ -182,7 +182,7 @@ def _lines_of(step: dict[str, Any]) -> list[str]:
 
 
 def _arrays(name: str, i: int, specs: list[tuple[tuple[int, ...], str]]) -> list[np.ndarray]:
-    rng = np.random.default_rng(abs(hash(("caption", name, i))) % 2**32)
+    rng = np.random.default_rng(stable_seed("caption", name, i))
     return [_draw(rng, shape, domain) for shape, domain in specs]
 
 
