@@ -17,6 +17,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.middleware.gzip import GZipMiddleware
 
 from engine import backend
+from server import capacity
 from server.admission import Admission
 from server.assets import AssetFiles
 from server.clients import TrustedProxies
@@ -29,7 +30,7 @@ from server.middleware import (
 )
 from server.routes import api, notebook, pages, train
 from server.sandbox import service
-from server.serialize import OrjsonResponse
+from server.serialize import OrjsonResponse, dumps
 from server.settings import Settings, get_settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,7 +55,24 @@ async def validation_error(request: Request, exc: Exception) -> OrjsonResponse:
     """422 like FastAPI's, rendered by orjson: a NaN or a lone surrogate in the request must
     not become a 500."""
     errors = exc.errors() if isinstance(exc, RequestValidationError) else []
-    return OrjsonResponse({"detail": _printable(jsonable_encoder(errors))}, status_code=422)
+    detail = [_without_a_big_input(e) for e in _printable(jsonable_encoder(errors))]
+    return OrjsonResponse({"detail": detail[:MAX_422_ERRORS]}, status_code=422)
+
+
+#: a 422 names at most this many errors, and echoes an input only up to this many bytes (a
+#: 256 KiB program is not sent back to say that its `seed` is not a number)
+MAX_422_ERRORS = 20
+MAX_ECHOED_INPUT_BYTES = 200
+
+
+def _without_a_big_input(error: Any) -> Any:
+    """A validation error without its ``input`` when that is big (its size said instead)."""
+    if not isinstance(error, dict) or "input" not in error:
+        return error
+    size = len(dumps(error["input"]))
+    if size <= MAX_ECHOED_INPUT_BYTES:
+        return error
+    return {**error, "input": f"({size:,} bytes: not echoed)"}
 
 
 def create_app(settings: Settings | None = None, sandbox_paths: list[str] | None = None) -> FastAPI:
@@ -69,12 +87,18 @@ def create_app(settings: Settings | None = None, sandbox_paths: list[str] | None
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # the zygote and its jailed workers, ready before the first request
         app.state.sandbox = await run_in_threadpool(service.start, resolved, sandbox_paths)
+        short, long = capacity.run_slots(resolved)
         app.state.admission = Admission(
-            slots=resolved.sandbox_workers,
-            long_slots=service.long_workers(resolved),
-            queue_limit=resolved.admission_queue or 4 * resolved.sandbox_workers,
+            slots=short,
+            long_slots=long,
+            queue_limit=resolved.admission_queue or 4 * short,
             max_wait_s=min(
                 resolved.admission_max_wait_s or resolved.wall_clock_s, resolved.wall_clock_s
+            ),
+            share=(
+                resolved.client_short_slots,
+                resolved.client_long_slots,
+                resolved.client_queue,
             ),
         )
         backend.set_cuda_memory_limit(resolved.cuda_memory_limit_bytes)  # train runs in-process

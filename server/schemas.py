@@ -39,6 +39,7 @@ class Ready(BaseModel):
     queued: int = 0
     slots: int = 0
     ready_workers: int = 0
+    reason: str | None = Field(default=None, description="Why the sandbox is not ready.")
 
 
 class DeviceInfo(BaseModel):

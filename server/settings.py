@@ -61,7 +61,14 @@ class Settings(BaseSettings):
     max_recorded_passes: int = 20  # backward passes kept in `passes` (first and last kept)
     max_kept_nodes: int = 5_000  # nodes of the kept passes together (then only the latest)
     max_drawn_numbers: int = 2_000_000  # numbers a drawn graph of the program's own Values holds
-    max_output_chars: int = 100_000
+    max_output_chars: int = 100_000  # also each of the error's message, the notice, a result
+    # A worker's answer is hostile input (server/sandbox/answers.py): at most this many bytes
+    # and this many JSON objects and arrays, both checked before it is parsed; beyond, the run
+    # answers a malformed-answer error. The biggest real answers of the test corpus (367
+    # programs): 11.6 MB with 407,000 (a micrograd MLP lecture's 20 drawn passes), 9.1 MB with
+    # 261,000, 3.1 MB with 74,000.
+    max_answer_bytes: int = 24 * 1024 * 1024
+    max_answer_items: int = 600_000
     wall_clock_s: float = 5.0  # the program gets a TimeoutError here ...
     hard_kill_grace_s: float = 1.0  # ... and its worker is SIGKILLed this much later
     cpu_s: int = 0  # RLIMIT_CPU per worker; 0 = wall clock + grace + 1 s
@@ -83,6 +90,17 @@ class Settings(BaseSettings):
     # RLIMIT_AS per worker (its address space: ~120 MiB is NumPy and the engine); 0 = none.
     sandbox_memory_limit_bytes: int = 1024**3
     sandbox_queue_timeout_s: float = 10.0
+    # Memory admission (server/capacity.py): the runs held at once, short and long, times
+    # sandbox_memory_limit_bytes must fit this budget; 0: the cgroup's limit (else the host's
+    # memory) less server_memory_reserve_bytes per server process, shared by the processes.
+    run_memory_budget_bytes: int = 0
+    server_memory_reserve_bytes: int = 1024**3
+    # Fair share (server/admission.py): what one client (its address, or the address a
+    # trusted proxy names, and its browser session) may hold: short runs, long runs, and
+    # requests waiting; beyond, 429 with Retry-After. 0: no limit.
+    client_short_slots: int = 2
+    client_long_slots: int = 1
+    client_queue: int = 4
     # Each pre-forked worker pays its first-run costs (copy-on-write faults, cold caches: ~3 ms)
     # on a warm-up program while it waits, instead of on the learner's program.
     sandbox_warm_workers: bool = True  # then 503 "busy" with Retry-After
@@ -93,6 +111,12 @@ class Settings(BaseSettings):
     max_stream_steps: int = 20_000  # /api/v1/train/stream
     max_train_step_cost: int = 4_000_000  # parameters x (batch + evaluated samples), per step
     max_boundary_grid: int = 100  # cells per side of the decision-boundary grid
+    # Training runs in the server process, in a pool of its own off the event loop
+    # (server/training/worker.py): a call, a stream or a live update stops between two steps
+    # after this many seconds and answers what it did; threads at once (0: one per core, at
+    # most the short slots: more only take turns at the GIL).
+    train_wall_clock_s: float = 30.0
+    train_threads: int = 0
 
 
 def _default_sandbox_workers() -> int:

@@ -49,3 +49,42 @@ class Budgets:
 
 
 _FIELDS = fields(Budgets)
+
+
+def cut_text(text: str, limit: int) -> str:
+    """``text`` within ``limit`` characters: its head and its tail, the cut marked between them
+    (what was cut is said, so a reader knows the middle is missing)."""
+    if len(text) <= limit:
+        return text
+    mark = f"\n… [{len(text) - limit:,} characters cut: budget max_output_chars] …\n"
+    if len(mark) > limit // 2:  # a tiny limit: the head alone
+        return text[:limit]
+    keep = limit - len(mark)
+    tail = keep // 4
+    return text[: keep - tail] + mark + text[len(text) - tail :]
+
+
+#: the free text of an answer, by where it sits: what the output cap bounds besides stdout
+_TEXT_FIELDS = ("notice", "result")
+_ERROR_TEXT_FIELDS = ("message", "traceback")
+
+
+def cut_answer_text(body: dict[str, Any], limit: int) -> dict[str, Any]:
+    """Cut the error's message and traceback, the notice and the results (a notebook's cells'
+    too) of an answer to ``limit`` characters each, in place; anything not a string is left to
+    the schema's validation (the body may be a worker's forgery)."""
+
+    def cut_fields(holder: Any, names: tuple[str, ...]) -> None:
+        if isinstance(holder, dict):
+            for name in names:
+                value = holder.get(name)
+                if isinstance(value, str) and len(value) > limit:
+                    holder[name] = cut_text(value, limit)
+
+    cut_fields(body, _TEXT_FIELDS)
+    cut_fields(body.get("error"), _ERROR_TEXT_FIELDS)
+    cells = body.get("cells")
+    if isinstance(cells, list):
+        for cell in cells:
+            cut_fields(cell, ("result",))
+    return body

@@ -38,7 +38,7 @@ from typing import Any, Protocol
 import numpy
 
 from server.program import source as src
-from server.program.budgets import Budgets
+from server.program.budgets import Budgets, cut_answer_text
 from server.program.imports import Importer
 from server.program.known import known_names
 from server.program.values import graph as values_graph
@@ -489,6 +489,21 @@ def _notebook_too_long(sources: list[str], budgets: Budgets) -> dict[str, Any] |
 
 
 def run_program(
+    job: Mapping[str, Any],
+    output: Output,
+    modules: Mapping[str, types.ModuleType],
+    timed: bool = True,
+    on_cell: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """:func:`_run_program`, its free text (the error's message and traceback, the notice, the
+    results) cut to the output cap: ``raise ValueError("E" * 10**8)`` answers 100,000
+    characters, not 100 MB."""
+    result = _run_program(job, output, modules, timed, on_cell)
+    limit = Budgets(**job.get("budgets", {})).max_output_chars
+    return cut_answer_text(result, limit)
+
+
+def _run_program(
     job: Mapping[str, Any],
     output: Output,
     modules: Mapping[str, types.ModuleType],

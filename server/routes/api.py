@@ -13,13 +13,13 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from engine import backend
-from server.admission import Admission, Busy, Ticket
+from server.admission import Admission, Busy
 from server.clients import client_of, session_of
 from server.examples import gallery
 from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
-from server.metrics import metrics_of
+from server.metrics import Metrics, metrics_of
 from server.sandbox import service
-from server.sandbox.pool import Outcome, PoolBusy, Sandbox
+from server.sandbox.pool import Cancel, Outcome, PoolBusy, Sandbox
 from server.sandbox.stream import NdjsonResponse, RunStream, single_result
 from server.schemas import (
     DeviceInfo,
@@ -62,10 +62,14 @@ REQUEST_ERRORS: dict[int | str, dict[str, Any]] = {
 )
 def healthz(http: Request) -> Response:
     """Liveness: the process answers (cheap: no work) and its sandbox is up or coming back;
-    503 once no zygote has run for ``sandbox_restart_deadline_s`` (restarts keep failing), so
-    that an orchestrator restarts the server. Says how programs are confined."""
+    503 once it has not been able to serve for ``sandbox_restart_deadline_s``: no zygote for
+    that long (restarts keep failing), or one that has not answered its heartbeat for that long
+    (killing it did not help), so that an orchestrator restarts the server. Says how programs
+    are confined."""
     sandbox: Sandbox | None = getattr(http.app.state, "sandbox", None)
-    if sandbox is not None and not sandbox.live():
+    failing = sandbox.failing() if sandbox is not None and not sandbox.live() else None
+    if failing is not None:
+        log.error("liveness fails: %s", failing)
         body = Health(status="failing", sandbox="failed")
         return OrjsonResponse(body.model_dump(), status_code=503)
     body = Health(status="ok", sandbox=sandbox.mode if sandbox is not None else "starting")
@@ -80,12 +84,19 @@ def healthz(http: Request) -> Response:
 def readyz(http: Request) -> Response:
     """Readiness: whether this replica can take work now: a live zygote with workers ready or
     running, and room in the queue. A load balancer sends new requests elsewhere while this
-    says 503 (starting, a zygote restarting, or saturated)."""
+    says 503 (starting, a zygote restarting or not answering its heartbeat, or saturated), and
+    ``reason`` says why."""
     sandbox: Sandbox | None = getattr(http.app.state, "sandbox", None)
     admission: Admission | None = getattr(http.app.state, "admission", None)
-    if sandbox is None or admission is None or not sandbox.ready():
+    why = sandbox.not_ready() if sandbox is not None else "the sandbox is starting"
+    if sandbox is None or admission is None or why is not None:
         mode = sandbox.mode if sandbox is not None else "starting"
-        body = Ready(status="restarting" if mode == "restarting" else "starting", sandbox=mode)
+        again = sandbox is not None and bool(mode == "restarting" or sandbox.stuck)
+        body = Ready(
+            status="restarting" if again else "starting",
+            sandbox=mode,
+            reason=why or "the server is starting",
+        )
         return OrjsonResponse(body.model_dump(), status_code=503)
     body = Ready(
         status="ready" if admission.queued < admission.queue_limit else "saturated",
@@ -106,13 +117,22 @@ def metrics(http: Request) -> Response:
     return Response(body, media_type=METRICS_CONTENT_TYPE)
 
 
-def busy_response(retry_after: int, detail: str) -> Response:
-    """503 with Retry-After: the service is saturated right now (overload is shed here)."""
+def busy_response(retry_after: int, detail: str, status: int = 503) -> Response:
+    """503 with Retry-After: the service is saturated right now (overload is shed here); 429:
+    this client already has its share running and waiting."""
     return OrjsonResponse(
         {"detail": f"busy: {detail}; retry in {retry_after} s"},
-        status_code=503,
+        status_code=status,
         headers={"retry-after": str(retry_after)},
     )
+
+
+def refused(exc: Busy, stats: Metrics | None) -> Response:
+    """The answer for work admission control refused (counted by why)."""
+    if stats is not None:
+        why = "share" if exc.status == 429 else "queue_full" if "full" in exc.reason else "wait"
+        stats.refusals.labels(why).inc()
+    return busy_response(exc.retry_after, exc.reason, exc.status)
 
 
 @router.get("/devices", response_model=list[DeviceInfo], tags=["meta"])
@@ -149,10 +169,22 @@ async def run(request: RunRequest, http: Request) -> Response:
     if reason is not None:
         return json_bytes_response(dumps(device_error(request.device, reason)))
     sandbox: Sandbox = http.app.state.sandbox
-    job = service.job_for(request, app_settings(http))
+    settings = app_settings(http)
+    job = service.job_for(request, settings)
     return await run_job(
-        http, job, lambda outcome: service.respond(outcome, request.device, sandbox.mode == "none")
+        http, job, service.answer_for(settings, request.device, sandbox.mode == "none")
     )
+
+
+async def _stop_when_gone(http: Request, cancel: Cancel) -> None:
+    """Stop the run when its client disconnects: nobody is left to read its answer, and its
+    worker and slot are the class's. (The body has been read: what comes next is the end.)"""
+    while True:
+        message = await http.receive()
+        if message["type"] == "http.disconnect":
+            cancel.set()
+            return
+        await asyncio.sleep(0.05)  # (nothing else is expected; never a busy loop)
 
 
 def device_error(device: str, reason: str) -> dict[str, Any]:
@@ -161,9 +193,9 @@ def device_error(device: str, reason: str) -> dict[str, Any]:
     )
 
 
-async def run_job(http: Request, job: dict[str, Any], respond: service.Responder) -> Response:
-    """Run ``job`` through admission control and the sandbox; answer ``respond(outcome)``
-    (503 with Retry-After when saturated)."""
+async def run_job(http: Request, job: dict[str, Any], respond: service.ProgramAnswer) -> Response:
+    """Run ``job`` through admission control and the sandbox; answer ``respond(outcome)``,
+    parsed off the event loop (503 with Retry-After when saturated)."""
     settings = app_settings(http)
     sandbox: Sandbox = http.app.state.sandbox
     admission: Admission = http.app.state.admission
@@ -175,25 +207,30 @@ async def run_job(http: Request, job: dict[str, Any], respond: service.Responder
             def long() -> None:  # a long program (a loop) leaves its short slot to the next
                 loop.call_soon_threadsafe(admission.demote, ticket)
 
+            cancel = Cancel()
+
+            def run_and_answer() -> service.Answer:
+                outcome = sandbox.run(
+                    job, settings.sandbox_queue_timeout_s, cancel=cancel, on_long=long
+                )
+                return respond.off_loop(outcome)
+
             started = time.perf_counter()
-            outcome = await run_in_threadpool(
-                sandbox.run, job, settings.sandbox_queue_timeout_s, on_long=long
-            )
+            watcher = asyncio.create_task(_stop_when_gone(http, cancel))
+            try:
+                body_bytes, ok = await run_in_threadpool(run_and_answer)
+            finally:
+                watcher.cancel()
             elapsed = time.perf_counter() - started
     except Busy as exc:
-        if stats is not None:
-            stats.refusals.labels("queue_full" if "full" in exc.reason else "wait").inc()
-        return busy_response(exc.retry_after, exc.reason)
+        return refused(exc, stats)
     except PoolBusy:
         if stats is not None:
             stats.refusals.labels("busy").inc()
         return busy_response(1, "no sandbox worker became ready in time")
-    body_bytes = respond(outcome)
     if stats is not None:
         stats.run_seconds.observe(elapsed)
-        stats.runs.labels(
-            "ok" if outcome.result is not None and outcome.result.get("ok") else "error"
-        ).inc()
+        stats.runs.labels("ok" if ok else "error").inc()
     return json_bytes_response(body_bytes)
 
 
@@ -223,46 +260,46 @@ async def run_stream(request: RunRequest, http: Request) -> Response:
     reason = unavailable_device(request.device)
     if reason is not None:
         return NdjsonResponse(single_result(dumps(device_error(request.device, reason))))
-    job = service.job_for(request, app_settings(http))
-    return await stream_job(http, job, request.device, None)
+    settings = app_settings(http)
+    job = service.job_for(request, settings)
+    sandbox: Sandbox = http.app.state.sandbox
+    respond = service.answer_for(settings, request.device, sandbox.mode == "none")
+    return await stream_job(http, job, respond)
 
 
 async def stream_job(
-    http: Request, job: dict[str, Any], device: str, respond: service.Responder | None
+    http: Request, job: dict[str, Any], respond: service.ProgramAnswer
 ) -> Response:
     """Run ``job`` through admission control as a stream of NDJSON events (RunStream), its
-    last line ``respond(outcome)`` (a program's RunResponse when None)."""
+    last line ``respond(outcome)``."""
     settings = app_settings(http)
     sandbox: Sandbox = http.app.state.sandbox
     admission: Admission = http.app.state.admission
     stats = metrics_of(http.app)
     try:
-        await admission.enter(client_of(http), session_of(http))
+        ticket = await admission.enter(client_of(http), session_of(http))
     except Busy as exc:
-        if stats is not None:
-            stats.refusals.labels("queue_full" if "full" in exc.reason else "wait").inc()
-        return busy_response(exc.retry_after, exc.reason)
-    ticket = Ticket(time.monotonic())
+        return refused(exc, stats)
     loop = asyncio.get_running_loop()
 
     def long() -> None:  # a long program (a loop) leaves its short slot to the next
         loop.call_soon_threadsafe(admission.demote, ticket)
 
-    def release(outcome: Outcome | None, seconds: float) -> None:
+    def release(ran: tuple[Outcome, bool] | None, seconds: float) -> None:
         # from the event loop (the run's done callback, or the response's background task)
         admission.finish(ticket)
-        if stats is not None and outcome is not None:
+        if stats is not None and ran is not None:
+            outcome, ok = ran
             stats.run_seconds.observe(seconds)
-            if outcome.result is not None:
-                stats.runs.labels("ok" if outcome.result.get("ok") else "error").inc()
+            if outcome.answer is not None:
+                stats.runs.labels("ok" if ok else "error").inc()
             else:  # stopped (the connection closed) or a failed worker
                 stopped = (outcome.error or {}).get("type") == "KeyboardInterrupt"
                 stats.runs.labels("stopped" if stopped else "error").inc()
 
     stream = RunStream(
-        sandbox, job, device, settings.sandbox_queue_timeout_s, release, respond,
-        on_long=long,
-    )  # fmt: skip
+        sandbox, job, settings.sandbox_queue_timeout_s, release, respond, on_long=long
+    )
 
     async def close() -> None:  # on the event loop, as admission control wants
         stream.close()

@@ -12,7 +12,7 @@ from server.routes.api import (
     unavailable_device,
 )
 from server.sandbox import service
-from server.sandbox.pool import Outcome, Sandbox
+from server.sandbox.pool import Sandbox
 from server.sandbox.stream import NdjsonResponse, single_result
 from server.schemas import NotebookRunRequest, NotebookRunResponse, NotebookStreamEvent
 from server.serialize import dumps, json_bytes_response
@@ -31,15 +31,11 @@ def _refusal(request: NotebookRunRequest) -> bytes | None:
     return dumps(body)
 
 
-def _responder(request: NotebookRunRequest, http: Request) -> service.Responder:
+def _responder(request: NotebookRunRequest, http: Request) -> service.NotebookAnswer:
     sandbox: Sandbox = http.app.state.sandbox
-
-    def respond(outcome: Outcome) -> bytes:
-        return service.respond_notebook(
-            outcome, request.device, sandbox.mode == "none", request.cell
-        )
-
-    return respond
+    return service.notebook_answer_for(
+        app_settings(http), request.device, sandbox.mode == "none", request.cell
+    )
 
 
 @router.post(
@@ -87,4 +83,4 @@ async def run_stream(request: NotebookRunRequest, http: Request) -> Response:
     if refused is not None:
         return NdjsonResponse(single_result(refused))
     job = service.notebook_job_for(request, app_settings(http))
-    return await stream_job(http, job, request.device, _responder(request, http))
+    return await stream_job(http, job, _responder(request, http))

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import anyio
 from fastapi import APIRouter, Request, WebSocket
 from starlette.responses import Response, StreamingResponse
 
 from server.admission import Admission, Busy
 from server.clients import client_of, session_of
-from server.routes.api import busy_response
+from server.metrics import metrics_of
+from server.routes.api import refused
 from server.serialize import OrjsonResponse
 from server.settings import app_settings
-from server.training import live, stream
+from server.training import live, stream, worker
 from server.training.errors import SpecError
 from server.training.schemas import TrainRequest, TrainResponse
 from server.training.trainer import INLINE_MS, Trainer, run
@@ -48,24 +48,30 @@ async def train(request: TrainRequest, http: Request) -> Response:
 
     Returns one history row per step, the new ``state``, the decision-boundary grid, and with
     ``include_graph`` the graph and backward walk of the last step (the ``Graph`` of /run).
+    A call stops between two steps at the wall clock (``train_wall_clock_s`` from its
+    admission) and says so: ``truncated``, ``stopped``, ``steps_done``, a ``notice``; its
+    ``state`` resumes from there.
     """
-    # A short run (the playground's 10 steps of a small model: a few ms) runs on the event
+    # A tiny run (the playground's 10 steps of a small model: a few ms) runs on the event
     # loop, where handing it to a worker thread and back would cost about as much as the run;
-    # a longer one runs in a worker thread so that it does not hold up other requests.
+    # any other runs in a thread of the training pool. Either stops at the wall clock.
     settings = app_settings(http)
     try:
         trainer = Trainer(request, settings, settings.max_train_steps_per_call)
     except SpecError as exc:
         return _refuse(exc)
     admission: Admission = http.app.state.admission
+    clock = worker.StepClock(worker.wall_clock_s(settings))
     try:  # training and programs share the workers' slots, in one fair queue
         async with admission.slot(client_of(http), session_of(http)):
+            clock.start()  # the wall clock counts from the slot: an answer comes within it
             if trainer.estimated_ms() <= INLINE_MS:
-                result = run(trainer)
+                result = run(trainer, clock)
             else:
-                result = await anyio.to_thread.run_sync(run, trainer)
-    except Busy as exc:
-        return busy_response(exc.retry_after, exc.reason)
+                pool = worker.limiter(http.app.state, worker.pool_size(settings, admission))
+                result = await worker.in_thread(lambda: run(trainer, clock), clock, pool)
+    except Busy as exc:  # 503 (saturated) or 429 (this client's share is taken)
+        return refused(exc, metrics_of(http.app))
     except SpecError as exc:
         return _refuse(exc)
     return OrjsonResponse(result)
@@ -78,7 +84,9 @@ async def train(request: TrainRequest, http: Request) -> Response:
         200: {
             "content": {"text/event-stream": {}},
             "description": "`progress` events (one history row each) as steps finish, then one "
-            "`done` event with the whole TrainResponse. Closing the connection stops the run.",
+            "`done` event with the whole TrainResponse (`truncated` when the wall clock, "
+            "`train_wall_clock_s` for the whole stream, stopped it). Closing the connection "
+            "stops the run at its next step.",
         },
     },
     response_class=StreamingResponse,
@@ -98,6 +106,10 @@ def train_stream(request: TrainRequest, http: Request) -> Response:
             http.app.state.admission,
             client_of(http),
             session_of(http),
+            clock=worker.StepClock(worker.wall_clock_s(settings)),
+            pool=lambda: worker.limiter(
+                http.app.state, worker.pool_size(settings, http.app.state.admission)
+            ),
         ),
         media_type="text/event-stream",
         headers={"cache-control": "no-store", "x-accel-buffering": "no"},
@@ -107,12 +119,15 @@ def train_stream(request: TrainRequest, http: Request) -> Response:
 @router.websocket("/train/live")
 async def train_live(websocket: WebSocket) -> None:
     """The page's live run: see GET /api/v1/train/live for the protocol."""
+    settings = app_settings(websocket)
+    admission = websocket.app.state.admission
     await live.serve(
         websocket,
-        app_settings(websocket),
-        websocket.app.state.admission,
+        settings,
+        admission,
         client_of(websocket),
         session_of(websocket),
+        pool=worker.limiter(websocket.app.state, worker.pool_size(settings, admission)),
     )
 
 
@@ -146,7 +161,9 @@ holds the steps since the previous update), or `{"type": "error", "run", "detail
 message or a spec is refused (as the 422 of POST /train would be); an error pauses the run.
 
 Every update is exactly what `POST /api/v1/train` returns for the same spec and state:
-playing 40 updates of 5 steps equals one call of 200 steps, bit for bit.
+playing 40 updates of 5 steps equals one call of 200 steps, bit for bit. Each update has the
+wall clock of one such call: an update it cuts short says `truncated` and the run goes on from
+there at the next update.
 
 **Close codes**: 1001 idle for 5 minutes, or the connection's age limit (30 minutes) reached
 (reconnect and `start` with your last state when you need the run again); 1008 a message that

@@ -40,6 +40,9 @@ BASE_SYSCALLS: tuple[str, ...] = (
     # the end
     "exit", "exit_group",
 )  # fmt: skip
+#: Never allowed (tested): leaving the zygote's process group would escape the lifeline that
+#: SIGKILLs the group when the server dies (:mod:`server.sandbox.zygote`).
+NEVER_ALLOWED: tuple[str, ...] = ("setpgid", "setsid", "fork", "vfork", "clone", "clone3")
 
 #: Added for a CUDA worker, whose driver talks to the device through ioctls on files it may
 #: open after the jail (Landlock then limits which: the device nodes only).

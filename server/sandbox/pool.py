@@ -10,7 +10,12 @@ against ``RunResponse`` before it is answered.
 The zygote is supervised: when it dies, one thread (and only it) replaces it at once, without
 waiting for a request: with the standby it forked (a copy-on-write copy of itself, loaded and
 idle: milliseconds), else with a new zygote (seconds; backing off while starts fail);
-meanwhile requests wait for a worker (then 503). Every worker is known by a pidfd where the kernel has them, so it can be
+meanwhile requests wait for a worker (then 503). A zygote that is alive but does not answer
+(stopped, stuck) is found by a heartbeat (a ping over its control socket, about once a
+second): unanswered for ``heartbeat_timeout_s``, it is SIGKILLed, and so replaced the same way.
+Nothing outlives the server: each zygote's process group (it, its standby, its workers) dies
+with the lifeline whose write end only the server holds (:mod:`server.sandbox.zygote`).
+Every worker is known by a pidfd where the kernel has them, so it can be
 killed and reniced whichever zygote forked it, alive or not, and never a process that reused
 its pid. A program that has used a short slice of CPU is *long*: it is reniced so that short
 programs pass it, and its ``on_long`` callback lets admission control move it to its own slots.
@@ -110,7 +115,7 @@ class SandboxConfig:
     cpu_seconds: int = 0  # RLIMIT_CPU per worker; 0 = wall clock + 1
     memory_bytes: int = 1024**3
     max_output_chars: int = 100_000
-    max_result_bytes: int = 32 * 1024 * 1024
+    max_result_bytes: int = 24 * 1024 * 1024  # a RESULT frame (Settings.max_answer_bytes)
     mode: str = "auto"  # auto | seccomp | none
     cuda_workers: int = 0
     warm_up: bool = True  # run the gallery in the zygote before forking (warm caches)
@@ -122,6 +127,9 @@ class SandboxConfig:
     restart_deadline_s: float = 30.0
     #: keep a standby (a fork of the loaded zygote) that replaces a dead zygote at once
     standby: bool = True
+    #: a zygote that has not answered a heartbeat (sent every HEARTBEAT_S) for this long is
+    #: stuck (stopped, or hung): it is SIGKILLed and replaced
+    heartbeat_timeout_s: float = 5.0
     extra_sys_path: list[str] = field(default_factory=list)
 
 
@@ -148,11 +156,18 @@ class Outcome:
     """What came back from one worker."""
 
     stdout: str
-    result: dict[str, Any] | None
+    #: its RESULT frame, not parsed (hostile input: server.sandbox.answers bounds and parses it)
+    answer: bytes | None
     error: dict[str, Any] | None  # set when the worker ended without a usable result
     timing_ms: dict[str, float]
     #: a notebook's cells as they started: (cell number, where its output begins in stdout)
     cells: list[tuple[int, int]] = field(default_factory=list)
+
+    @property
+    def result(self) -> dict[str, Any] | None:
+        """The answer parsed, for tests and tools (the server parses it through
+        :class:`server.sandbox.service.ProgramAnswer`, bounded and off the event loop)."""
+        return None if self.answer is None else dict(orjson.loads(self.answer))
 
 
 def _error(type_name: str, message: str) -> dict[str, Any]:
@@ -211,6 +226,10 @@ class Sandbox:
         self._lost = threading.Event()  # the zygote is gone: the supervisor starts the next
         self._stopping = threading.Event()
         self._standby: socket.socket | None = None  # our end of the standby's control socket
+        self.stuck = 0  # zygotes killed because they stopped answering the heartbeat
+        self._lost_why = ""  # how the last zygote was lost (for readiness)
+        #: process group -> our end of its lifeline (closing it SIGKILLs the group)
+        self._lifelines: dict[int, int] = {}
         first = self._start_zygote()
         self._install(first)
         self._spawn_standby(first)
@@ -219,6 +238,7 @@ class Sandbox:
             self.close()
             raise SandboxUnavailable(f"AGP_SANDBOX=seccomp but the kernel cannot jail: {reason}")
         for target, name in ((self._supervise, "sandbox-supervisor"),
+                             (self._heartbeat, "sandbox-heartbeat"),
                              (self._watch_long_runs, "sandbox-nice")):  # fmt: skip
             threading.Thread(target=target, name=name, daemon=True).start()
         self._top_up()
@@ -240,9 +260,14 @@ class Sandbox:
 
     # ---- the zygote and its supervision ---------------------------------------------------------
 
+    def _cpu_limit_s(self) -> int:
+        """A worker's RLIMIT_CPU soft limit (SIGXCPU); the kernel SIGKILLs a second later."""
+        cfg = self.config
+        return cfg.cpu_seconds or int(cfg.wall_clock_s + cfg.grace_s) + 1
+
     def _start_zygote(self) -> Zygote:
         cfg = self.config
-        cpu = cfg.cpu_seconds or int(cfg.wall_clock_s + cfg.grace_s) + 1
+        cpu = self._cpu_limit_s()
         settings = {
             "mode": cfg.mode,
             "memory_bytes": cfg.memory_bytes,
@@ -254,11 +279,18 @@ class Sandbox:
             "job_cap": 1 << 20,
         }
         try:
-            return Zygote.start(
+            zygote = Zygote.start(
                 settings, cfg.extra_sys_path, self._on_worker, self._on_exit, self._on_end
             )
         except (ZygoteFailed, OSError) as exc:
             raise SandboxUnavailable(str(exc)) from None
+        with self._lock:
+            if zygote.lifeline >= 0:
+                self._lifelines[zygote.pgid] = zygote.lifeline
+            closed = self._closed
+        if closed:
+            self._cut_lifelines()
+        return zygote
 
     def _activate_standby(self) -> Zygote | None:
         """The standby the lost zygote forked, now the zygote (None if there is none, or it
@@ -335,7 +367,9 @@ class Sandbox:
             if not self._closed:
                 self.mode = "restarting"
                 self.down_since = time.monotonic()
-                log.error("the sandbox's zygote (pid %d) exited; starting another", zygote.pid)
+                how = "stopped answering its heartbeat" if zygote.killed else "exited"
+                self._lost_why = f"the zygote (pid {zygote.pid}) {how}"
+                log.error("the sandbox's zygote (pid %d) %s; replacing it", zygote.pid, how)
                 self._lost.set()
             self._lock.notify_all()
         for w in stale:
@@ -377,25 +411,107 @@ class Sandbox:
                     break
                 zygote.stop()  # it died at once (or we are closing): try again
 
+    #: how often the heartbeat thread pings the zygote
+    HEARTBEAT_S = 1.0
+
+    def _heartbeat(self) -> None:
+        """Ping the zygote about once a second; one that has left a ping unanswered for
+        ``heartbeat_timeout_s`` (SIGSTOPped, hung) is SIGKILLed: its control socket closes and
+        the supervisor replaces it as it would a dead one. Also lets go of the lifelines of
+        process groups that have ended."""
+        while not self._stopping.wait(self.HEARTBEAT_S):
+            zygote = self._zygote
+            if zygote is not None and not zygote.ended:
+                late = zygote.unanswered_s()
+                if late >= self.config.heartbeat_timeout_s - 0.05:
+                    if not zygote.killed:
+                        self.stuck += 1
+                        log.error(
+                            "the sandbox's zygote (pid %d) has not answered its heartbeat for "
+                            "%.1f s: killing it; its standby or a new zygote takes over",
+                            zygote.pid,
+                            late,
+                        )
+                    zygote.kill_now()
+                else:
+                    zygote.ping()
+            self._let_go_of_ended_groups(zygote)
+
+    def _let_go_of_ended_groups(self, current: Zygote | None) -> None:
+        """Close the lifelines of process groups with no process left (not the current
+        zygote's, whose standby carries it on)."""
+        with self._lock:
+            groups = [g for g in self._lifelines if current is None or g != current.pgid]
+        for pgid in groups:
+            try:
+                os.killpg(pgid, 0)
+            except ProcessLookupError:
+                with self._lock:
+                    fd = self._lifelines.pop(pgid, -1)
+                if fd >= 0:
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
+            except OSError:
+                pass
+
+    def _cut_lifelines(self) -> None:
+        """Close our ends of every lifeline: the kernel SIGKILLs each group (every zygote,
+        standby and worker we ever started that is still there)."""
+        with self._lock:
+            fds = list(self._lifelines.values())
+            self._lifelines.clear()
+        for fd in fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
     def live(self) -> bool:
-        """False once no zygote has been running for ``restart_deadline_s`` (restarts keep
-        failing): liveness fails, and an orchestrator restarts the server."""
+        """False once the sandbox has not been able to serve for ``restart_deadline_s``: no
+        zygote for that long (restarts keep failing), or one that has not answered its
+        heartbeat for that long (killing it did not help). Liveness fails, and an orchestrator
+        restarts the server."""
+        return self._closed or self.failing() is None
+
+    def failing(self) -> str | None:
+        """Why liveness fails (None: it does not)."""
+        deadline = self.config.restart_deadline_s
+        now = time.monotonic()
         down = self.down_since
-        return (
-            self._closed
-            or down is None
-            or (time.monotonic() - down < self.config.restart_deadline_s)
-        )
+        if down is not None and now - down >= deadline:
+            return f"no zygote has run for {now - down:.0f} s ({self._lost_why}; restarts failed)"
+        zygote = self._zygote
+        if zygote is not None and zygote.unanswered_s(now) >= deadline:
+            return (
+                f"the zygote (pid {zygote.pid}) has not answered its heartbeat for "
+                f"{zygote.unanswered_s(now):.0f} s"
+            )
+        return None
 
     def ready(self) -> bool:
-        """A live zygote, and workers ready or running programs."""
+        """A live zygote that answers its heartbeat, and workers ready or running programs."""
+        return self.not_ready() is None
+
+    def not_ready(self) -> str | None:
+        """Why the sandbox cannot take work now (None: it can)."""
         with self._lock:
             zygote = self._zygote
-            return (
-                zygote is not None
-                and zygote.alive()
-                and (len(self._ready["cpu"]) + len(self._busy)) > 0
-            )
+            if self._closed:
+                return "the sandbox is closed"
+            if zygote is None or not zygote.alive():
+                if self.mode == "starting":
+                    return "the sandbox is starting"
+                return f"{self._lost_why or 'the zygote is gone'}: replacing it"
+            late = zygote.unanswered_s()
+            # half the time after which it is killed (and never later than liveness fails): no
+            # new work for a zygote that may be stuck
+            cfg = self.config
+            if late >= min(cfg.heartbeat_timeout_s / 2, cfg.restart_deadline_s):
+                return (
+                    f"the zygote (pid {zygote.pid}) has not answered its heartbeat for "
+                    f"{late:.1f} s: replacing it"
+                )
+            if len(self._ready["cpu"]) + len(self._busy) == 0:
+                return "no worker is ready yet"
+            return None
 
     def _ask(self, kind: str) -> None:
         """Ask the zygote for one more worker (the lock is held)."""
@@ -658,9 +774,11 @@ class Sandbox:
                         if on_cell is not None:
                             on_cell(number)
                     elif kind == protocol.STACK:
+                        if not asked_stack:  # a program forging the line its error names
+                            raise protocol.ProtocolError("a stack dump the server did not ask for")
                         stack += (body + b"\n")[: max(0, self.STACK_CAP - len(stack))]
-                        if asked_stack:  # it has answered: the rest follows within moments
-                            deadline = min(deadline, time.monotonic() + self.STACK_REST_S)
+                        # it has answered: the rest follows within moments
+                        deadline = min(deadline, time.monotonic() + self.STACK_REST_S)
                     elif kind == protocol.RESULT:
                         result_bytes = body
                         eof = time.monotonic() + self.EOF_AFTER_RESULT_S
@@ -679,19 +797,8 @@ class Sandbox:
         timing = {"worker": round((time.monotonic() - started) * 1000, 3)}
         if cancel is not None and cancel.requested and result_bytes is None:
             return Outcome(stdout, None, _error("KeyboardInterrupt", STOPPED_MESSAGE), timing)
-        if result_bytes is not None:
-            try:
-                result = orjson.loads(result_bytes)
-                if not isinstance(result, dict):
-                    raise ValueError("not an object")
-            except ValueError:
-                return Outcome(
-                    stdout,
-                    None,
-                    _error("RuntimeError", "the program's worker sent an invalid result"),
-                    timing,
-                )
-            return Outcome(stdout, result, None, timing)
+        if result_bytes is not None:  # parsed by whoever answers, bounded, off the event loop
+            return Outcome(stdout, result_bytes, None, timing)
         if killed:
             self.kills += 1
             error = _error(
@@ -737,6 +844,8 @@ class Sandbox:
 
     def _death(self, w: _Worker) -> dict[str, Any]:
         """Why a worker ended without a result (its exit status, reported by the zygote)."""
+        # At most the CPU time it can have used: one thread uses no more than the wall time
+        cpu_bound = w.cpu_at_start + (time.monotonic() - w.started)
         end = time.monotonic() + 1.0
         with self._lock:
             # only a live zygote reports its workers' exits (an orphan's status is its new
@@ -753,13 +862,23 @@ class Sandbox:
             return _error("RuntimeError", "the program's worker ended without a result")
         if os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
+            # Our own kills (wall clock, Stop) are answered before this; RLIMIT_CPU's SIGKILL
+            # comes at its hard limit (a second past cpu_s): one before it can have reached
+            # that came from elsewhere (a signal from outside, the kernel's OOM killer).
+            if sig == signal.SIGKILL and cpu_bound + 0.05 < self._cpu_limit_s() + 1:
+                return _error(
+                    "RuntimeError",
+                    "the program's process was killed from outside the sandbox (by a signal, "
+                    "or by the kernel's out-of-memory killer)",
+                )
             if sig in (signal.SIGXCPU, signal.SIGKILL):
                 return _error(
                     "TimeoutError",
                     "the program used up its CPU time and was stopped (budget: cpu_s)"
                     if sig == signal.SIGXCPU
-                    else "the program was killed (it ran out of CPU time or memory: budgets "
-                    "cpu_s, sandbox_memory_limit_bytes)",
+                    else "the program was killed, most likely at its CPU time limit (budget: "
+                    "cpu_s; else by a signal from outside the sandbox, or the kernel's "
+                    "out-of-memory killer)",
                 )
             if sig == signal.SIGSEGV:
                 return _error(
@@ -850,6 +969,8 @@ class Sandbox:
             self._discard(w)
         if zygote is not None:
             zygote.stop()
+        # and whatever is left of every group (workers still running, a stopped standby)
+        self._cut_lifelines()
 
 
 _STACK_LINE = re.compile(rb'^  File "(<[a-z]{1,10}(?: \d{1,6})?>)", line (\d+) in (\S{1,200})$')

@@ -5,21 +5,24 @@ from __future__ import annotations
 import ipaddress
 import logging
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import orjson
 from pydantic import ValidationError
 
 from engine import backend
-from server.program.budgets import Budgets
+from server import capacity
+from server.program.budgets import Budgets, cut_answer_text
+from server.sandbox import answers
 from server.sandbox.pool import Outcome, Sandbox, SandboxConfig, SandboxUnavailable
 from server.schemas import NotebookRunRequest, NotebookRunResponse, RunRequest, RunResponse
 from server.settings import Settings
 
 log = logging.getLogger(__name__)
 
-#: turns a run's outcome into the answer's body (a program's, a notebook's)
-Responder = Callable[[Outcome], bytes]
+#: turns a run's outcome into the answer (a program's, a notebook's): ProgramAnswer and its kin
+Responder = Callable[[Outcome], tuple[bytes, bool]]
 
 UNJAILED_NOTICE = (
     "This server runs programs without a kernel jail (no seccomp here): it serves this "
@@ -37,16 +40,12 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def long_workers(settings: Settings) -> int:
-    """Slots for long programs (besides ``sandbox_workers`` for short ones)."""
-    return settings.sandbox_long_workers or 2 * settings.sandbox_workers
-
-
 def start(settings: Settings, extra_sys_path: list[str] | None = None) -> Sandbox:
     """Start the zygote and its workers; refuse an unjailed sandbox on a public address."""
+    short, long = capacity.run_slots(settings)
     config = SandboxConfig(
-        workers=settings.sandbox_workers,
-        long_workers=long_workers(settings),
+        workers=short,
+        long_workers=long,
         slice_s=settings.sandbox_slice_s,
         restart_deadline_s=settings.sandbox_restart_deadline_s,
         wall_clock_s=settings.wall_clock_s,
@@ -54,6 +53,7 @@ def start(settings: Settings, extra_sys_path: list[str] | None = None) -> Sandbo
         cpu_seconds=settings.cpu_s,
         memory_bytes=settings.sandbox_memory_limit_bytes,
         max_output_chars=settings.max_output_chars,
+        max_result_bytes=settings.max_answer_bytes,
         mode=settings.sandbox,
         cuda_workers=1 if backend.cuda_is_available() else 0,
         warm_workers=settings.sandbox_warm_workers,
@@ -122,18 +122,142 @@ def notebook_error_response(
     return body
 
 
-def respond(outcome: Outcome, device: str, unjailed: bool) -> bytes:
-    """Merge what the worker sent with what it printed, validate it, encode it."""
-    if outcome.result is not None:
-        body = outcome.result
-        body["stdout"] = outcome.stdout
-        body.setdefault("output_truncated", False)
-        body.setdefault("output_chars", None)
-    else:
+#: an answer's encoded body, and whether the program ran to its end (``ok``)
+Answer = tuple[bytes, bool]
+
+MALFORMED = "the program's worker sent a malformed answer"
+
+
+@dataclass(frozen=True)
+class ProgramAnswer:
+    """Turns a program's run into its ``RunResponse`` (picklable: a big answer is parsed in a
+    parser process, :mod:`server.sandbox.answers`)."""
+
+    device: str
+    unjailed: bool
+    max_output_chars: int = 100_000
+    max_items: int = 600_000
+
+    def __call__(self, outcome: Outcome) -> Answer:
+        """The answer, parsed and validated here (call :meth:`off_loop` from a thread)."""
+        try:
+            body = self._body(outcome)
+        except answers.MalformedAnswer as exc:
+            return self.malformed(outcome, str(exc))
+        return self._finish(body, outcome)
+
+    def off_loop(self, outcome: Outcome) -> Answer:
+        """:meth:`__call__`, in a parser process when the answer is big (from a thread)."""
+        try:
+            return answers.off_loop(self, outcome.answer, outcome)
+        except answers.MalformedAnswer as exc:
+            return self.malformed(outcome, str(exc))
+
+    def _body(self, outcome: Outcome) -> dict[str, Any]:
+        if outcome.answer is not None:
+            body = answers.decode(outcome.answer, self.max_items)
+            body["stdout"] = outcome.stdout
+            body.setdefault("output_truncated", False)
+            body.setdefault("output_chars", None)
+            return body
         error = outcome.error or {"type": "RuntimeError", "message": "the program failed"}
-        body = error_response(device, error["type"], error["message"], outcome.stdout)
+        body = error_response(self.device, error["type"], error["message"], outcome.stdout)
         body["error"].update({k: error[k] for k in ("line", "traceback") if error.get(k)})
-    return _finish(body, outcome, device, unjailed, RunResponse)
+        return body
+
+    def malformed(self, outcome: Outcome, why: str) -> Answer:
+        """The answer for a worker whose answer broke a bound: a program error, never a 5xx."""
+        log.warning("a worker's answer was refused: %s", why)
+        body = error_response(self.device, "RuntimeError", f"{MALFORMED} ({why})", outcome.stdout)
+        return orjson.dumps(cut_answer_text(body, self.max_output_chars)), False
+
+    def _finish(self, body: dict[str, Any], outcome: Outcome) -> Answer:
+        """Timings and the unjailed notice added, text cut to the output cap, validated,
+        encoded."""
+        timing = body.get("timing_ms")
+        if isinstance(timing, dict):
+            timing.update(outcome.timing_ms)
+        if self.unjailed:
+            notice = body.get("notice")
+            body["notice"] = (
+                f"{notice}\n{UNJAILED_NOTICE}"
+                if isinstance(notice, str) and notice
+                else UNJAILED_NOTICE
+            )
+        cut_answer_text(body, self.max_output_chars)
+        try:
+            self.model.model_validate(body, strict=True)
+        except ValidationError as exc:
+            log.warning("a worker's result failed validation: %s", exc.errors()[:3])
+            return self.malformed(outcome, "it does not match the response's schema")
+        return orjson.dumps(body), body.get("ok") is True
+
+    model: ClassVar[type[RunResponse] | type[NotebookRunResponse]] = RunResponse
+
+
+@dataclass(frozen=True)
+class NotebookAnswer(ProgramAnswer):
+    """:class:`ProgramAnswer` for a notebook: each cell that ran with what it printed."""
+
+    shown: int = 1
+
+    model: ClassVar[type[RunResponse] | type[NotebookRunResponse]] = NotebookRunResponse
+
+    def _body(self, outcome: Outcome) -> dict[str, Any]:
+        printed = _cell_outputs(outcome, self.shown)
+        if outcome.answer is not None:
+            body = answers.decode(outcome.answer, self.max_items)
+            body["stdout"] = outcome.stdout
+            body.setdefault("output_truncated", False)
+            body.setdefault("output_chars", None)
+            for cell in body.get("cells") or []:
+                if isinstance(cell, dict):
+                    cell["stdout"] = printed.get(cell.get("cell"), "")  # type: ignore[arg-type]
+            return body
+        # no answer from the worker (stopped, killed): what each cell printed until then
+        error = outcome.error or {"type": "RuntimeError", "message": "the program failed"}
+        body = notebook_error_response(self.device, self.shown, error["type"], error["message"])
+        body["stdout"] = outcome.stdout
+        body["error"].update({k: error[k] for k in ("line", "traceback", "cell") if error.get(k)})
+        ran = sorted(printed)
+        body["cells"] = [
+            {"cell": n, "ok": n != ran[-1], "stdout": printed[n], "result": None} for n in ran
+        ]
+        body["cell"] = ran[-1] if ran else self.shown
+        body["error"].setdefault("cell", body["cell"])
+        return body
+
+    def malformed(self, outcome: Outcome, why: str) -> Answer:
+        log.warning("a worker's answer was refused: %s", why)
+        body = notebook_error_response(
+            self.device, self.shown, "RuntimeError", f"{MALFORMED} ({why})"
+        )
+        body["stdout"] = outcome.stdout
+        return orjson.dumps(cut_answer_text(body, self.max_output_chars)), False
+
+
+def answer_for(settings: Settings, device: str, unjailed: bool) -> ProgramAnswer:
+    """How a program's answer is made under ``settings``."""
+    return ProgramAnswer(device, unjailed, settings.max_output_chars, settings.max_answer_items)
+
+
+def notebook_answer_for(
+    settings: Settings, device: str, unjailed: bool, shown: int
+) -> NotebookAnswer:
+    """How a notebook's answer is made under ``settings``."""
+    return NotebookAnswer(
+        device, unjailed, settings.max_output_chars, settings.max_answer_items, shown
+    )
+
+
+def respond(outcome: Outcome, device: str, unjailed: bool) -> bytes:
+    """A program's ``RunResponse``, encoded (default bounds)."""
+    return ProgramAnswer(device, unjailed)(outcome)[0]
+
+
+def respond_notebook(outcome: Outcome, device: str, unjailed: bool, shown: int) -> bytes:
+    """A notebook's ``NotebookRunResponse``, encoded (default bounds)."""
+    return NotebookAnswer(device, unjailed, shown=shown)(outcome)[0]
 
 
 def _cell_outputs(outcome: Outcome, shown: int) -> dict[int, str]:
@@ -145,61 +269,3 @@ def _cell_outputs(outcome: Outcome, shown: int) -> dict[int, str]:
             marks.append((number, min(at, len(outcome.stdout))))
     ends = [at for _, at in marks[1:]] + [len(outcome.stdout)] * bool(marks)
     return {number: outcome.stdout[at:end] for (number, at), end in zip(marks, ends, strict=True)}
-
-
-def respond_notebook(outcome: Outcome, device: str, unjailed: bool, shown: int) -> bytes:
-    """:func:`respond` for a notebook: each cell that ran with what it printed."""
-    printed = _cell_outputs(outcome, shown)
-    if outcome.result is not None:
-        body = outcome.result
-        body["stdout"] = outcome.stdout
-        body.setdefault("output_truncated", False)
-        body.setdefault("output_chars", None)
-        for cell in body.get("cells") or []:
-            if isinstance(cell, dict):
-                cell["stdout"] = printed.get(cell.get("cell"), "")  # type: ignore[arg-type]
-    else:  # no answer from the worker (stopped, killed): what each cell printed until then
-        error = outcome.error or {"type": "RuntimeError", "message": "the program failed"}
-        body = notebook_error_response(device, shown, error["type"], error["message"])
-        body["stdout"] = outcome.stdout
-        body["error"].update({k: error[k] for k in ("line", "traceback", "cell") if error.get(k)})
-        ran = sorted(printed)
-        body["cells"] = [
-            {"cell": n, "ok": n != ran[-1], "stdout": printed[n], "result": None} for n in ran
-        ]
-        body["cell"] = ran[-1] if ran else shown
-        body["error"].setdefault("cell", body["cell"])
-    return _finish(body, outcome, device, unjailed, NotebookRunResponse)
-
-
-def _finish(
-    body: dict[str, Any],
-    outcome: Outcome,
-    device: str,
-    unjailed: bool,
-    model: type[RunResponse] | type[NotebookRunResponse],
-) -> bytes:
-    """Timings and the unjailed notice added, validated against ``model``, encoded."""
-    timing = body.get("timing_ms")
-    if isinstance(timing, dict):
-        timing.update(outcome.timing_ms)
-    if unjailed:
-        notice = body.get("notice")
-        body["notice"] = (
-            f"{notice}\n{UNJAILED_NOTICE}"
-            if isinstance(notice, str) and notice
-            else UNJAILED_NOTICE
-        )
-    try:
-        model.model_validate(body, strict=True)
-    except ValidationError as exc:
-        log.warning("a worker's result failed validation: %s", exc.errors()[:3])
-        message = "the program's worker sent a malformed result"
-        if model is NotebookRunResponse:
-            body = notebook_error_response(
-                device, int(body.get("cell") or 1), "RuntimeError", message
-            )
-            body["stdout"] = outcome.stdout
-        else:
-            body = error_response(device, "RuntimeError", message, outcome.stdout)
-    return orjson.dumps(body)

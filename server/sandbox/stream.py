@@ -21,7 +21,6 @@ import contextlib
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
-from functools import partial
 from typing import Any
 
 import orjson
@@ -60,20 +59,17 @@ class RunStream:
         self,
         sandbox: Sandbox,
         job: dict[str, Any],
-        device: str,
         queue_timeout_s: float,
-        release: Callable[[Outcome | None, float], None],
-        respond: Callable[[Outcome], bytes] | None = None,
+        release: Callable[[tuple[Outcome, bool] | None, float], None],
+        respond: service.ProgramAnswer,
         on_long: Callable[[], None] | None = None,
     ) -> None:
         self.sandbox = sandbox
         self.job = job
-        self.device = device
         self.queue_timeout_s = queue_timeout_s
-        #: the answer's body from the outcome (a notebook's differs from a program's)
-        self.respond = respond or (
-            lambda outcome: service.respond(outcome, device, sandbox.mode == "none")
-        )
+        #: the answer from the outcome (a notebook's differs from a program's), made in the
+        #: run's thread (or a parser process), never on the event loop
+        self.respond = respond
         self.cancel = Cancel()
         self._release = release
         self.on_long = on_long
@@ -86,10 +82,10 @@ class RunStream:
         if not self._started:
             self._give_back(None, 0.0)
 
-    def _give_back(self, outcome: Outcome | None, seconds: float) -> None:
+    def _give_back(self, ran: tuple[Outcome, bool] | None, seconds: float) -> None:
         if not self._released:
             self._released = True
-            self._release(outcome, seconds)
+            self._release(ran, seconds)
 
     async def events(self) -> AsyncIterator[bytes]:
         if self._released:  # closed before it began
@@ -136,20 +132,25 @@ class RunStream:
                 if part != ""
             ]
 
-        run = partial(
-            self.sandbox.run,
-            self.job,
-            self.queue_timeout_s,
-            cancel=self.cancel,
-            on_stdout=arrived,
-            on_cell=arrived,
-            on_long=self.on_long,
-        )
+        def run() -> tuple[Outcome, service.Answer]:
+            outcome = self.sandbox.run(
+                self.job,
+                self.queue_timeout_s,
+                cancel=self.cancel,
+                on_stdout=arrived,
+                on_cell=arrived,
+                on_long=self.on_long,
+            )
+            return outcome, self.respond.off_loop(outcome)
+
         future = loop.run_in_executor(None, run)
 
-        def finished(done: asyncio.Future[Outcome]) -> None:
-            outcome = None if done.cancelled() or done.exception() else done.result()
-            self._give_back(outcome, time.monotonic() - started)
+        def finished(done: asyncio.Future[tuple[Outcome, service.Answer]]) -> None:
+            ran = None
+            if not done.cancelled() and done.exception() is None:
+                outcome, (_, ok) = done.result()
+                ran = (outcome, ok)
+            self._give_back(ran, time.monotonic() - started)
 
         future.add_done_callback(finished)
         try:
@@ -178,11 +179,10 @@ class RunStream:
             for line in lines(take(), elapsed):  # what arrived after the last look
                 yield line
             try:
-                outcome = future.result()
+                _, (body, _) = future.result()
             except PoolBusy:
                 yield event_line("busy", elapsed, retry_after_s=1)
                 return
-            body = self.respond(outcome)
             head = event_line("result", elapsed)[:-2]  # without the closing brace and newline
             yield head + b',"response":' + body + b"}\n"
         finally:

@@ -6,6 +6,12 @@ once.
 soon as the current one's control socket closes it activates the standby that zygote forked
 (or, failing that, starts a new one), from one thread, one at a time, without waiting for a
 request.
+
+Each started zygote leads a process group of its own and gets a *lifeline*, a pipe whose only
+write end the server holds (:attr:`Zygote.lifeline`): when it closes, the kernel SIGKILLs
+that group (the zygote, its standby, its workers; see :mod:`server.sandbox.zygote`). A
+zygote also answers a heartbeat (:meth:`Zygote.ping`), so that a stopped or stuck one is
+noticed and replaced.
 """
 
 from __future__ import annotations
@@ -18,13 +24,14 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from server.sandbox.protocol import CONTROL_FD_ENV, PID, PID_STATUS
-from server.sandbox.zygote import ENTRY
+from server.sandbox.zygote import ENTRY, LIFELINE_FD_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -99,6 +106,16 @@ class Zygote:
             with contextlib.suppress(AttributeError, OSError):
                 self.pidfd = os.pidfd_open(self.pid)
         self.ended = False
+        #: our end of its family's lifeline (started zygotes; -1 for an activated standby,
+        #: whose family's lifeline is its first zygote's). Whoever supervises owns it: closing
+        #: it SIGKILLs the whole process group.
+        self.lifeline = -1
+        self.pgid = self.pid
+        with contextlib.suppress(OSError):
+            self.pgid = os.getpgid(self.pid)
+        self.killed = False  # we SIGKILLed it (a heartbeat it did not answer)
+        self._ping_since: float | None = None  # when the unanswered ping was sent
+        self.answered = time.monotonic()  # when it last answered (or said hello)
         self._listener = threading.Thread(target=self._listen, name="sandbox-zygote", daemon=True)
         self._listener.start()
 
@@ -112,32 +129,50 @@ class Zygote:
         on_end: Callable[[Zygote], None],
         hello_timeout_s: float = 120.0,
     ) -> Zygote:
-        """Start a new zygote process and wait for its hello."""
+        """Start a new zygote process, in a process group of its own with a lifeline whose
+        write end only we hold (:attr:`lifeline`: the caller owns it once this returns), and
+        wait for its hello."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        # os.pipe's ends are close-on-exec: no other child of the server inherits the write end
+        life_r, life_w = os.pipe()
         env = scrubbed_environment(dict(os.environ))
         env[CONTROL_FD_ENV] = str(theirs.fileno())
+        env[LIFELINE_FD_ENV] = str(life_r)
         paths = [str(ROOT), *extra_sys_path]
         env["PYTHONPATH"] = os.pathsep.join([*paths, *filter(None, [env.get("PYTHONPATH", "")])])
-        proc = subprocess.Popen(
-            [sys.executable, "-c", ENTRY],
-            env=env,
-            cwd=str(ROOT),
-            pass_fds=(theirs.fileno(),),
-            stdin=subprocess.DEVNULL,
-            close_fds=True,
-        )
+        try:
+            proc = subprocess.Popen(
+                [sys.executable, "-c", ENTRY],
+                env=env,
+                cwd=str(ROOT),
+                pass_fds=(theirs.fileno(), life_r),
+                stdin=subprocess.DEVNULL,
+                close_fds=True,
+                process_group=0,  # its own group: the one its lifeline kills
+            )
+        except BaseException:
+            for fd in (life_r, life_w):
+                os.close(fd)
+            ours.close()
+            theirs.close()
+            raise
         theirs.close()
+        os.close(life_r)
         try:
             ours.send(json.dumps({**settings, "extra_sys_path": extra_sys_path}).encode())
             hello = _hello(ours, hello_timeout_s)
         except (OSError, ZygoteFailed) as exc:
             ours.close()
+            os.close(life_w)  # the kernel kills its group
             with contextlib.suppress(OSError):
                 proc.kill()
             with contextlib.suppress(Exception):
                 proc.wait(timeout=5)
             raise ZygoteFailed(f"the sandbox's zygote did not start ({exc})") from None
-        return cls(ours, hello, proc, on_worker, on_exit, on_end)
+        zygote = cls(ours, hello, proc, on_worker, on_exit, on_end)
+        zygote.lifeline = life_w
+        zygote.pgid = proc.pid
+        return zygote
 
     @classmethod
     def activate(
@@ -146,9 +181,11 @@ class Zygote:
         on_worker: Callable[[Zygote, Delivered], None],
         on_exit: Callable[[int, int], None],
         on_end: Callable[[Zygote], None],
-        hello_timeout_s: float = 10.0,
+        hello_timeout_s: float = 3.0,
     ) -> Zygote:
-        """Tell a standby to be the zygote now (see :meth:`spawn_standby`)."""
+        """Tell a standby to be the zygote now (see :meth:`spawn_standby`). It answers in
+        milliseconds: one that does not within ``hello_timeout_s`` (stopped, stuck) is given
+        up, and a new zygote is started instead."""
         try:
             standby.send(b"a")
             hello = _hello(standby, hello_timeout_s)
@@ -162,7 +199,7 @@ class Zygote:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             with self._send_lock:
-                socket.send_fds(self.ctl, [b"b"], [theirs.fileno()])
+                socket.send_fds(self.ctl, [b"b"], [theirs.fileno()], socket.MSG_DONTWAIT)
         except OSError:
             ours.close()
             return None
@@ -183,10 +220,43 @@ class Zygote:
         without a pidfd)."""
         self._send(b"d" + PID.pack(pid))
 
+    def ping(self) -> None:
+        """Send a heartbeat unless one is still unanswered (it answers from its loop)."""
+        with self._send_lock:
+            if self._ping_since is not None or self.ended:
+                return
+            # before sending: its answer (on the listener's thread) may come before send returns
+            self._ping_since = time.monotonic()
+            try:  # never blocks: a stopped zygote must not stop the one who checks it
+                self.ctl.send(b"p", socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                pass  # its socket is full: it reads nothing, so this ping is as unanswered
+            except OSError:
+                self._ping_since = None  # gone: its listener reports its end
+
+    def unanswered_s(self, now: float | None = None) -> float:
+        """How long its last heartbeat has waited for an answer (0.0: none is waiting)."""
+        since = self._ping_since
+        return 0.0 if since is None else max(0.0, (now or time.monotonic()) - since)
+
+    def kill_now(self) -> None:
+        """SIGKILL it (a stopped process too) without waiting: its control socket then closes,
+        its listener reaps it and reports its end, and the supervisor replaces it."""
+        self.killed = True
+        if self.proc is not None:
+            with contextlib.suppress(OSError):
+                self.proc.send_signal(signal.SIGKILL)
+        else:
+            with self._send_lock:
+                self._signal(signal.SIGKILL)
+
     def _send(self, message: bytes) -> bool:
+        """False when it is gone, or when it has stopped reading (its socket's buffer is full:
+        it is stuck, and the heartbeat replaces it): a send never blocks, so that nobody waits
+        on a zygote while holding a lock (the pool's, or the heartbeat's)."""
         with self._send_lock:
             try:
-                self.ctl.send(message)
+                self.ctl.send(message, socket.MSG_DONTWAIT)
             except OSError:
                 return False
         return True
@@ -210,6 +280,9 @@ class Zygote:
                 kind = "cuda" if data[1 + PID.size :] == b"cuda" else "cpu"
                 pidfd = fds[2] if len(fds) == 3 else -1
                 self.on_worker(self, Delivered(pid, kind, fds[0], fds[1], pidfd))
+            elif data == b"P":  # it answered the heartbeat
+                self.answered = time.monotonic()
+                self._ping_since = None
             elif data[:1] == b"X" and len(data) == 1 + PID_STATUS.size:
                 for fd in fds:
                     os.close(fd)

@@ -3,7 +3,10 @@
 Its life, in order (all before the program's first byte is read):
 
 1. close every descriptor but its two pipes (``job`` in, ``out`` back to the server), and put
-   ``/dev/null`` on 0, 1 and 2 so that stray native writes go nowhere;
+   ``/dev/null`` on 0, 1 and 2 so that stray native writes go nowhere; this closes its copy of
+   the zygote's lifeline too (:mod:`server.sandbox.zygote`), so no program can re-aim or hold
+   it, and the process group it stays in (the jail allows no ``setpgid``/``setsid``) is the
+   one the kernel SIGKILLs when the server goes;
 2. for a CUDA worker, initialise the device (CUDA does not survive ``fork``);
 3. install the jail (:mod:`server.sandbox.jail`): rlimits, Landlock, seccomp;
 4. read one ``JOB`` frame, run it (:func:`server.program.runner.run_program`), streaming what

@@ -19,7 +19,17 @@ kernel can jail a worker, says hello, and then serves these messages:
   that keeps that socket and waits; server -> standby ``b"a"``: be the zygote now (it says
   hello and serves). A dead zygote is so replaced in milliseconds, not the seconds a new one
   takes to load, and the idle copy costs little memory (its pages are shared until written);
+- server -> zygote ``b"p"`` (a heartbeat, about once a second): the zygote answers ``b"P"``
+  from its loop; one that stops answering (stopped, stuck) is SIGKILLed and replaced;
 - zygote -> server ``b"X" + pid + status`` when a worker has exited (the zygote reaps them).
+
+**Nothing outlives the server.** The zygote leads a process group of its own, which every
+worker and the standby it forks inherit (and which the jail's system calls cannot leave: no
+``setpgid``, no ``setsid``). It holds the read end of a *lifeline* pipe whose only write end
+is the server's, armed with ``O_ASYNC``, ``F_SETOWN`` to that group and ``F_SETSIG`` =
+``SIGKILL``: when the server's end closes, however the server ended (SIGKILL included), the
+kernel SIGKILLs the whole group at once, stopped or running, jailed or not. Workers close
+their copy before the jail (they keep only their two pipes), so no program can touch it.
 
 It never runs user code itself and holds no secret: the server's memory is not shared with
 it (it is a new process, not a fork of the server). A forked worker does not run inside the
@@ -31,6 +41,7 @@ bottom of the stack (:data:`ENTRY`).
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import gc
 import json
@@ -48,6 +59,27 @@ from server.sandbox.protocol import CONTROL_FD_ENV, PID, PID_STATUS
 #: What the server runs (``python -c``): the zygote's loop returns only in a forked worker,
 #: which then runs its program from here, two frames above nothing.
 ENTRY = "from server.sandbox.zygote import serve\nserve()()"
+#: the environment variable naming the lifeline's read end (see the module's docstring)
+LIFELINE_FD_ENV = "AGP_ZYGOTE_LIFELINE_FD"
+#: fcntl's F_SETSIG (Linux), which Python's fcntl names only on some builds
+F_SETSIG = getattr(fcntl, "F_SETSIG", 10)
+
+
+def hold_lifeline(fd: int) -> bool:
+    """Arm the lifeline's read end ``fd``: when its last write end (the server's) closes, the
+    kernel SIGKILLs this process group, this process included. Only armed when this process
+    leads its own group (it would otherwise name its parent's, the server's, group); False if
+    not armed. Exits at once if the server has already gone (its end closed before we armed
+    it: no signal would come)."""
+    if os.getpgrp() != os.getpid():
+        return False
+    fcntl.fcntl(fd, fcntl.F_SETOWN, -os.getpgrp())
+    fcntl.fcntl(fd, F_SETSIG, signal.SIGKILL)
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_ASYNC | os.O_NONBLOCK)
+    readable, _, _ = select.select([fd], [], [], 0)
+    if readable:  # nothing is ever written to it: readable means its write end has closed
+        os._exit(0)
+    return True
 
 
 def _load(config: dict[str, Any]) -> dict[str, Any]:
@@ -109,6 +141,9 @@ def serve() -> Callable[[], None]:
     to call, the zygote's frames gone. A standby, forked from the zygote, waits here until the
     server activates it, then is the zygote."""
     ctl = socket.socket(fileno=int(os.environ.pop(CONTROL_FD_ENV)))
+    lifeline = os.environ.pop(LIFELINE_FD_ENV, None)
+    if lifeline is not None:  # first, before the seconds of loading
+        hold_lifeline(int(lifeline))
     config = json.loads(ctl.recv(1 << 20))
     loaded = _load(config)
     from server.sandbox import jail
@@ -212,6 +247,9 @@ def _serve_requests(
                     return "standby", socket.socket(fileno=fds[0])
                 os.close(fds[0])
                 fds = []
+            elif message == b"p":  # the server's heartbeat
+                with contextlib.suppress(OSError):
+                    ctl.send(b"P")
             elif message[:1] == b"k" and len(message) == 1 + PID.size:
                 (pid,) = PID.unpack_from(message, 1)
                 if pid in children:

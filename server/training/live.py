@@ -2,8 +2,9 @@
 
 One connection carries a whole run, however long it plays: the page sends commands (start,
 change, play, pause, step) and an ``ack`` for each update it has shown; the server computes
-updates one at a time (a small one on the event loop, as POST /train does, a larger one in a
-worker thread) and never more than ``window`` ahead of the page, so a run goes at the page's
+updates one at a time (a tiny one on the event loop, as POST /train does, a larger one in a
+thread of the training pool; each stops at the wall clock of a POST /train call) and never more
+than ``window`` ahead of the page, so a run goes at the page's
 frame rate and a hidden tab costs nothing. The rate limiter sees one request per connection,
 not one per frame.
 
@@ -31,13 +32,14 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import anyio
 from pydantic import TypeAdapter, ValidationError
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from server.admission import Admission, Busy
+from server.admission import Admission
 from server.serialize import dumps
 from server.settings import Settings
 from server.training.errors import SpecError
@@ -53,6 +55,7 @@ from server.training.schemas import (
     TrainState,
 )
 from server.training.trainer import INLINE_MS, Trainer
+from server.training.worker import StepClock, admitted, in_thread, wall_clock_s
 
 log = logging.getLogger(__name__)
 
@@ -243,9 +246,13 @@ class LiveRun:
             return float("inf")
         return self.trainer.estimated_ms(self.trainer.req.steps if job.play else job.steps)
 
-    def execute(self, job: Job) -> tuple[Trainer | None, bytes, bool]:
-        """Apply the job's settings and take its steps (in a worker thread): the trainer to
-        keep, the message to send, and whether it is an update (else an error)."""
+    def execute(
+        self, job: Job, clock: StepClock | None = None
+    ) -> tuple[Trainer | None, bytes, bool]:
+        """Apply the job's settings and take its steps (in a worker thread), stopping between
+        steps when ``clock`` says so (the update's wall clock ran out, or the page went away):
+        the trainer to keep, the message to send, and whether it is an update (else an
+        error)."""
         trainer = self.trainer
         try:
             if job.rebuild is not None:
@@ -261,11 +268,13 @@ class LiveRun:
             return None, error(job.run, "no run: the last `start` was refused"), False
         steps = trainer.req.steps if job.play else job.steps
         t0 = time.perf_counter()
-        history = trainer.advance(steps, record_last=job.record)
+        history = trainer.advance(steps, record_last=job.record, clock=clock)
         timing = {"setup": trainer.setup_ms if job.rebuild else 0.0,
                   "train": round((time.perf_counter() - t0) * 1000, 3)}  # fmt: skip
-        response = trainer.result(history, timing, include_data=job.include_data)
-        runs.took(steps)
+        response = trainer.result(
+            history, timing, include_data=job.include_data, clock=clock, asked=steps
+        )
+        runs.took(len(history))
         update = {"type": "update", "run": job.run, "seq": job.seq, "id": job.id,
                   "response": response}  # fmt: skip
         return trainer, dumps(update), True
@@ -287,8 +296,10 @@ class LiveConnection:
         admission: Admission | None = None,
         client: str = "",
         session: str = "",
+        pool: anyio.CapacityLimiter | None = None,
     ) -> None:
         self.websocket = websocket
+        self.pool = pool
         self.settings = settings
         self.limits = limits
         self.admission = admission
@@ -343,17 +354,6 @@ class LiveConnection:
                 await self._send(error(self.run.run, refusal))
             self._wake.set()
 
-    async def _admitted(self) -> None:
-        """Wait for a slot (retrying after what a refusal says) while the page stays connected."""
-        if self.admission is None:
-            return
-        while True:
-            try:
-                await self.admission.enter(self.client, self.session)
-                return
-            except Busy as exc:
-                await anyio.sleep(min(float(exc.retry_after), 2.0))
-
     async def _compute(self, scope: anyio.CancelScope) -> None:
         """Compute and send updates as the commands and the page's acks allow."""
         try:
@@ -366,21 +366,20 @@ class LiveConnection:
                 # Each update takes a slot in the admission queue that programs use too, so a
                 # classroom training live and running programs share the machine fairly; a busy
                 # server makes the updates wait (the page just plays slower), never fail.
-                await self._admitted()
-                started = time.monotonic()
-                try:
-                    # As POST /train does: a small update (a few ms) runs on the event loop,
+                # Each update has the wall clock of a POST /train call, from its slot on.
+                clock = StepClock(wall_clock_s(self.settings))
+                async with admitted(self.admission, self.client, self.session):
+                    clock.start()
+                    # As POST /train does: a tiny update (a few ms) runs on the event loop,
                     # where two thread hand-offs would cost about as much and, on a busy
-                    # machine, far more; a larger one (or a new trainer) in a worker thread.
+                    # machine, far more; a larger one (or a new trainer) in a thread of the
+                    # training pool, which stops at its next step once the page hangs up.
                     if self.run.estimated_ms(job) <= INLINE_MS:
-                        trainer, message, updated = self.run.execute(job)
+                        trainer, message, updated = self.run.execute(job, clock)
                     else:
-                        trainer, message, updated = await anyio.to_thread.run_sync(
-                            self.run.execute, job
+                        trainer, message, updated = await in_thread(
+                            partial(self.run.execute, job, clock), clock, self.pool
                         )
-                finally:
-                    if self.admission is not None:
-                        self.admission.leave(time.monotonic() - started)
                 self.run.trainer = trainer
                 if not updated:
                     self.run.refused(job)
@@ -403,6 +402,7 @@ async def serve(
     admission: Admission | None = None,
     client: str = "",
     session: str = "",
+    pool: anyio.CapacityLimiter | None = None,
 ) -> None:
     """Accept and serve one live run (refused with 1013 and retry_after beyond max_runs, or
     beyond max_runs_per_client from one client)."""
@@ -412,6 +412,6 @@ async def serve(
         await websocket.close(CLOSE_TRY_LATER, json.dumps({"retry_after": limits.retry_after_s}))
         return
     try:
-        await LiveConnection(websocket, settings, limits, admission, client, session).serve()
+        await LiveConnection(websocket, settings, limits, admission, client, session, pool).serve()
     finally:
         runs.close(client)

@@ -209,6 +209,23 @@ class TrainResponse(BaseModel):
     )
     data: DatasetPoints | None = None
     timing_ms: dict[str, float] = Field(default_factory=dict)
+    steps_done: int = Field(
+        default=0, description="Steps this call took: `steps`, or fewer when `truncated`."
+    )
+    truncated: bool = Field(
+        default=False,
+        description="The wall-clock budget (`train_wall_clock_s`) stopped the call between two "
+        "steps before it took all of `steps`: `history` and `state` hold what it did (send "
+        "`state` back to continue; no graph of the last step then).",
+    )
+    stopped: Literal["wall_clock"] | None = Field(
+        default=None, description="Why the call stopped early, when `truncated`."
+    )
+    notice: str | None = Field(
+        default=None,
+        description="Says that the wall clock stopped the call, or that the run was estimated "
+        "to need more time than the wall clock allows (it runs until the clock, then answers).",
+    )
 
 
 # ---- the live run's messages (WebSocket /api/v1/train/live, server/training/live.py) --------

@@ -40,6 +40,7 @@ from server.training.model import (
 )
 from server.training.program import step_program
 from server.training.schemas import ArrayData, TrainRequest, TrainState
+from server.training.worker import StepClock, wall_clock_s
 
 Array = np.ndarray
 
@@ -275,8 +276,12 @@ class Trainer:
         per_model = max(self.data.x_all.shape[0] * widest, parameter_count(self.sizes))
         return max(1, EVAL_ELEMENTS // per_model)
 
-    def advance(self, steps: int, record_last: bool = False) -> list[dict[str, Any]]:
+    def advance(
+        self, steps: int, record_last: bool = False, clock: StepClock | None = None
+    ) -> list[dict[str, Any]]:
         """Take ``steps`` steps; one history row per step (the graph of the last if asked).
+        With a ``clock``, stop between steps once it says so (its wall clock ran out, or the
+        client went away): fewer rows, and the state after the last step taken.
 
         Each row is the full train and test sets under the parameters after its step. The
         steps copy their parameters into a stack and the stack is evaluated in one pass
@@ -285,17 +290,21 @@ class Trainer:
         """
         self.graph = self.program = None  # a report covers this call's steps only
         rows: list[dict[str, Any]] = []
-        group = min(steps, self.snapshots_per_pass())
+        group = max(1, min(steps, self.snapshots_per_pass()))
         stacked = [np.empty((group, *p.shape), np.float32) for p in self.params]
         taken: list[int] = []
         for i in range(steps):
+            if clock is not None and clock.should_stop(first=i == 0):
+                break  # between two steps: what was taken is evaluated and reported
             self._train_step(record=record_last and i == steps - 1)
             for buf, p in zip(stacked, self.params, strict=True):
                 buf[len(taken)] = backend.to_numpy(p._data)
             taken.append(self.step)
-            if len(taken) == group or i == steps - 1:
+            if len(taken) == group:
                 rows += self.evaluate_stacked([b[: len(taken)] for b in stacked], taken)
                 taken = []
+        if taken:
+            rows += self.evaluate_stacked([b[: len(taken)] for b in stacked], taken)
         return rows
 
     # -- reporting ------------------------------------------------------------------------------
@@ -351,11 +360,15 @@ class Trainer:
         history: list[dict[str, Any]],
         timing: dict[str, float],
         include_data: bool | None = None,
+        clock: StepClock | None = None,
+        asked: int | None = None,
     ) -> dict[str, Any]:
         """The TrainResponse for ``history`` (the current model evaluated if it is empty);
-        ``include_data`` overrides the request's."""
+        ``include_data`` overrides the request's. With the ``clock`` the steps ran under and
+        the steps ``asked`` for, it says whether (and why) the steps stopped early."""
         if include_data is None:
             include_data = self.req.include_data
+        steps_done = len(history)
         if not history:
             history = [self.evaluate()]
         t0 = time.perf_counter()
@@ -370,9 +383,37 @@ class Trainer:
             "program": self.program,
             "data": self.points() if include_data else None,
             "timing_ms": timing,
+            **self.stop_report(clock, self.req.steps if asked is None else asked, steps_done),
         }
         timing["report"] = round((time.perf_counter() - t0) * 1000, 3)
         return out
+
+    def stop_report(self, clock: StepClock | None, asked: int, done: int) -> dict[str, Any]:
+        """``steps_done``, and whether the wall clock cut the call short (``truncated``,
+        ``stopped``) with a ``notice`` saying so, or saying that the run was estimated to
+        need more than the clock allows (it runs until the clock, never refused for it)."""
+        truncated = clock is not None and clock.reason == "wall_clock" and done < asked
+        notices: list[str] = []
+        if clock is not None:
+            budget = f"the wall-clock budget train_wall_clock_s={clock.budget_s:g} s"
+            if truncated:
+                notices.append(
+                    f"stopped by {budget} after {done} of {asked} steps; send `state` back "
+                    "to continue from there"
+                )
+            estimate_s = self.estimated_ms(asked) / 1000
+            if estimate_s > clock.budget_s:
+                notices.append(
+                    f"{asked} steps of this model and data were estimated at "
+                    f"{estimate_s:.1f} s, over {budget}: such a run takes steps until the "
+                    "clock runs out and then answers with what it has done"
+                )
+        return {
+            "steps_done": done,
+            "truncated": truncated,
+            "stopped": "wall_clock" if truncated else None,
+            "notice": "; ".join(notices) or None,
+        }
 
     def _program(self, rows: Array) -> str:
         """This step as a PyTorch program: the playground runs it and shows the same graph."""
@@ -387,14 +428,16 @@ class Trainer:
 
 
 def train(req: TrainRequest, settings: Settings) -> dict[str, Any]:
-    """POST /api/v1/train: build, advance ``req.steps``, report."""
-    return run(Trainer(req, settings, settings.max_train_steps_per_call))
+    """POST /api/v1/train: build, advance ``req.steps`` (within the wall clock), report."""
+    trainer = Trainer(req, settings, settings.max_train_steps_per_call)
+    return run(trainer, StepClock(wall_clock_s(settings)))
 
 
-def run(trainer: Trainer) -> dict[str, Any]:
-    """Advance a new trainer by its request's ``steps`` and report."""
+def run(trainer: Trainer, clock: StepClock | None = None) -> dict[str, Any]:
+    """Advance a new trainer by its request's ``steps`` (fewer if ``clock`` stops it) and
+    report."""
     t1 = time.perf_counter()
-    history = trainer.advance(trainer.req.steps, record_last=trainer.req.include_graph)
+    history = trainer.advance(trainer.req.steps, trainer.req.include_graph, clock)
     t2 = time.perf_counter()
     timing = {"setup": trainer.setup_ms, "train": round((t2 - t1) * 1000, 3)}
-    return trainer.result(history, timing)
+    return trainer.result(history, timing, clock=clock)

@@ -263,14 +263,13 @@ def test_long_runs_go_to_a_thread_and_answer_the_same(
     import threading
 
     from server.routes import train as routes
-    from server.training.trainer import Trainer
+    from server.training.trainer import Trainer, run
 
     threads: list[str] = []
-    run = routes.run
 
-    def spy(trainer: Trainer) -> dict[str, Any]:
+    def spy(trainer: Trainer, *args: Any) -> dict[str, Any]:
         threads.append(threading.current_thread().name)
-        return run(trainer)
+        return run(trainer, *args)
 
     monkeypatch.setattr(routes, "run", spy)
     inline = post(tc, {**MOONS, "steps": 10})
