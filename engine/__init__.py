@@ -16,12 +16,13 @@ package.
 from __future__ import annotations
 
 import builtins as _builtins
+import sys as _sys
 import math as _math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as _np
 
-from engine import autograd, backend, dtypes, methods
+from engine import autograd, backend, dtypes, methods, serialization
 from engine.backend import Device as device
 from engine.core import enable_grad, is_grad_enabled, no_grad
 from engine.dtypes import (
@@ -59,6 +60,7 @@ from engine.random import (
 )
 from engine.registry import AXIS_ALIASED as _AXIS_ALIASED
 from engine.registry import FUNCTIONS as _FUNCTIONS
+from engine.registry import missing as _missing
 from engine.tensor import Size, Tensor
 
 from engine import (
@@ -74,11 +76,16 @@ from engine import (
     utils,
 )
 from engine.autograd import is_anomaly_check_nan_enabled, is_anomaly_enabled
+from engine import autograd_functional, functional
+
+autograd.functional = autograd_functional  # type: ignore[attr-defined]  # torch.autograd.functional
 from engine.optim import lr_scheduler as _lr_scheduler  # torch.optim.lr_scheduler
 
-if TYPE_CHECKING:
-    # torch.<name> for every function of the registry (set below); typed loosely here
-    def __getattr__(name: str) -> Any: ...
+
+def __getattr__(name: str) -> Any:
+    """``torch.<name>`` for a name not here: saying so where PyTorch has it (typed loosely,
+    so that the registry's functions, set below, are typed too)."""
+    raise _missing("torch", f"module {__name__!r}", name, _sys.modules[__name__])
 
 
 # torch.exp, torch.sum ...: every registered function (torch.sum(x, axis=0) too, NumPy's

@@ -3,12 +3,16 @@ square matrices (rows of their own)."""
 
 from __future__ import annotations
 
+import sys as _sys
 from typing import Any
 
 from engine import ops as O
 from engine.core import rename
+from engine.extras import linalg_svd as svd
+from engine.extras import svdvals
 from engine.functions import matmul
 from engine.functions import norm as _norm_of
+from engine.registry import missing as _missing
 from engine.tensor import Tensor, apply
 
 
@@ -18,7 +22,7 @@ def _vector(out: Tensor) -> Tensor:
     return out
 
 
-__all__ = ["det", "inv", "matrix_norm", "norm", "solve", "vector_norm"]
+__all__ = ["det", "inv", "matrix_norm", "norm", "solve", "svd", "svdvals", "vector_norm"]
 
 
 def vector_norm(
@@ -66,3 +70,8 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     """A⁻¹B (or BA⁻¹ with ``left=False``), as the inverse's row and a product."""
     _square(A, "solve")
     return matmul(inv(A), B) if left else matmul(B, inv(A))
+
+
+def __getattr__(name: str) -> Any:
+    """``torch.linalg.<name>`` for a name not here: saying so where PyTorch has it."""
+    raise _missing("torch.linalg", f"module {__name__!r}", name, _sys.modules[__name__])

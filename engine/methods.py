@@ -15,9 +15,11 @@ from typing import Any
 import numpy as np
 
 from engine import autograd as _autograd  # noqa: F401 - registers Tensor.backward
+from engine import extras as _extras  # noqa: F401 - registers its functions and methods
 from engine import library as _library  # noqa: F401 - registers its functions and methods
 from engine import ops as O
 from engine.functions import dim_aliases, from_row
+from engine.pytorch_names import NAMES
 from engine.registry import AXIS_ALIASED, FUNCTIONS, METHODS
 from engine.tensor import Tensor
 
@@ -42,6 +44,15 @@ def _inplace(name: str, fn: Any, update: Any = None) -> Any:
     return inplace
 
 
+#: PyTorch's in-place methods that are not "the function's result written back": they change
+#: the shape or the storage (the others, ``x.<name>_(...)`` for each ``x.<name>`` the engine
+#: has, are made here from PyTorch's own list, engine.pytorch_names)
+_NOT_WRITTEN_BACK = frozenset(
+    {"swapaxes_", "swapdims_", "t_", "transpose_", "squeeze_", "unsqueeze_", "resize_",
+     "resize_as_", "set_", "as_strided_", "detach_", "requires_grad_", "share_memory_",
+     "apply_", "map_", "map2_", "copy_", "zero_", "fill_", "data_"}
+)  # fmt: skip
+
 #: the rows whose in-place methods NumPy can do in place when nothing is recorded
 _UPDATES = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
 
@@ -62,6 +73,11 @@ def bind() -> dict[str, Any]:
                 raise RuntimeError(f"in-place method {name!r} is made from the table")
             base = FUNCTIONS.get(name[:-1]) or table[name[:-1]]
             table[name] = _inplace(name, base, _UPDATES.get(op.name))
+    for name in sorted(NAMES["Tensor"] - own - set(table) - _NOT_WRITTEN_BACK):
+        base = name[:-1]
+        if name.endswith("_") and not name.startswith("_") and (base in table or base in own):
+            table[name] = _inplace(name, FUNCTIONS.get(base) or getattr(Tensor, base, None)
+                                   or table[base])  # fmt: skip
     for name, impl in table.items():
         if name in AXIS_ALIASED:
             impl = dim_aliases(impl)

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from engine.pytorch_names import NAMES
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: ``torch.<name>``: every public function, by name (aliases share one implementation).
@@ -83,3 +85,23 @@ def method(*names: str, axis: bool = False) -> Callable[[F], F]:
         return fn
 
     return register
+
+
+class NotInPlaygroundError(AttributeError, NotImplementedError):
+    """A name PyTorch has that the playground lacks: an AttributeError, so that ``hasattr`` and
+    ``getattr(torch, name, default)`` probe as they do for any absent name, and a
+    NotImplementedError, which is what it means (``except NotImplementedError`` catches it)."""
+
+
+def missing(namespace: str, shown: str, name: str, obj: Any = None) -> AttributeError:
+    """The error for ``<namespace>.<name>`` that the engine does not have: saying so where
+    PyTorch has it (engine.pytorch_names), else Python's own AttributeError. ``shown`` is how
+    Python names the object in its message (``module 'torch'``, ``'Tensor' object``)."""
+    if not name.startswith("_") and name in NAMES.get(namespace, ()):
+        prefix = "torch." if namespace == "Tensor" else ""
+        return NotInPlaygroundError(
+            f"{prefix}{namespace}.{name} is part of PyTorch, but the playground does not have "
+            "it yet",
+            name=name,
+        )
+    return AttributeError(f"{shown} has no attribute '{name}'", name=name, obj=obj)

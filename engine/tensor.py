@@ -34,6 +34,7 @@ from engine.core import (
     program_code_added,
 )
 from engine.dtypes import DType
+from engine.registry import missing
 
 _Scalar = (int, float, bool, np.number, np.bool_)
 
@@ -116,11 +117,28 @@ def _comparison(ufunc: Any) -> Callable[[Tensor, Any], Tensor]:
     return compare
 
 
-def _bitwise(logical: Any, bitwise: Any) -> Callable[[Tensor, Any], Tensor]:
-    """``&`` and ``|``: logical on bool tensors, bitwise on integers."""
+def _bitwise(
+    logical: Any, bitwise: Any, kernel: str, reflected: builtins.bool = False
+) -> Callable[[Tensor, Any], Tensor]:
+    """``&``, ``|``, ``^``, ``<<``, ``>>``: logical on bool tensors, bitwise on integers, and
+    PyTorch's error for floats (its CPU kernel's name: ``bitwise_and_cpu``)."""
 
     def op(self: Tensor, other: Any) -> Tensor:
-        return _nograd_binary(self, other, logical if self._data.dtype.kind == "b" else bitwise)
+        for x in (self, other):
+            d = x._data.dtype if isinstance(x, Tensor) else None
+            if (d is not None and d.kind in "fc") or isinstance(x, builtins.float):
+                word = dtypes.type_word(d if d is not None else np.float32)
+                raise NotImplementedError(f'"{kernel}_cpu" not implemented for {word!r}')
+        kind = self._data.dtype.kind
+        if kind == "b" and other.__class__ is builtins.int:  # a bool tensor and an int: int64
+            self = Tensor._wrap(self._data.astype(np.int64))
+            kind = "i"
+        if isinstance(other, Tensor) and other._data.dtype.kind != kind:
+            kind = "i"  # bool with integers: as integers
+        fn = logical if kind == "b" and logical is not None else bitwise
+        if reflected:
+            return _nograd_binary(self, other, lambda a, b: fn(b, a))
+        return _nograd_binary(self, other, fn)
 
     return op
 
@@ -153,7 +171,6 @@ class Tensor:
         # The function API's methods are bound from the op table and engine.functions
         # (engine.methods); for the type checker they are attributes of any type (operators
         # are looked up on the class, so the bound ones are declared).
-        def __getattr__(self, name: str) -> Any: ...
         def __getitem__(self, key: Any) -> Tensor: ...
         def __setitem__(self, key: Any, value: Any) -> None: ...
         def __pow__(self, other: Any) -> Tensor: ...
@@ -163,6 +180,14 @@ class Tensor:
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass
+
+    def __getattr__(self, name: str) -> Any:
+        """Only for a name the tensor lacks (the function API's methods are bound from the op
+        table, engine.methods): saying so where PyTorch's Tensor has it."""
+        cls = type(self).__name__
+        if name.startswith("_") or hasattr(type(self), name):  # a slot unset, a property failing
+            raise AttributeError(f"{cls!r} object has no attribute {name!r}", name=name, obj=self)
+        raise missing("Tensor", f"{cls!r} object", name, self)
 
     @classmethod
     def _wrap(cls, data: Any, requires_grad: builtins.bool = False) -> Tensor:
@@ -530,8 +555,16 @@ class Tensor:
     __le__ = _comparison(np.less_equal)
     __gt__ = _comparison(np.greater)
     __ge__ = _comparison(np.greater_equal)
-    __and__ = _bitwise(np.logical_and, np.bitwise_and)
-    __or__ = _bitwise(np.logical_or, np.bitwise_or)
+    __and__ = _bitwise(np.logical_and, np.bitwise_and, "bitwise_and")
+    __or__ = _bitwise(np.logical_or, np.bitwise_or, "bitwise_or")
+    __xor__ = _bitwise(np.logical_xor, np.bitwise_xor, "bitwise_xor")
+    __rand__ = _bitwise(np.logical_and, np.bitwise_and, "bitwise_and", reflected=True)
+    __ror__ = _bitwise(np.logical_or, np.bitwise_or, "bitwise_or", reflected=True)
+    __rxor__ = _bitwise(np.logical_xor, np.bitwise_xor, "bitwise_xor", reflected=True)
+    __lshift__ = _bitwise(None, np.left_shift, "lshift")
+    __rshift__ = _bitwise(None, np.right_shift, "rshift")
+    __rlshift__ = _bitwise(None, np.left_shift, "lshift", reflected=True)
+    __rrshift__ = _bitwise(None, np.right_shift, "rshift", reflected=True)
 
     def __rsub__(self, other: Any) -> Tensor:
         if isinstance(other, Tensor):
@@ -563,6 +596,10 @@ class Tensor:
         return _apply1(O.ABS, self)
 
     def __invert__(self) -> Tensor:
+        if self._data.dtype.kind in "fc":
+            raise TypeError(
+                "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
+            )
         return _nograd_unary(self, np.logical_not if self._data.dtype.kind == "b" else np.invert)
 
 

@@ -15,7 +15,8 @@ ROOT = Path(__file__).parents[1]
 #: The layers, lowest first (engine/__init__.py's docstring says the same). A module may
 #: import modules of lower layers, and of its own layer where the layer is a package's insides.
 ENGINE_LAYERS: list[set[str]] = [
-    {"engine.backend", "engine.dtypes", "engine.random", "engine._format", "engine.caption"},
+    {"engine.backend", "engine.dtypes", "engine.random", "engine._format", "engine.caption",
+     "engine.pytorch_names"},
     {"engine.registry"},
     {"engine.ops"},
     {"engine.shape_ops"},
@@ -25,12 +26,14 @@ ENGINE_LAYERS: list[set[str]] = [
     {"engine.shapes", "engine.comparisons", "engine.conversions", "engine.out"},
     {"engine.functions"},
     # (the graph's export: values summarised, a pass's walk, the graph; caption below them)
-    {"engine.function", "engine.higher", "engine.library"},
+    {"engine.function", "engine.higher", "engine.library", "engine.serialization"},
+    {"engine.extras"},
     {"engine.summaries"},
     {"engine.graph_walk"},
     {"engine.graph"},
     {"engine.pass_export", "engine.replay"},
     {"engine.autograd"},
+    {"engine.autograd_functional"},
     {"engine.methods"},
     {"engine.optim.optimizer"},
     {
@@ -81,6 +84,7 @@ ENGINE_LAYERS: list[set[str]] = [
         "engine.utils.data",
         "engine.utils",
         "engine.linalg",
+        "engine.functional",
         "engine.testing",
         "engine.distributions.distribution",
     },
@@ -100,6 +104,7 @@ SERVER_LAYERS: list[set[str]] = [
     {"server.lessons"},
     {"server", "server.settings", "server.schemas", "server.serialize", "server.clients",
      "server.metrics", "server.admission", "server.examples", "server.assets"},
+    {"server.capacity"},
     # the program: parse, name, run, record (no process, no pipe, no web)
     {"server.program", "server.program.budgets", "server.program.source",
      "server.program.imports", "server.program.values", "server.program.values.record",
@@ -109,7 +114,8 @@ SERVER_LAYERS: list[set[str]] = [
     {"server.program.values.observer", "server.program.values.compare"},
     {"server.program.runner"},
     # the jail that runs one program per process
-    {"server.sandbox.protocol", "server.sandbox.jail", "server.sandbox.hostpaths"},
+    {"server.sandbox.protocol", "server.sandbox.jail", "server.sandbox.hostpaths",
+     "server.sandbox.answers"},
     {"server.sandbox.worker"},
     {"server.sandbox.zygote"},
     {"server.sandbox.supervisor"},
@@ -119,7 +125,7 @@ SERVER_LAYERS: list[set[str]] = [
     # training (runs in the server process: its programs are the server's own)
     {"server.training", "server.training.errors", "server.training.datasets",
      "server.training.model", "server.training.program", "server.training.schemas"},
-    {"server.training.codec"},
+    {"server.training.codec", "server.training.worker"},
     {"server.training.trainer"},
     {"server.training.live", "server.training.stream"},
     # the web

@@ -1,5 +1,8 @@
 """``torch.nn``."""
 
+import sys as _sys
+from typing import Any
+
 from engine.nn import functional, init, utils
 from engine.nn.activation import (
     CELU,
@@ -64,6 +67,7 @@ from engine.nn.modules import (
 )
 from engine.nn.normalization import BatchNorm1d, BatchNorm2d, GroupNorm
 from engine.nn.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell
+from engine.registry import missing as _missing
 
 __all__ = [
     "BatchNorm1d",
@@ -139,3 +143,8 @@ __all__ = [
     "Upsample",
     "ZeroPad2d",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``torch.nn.<name>`` for a name not here: saying so where PyTorch has it."""
+    raise _missing("torch.nn", f"module {__name__!r}", name, _sys.modules[__name__])

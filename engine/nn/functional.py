@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys as _sys
 import warnings
 from typing import Any
 
@@ -44,6 +45,7 @@ from engine.nn.spatial import (
     upsample,
 )
 from engine.random import default_generator
+from engine.registry import missing as _missing
 from engine.tensor import Tensor, _no_record, apply
 from engine.tensor import named as _named
 
@@ -777,3 +779,8 @@ __all__ += [
     "unfold",
     "upsample",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``torch.nn.functional.<name>`` for a name not here: saying so where PyTorch has it."""
+    raise _missing("torch.nn.functional", f"module {__name__!r}", name, _sys.modules[__name__])

@@ -51,6 +51,8 @@ TORCH: dict[str, str] = {
     "torch.optim.lr_scheduler": "engine.optim.lr_scheduler",
     "torch.autograd": "engine.autograd",
     "torch.autograd.function": "engine.function",
+    "torch.autograd.functional": "engine.autograd_functional",
+    "torch.functional": "engine.functional",
     "torch.cuda": "engine.cuda",
     "torch.utils": "engine.utils",
     "torch.utils.data": "engine.utils.data",

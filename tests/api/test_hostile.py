@@ -193,7 +193,9 @@ def corpus(port: int) -> list[tuple[str, str, set[str] | None]]:
          "    tb = e.__traceback__\n    while tb.tb_next:\n        tb = tb.tb_next\n"
          "    print(sorted(tb.tb_frame.f_globals)[:3])", None),
         ("format-globals", "def f():\n    pass\nprint('{0.__globals__[__name__]}'.format(f))", None),
-        ("torch-escape", "import torch\nprint(torch.load)", {"AttributeError"}),
+        # torch.load reads only what this run saved (in memory), never a host file
+        ("torch-escape", f"import torch\ntorch.load('{SENTINEL}')", {"FileNotFoundError"}),
+        ("torch-escape-passwd", "import torch\ntorch.load('/etc/passwd')", {"FileNotFoundError"}),
         ("grad-fn-class", "import torch\nx = torch.ones(2, requires_grad=True)\n"
          "print((x * 2).grad_fn.__class__.__name__)", None),
         # -- the host's layout (issue 21): no path, no way back into the runner or zygote ---------
