@@ -76,9 +76,10 @@ from engine import (
     utils,
 )
 from engine.autograd import is_anomaly_check_nan_enabled, is_anomaly_enabled
-from engine import autograd_functional, functional
+from engine import autograd_functional, functional, profiler
 
 autograd.functional = autograd_functional  # type: ignore[attr-defined]  # torch.autograd.functional
+autograd.profiler = profiler  # type: ignore[attr-defined]  # torch.autograd.profiler
 from engine.optim import lr_scheduler as _lr_scheduler  # torch.optim.lr_scheduler
 
 

@@ -19,7 +19,7 @@ ENGINE_LAYERS: list[set[str]] = [
      "engine.pytorch_names"},
     {"engine.registry"},
     {"engine.ops"},
-    {"engine.shape_ops"},
+    {"engine.shape_ops", "engine.profiler"},
     {"engine.core"},  # grad mode, nodes, the backward loop: no Tensor
     {"engine.tensor"},
     {"engine.factories"},

@@ -53,6 +53,8 @@ TORCH: dict[str, str] = {
     "torch.autograd.function": "engine.function",
     "torch.autograd.functional": "engine.autograd_functional",
     "torch.functional": "engine.functional",
+    "torch.profiler": "engine.profiler",
+    "torch.autograd.profiler": "engine.profiler",
     "torch.cuda": "engine.cuda",
     "torch.utils": "engine.utils",
     "torch.utils.data": "engine.utils.data",
