@@ -140,18 +140,24 @@ class Generator:
         return r * math.cos(theta)
 
     def _normal_fill(self, n: int, mean: float, std: float, dtype: np.dtype[Any]) -> np.ndarray:
-        data = self.uniform(
-            n, 0.0, 1.0, np.dtype(np.float64) if dtype == np.float64 else np.dtype(np.float32)
-        )
-        work = data.astype(np.float64)
+        if dtype != np.float64:  # float32 and the rest: ATen's float kernel, rounded after
+            data = self.uniform(n, 0.0, 1.0, np.dtype(np.float32))
+            full = (n // 16) * 16
+            if full:
+                data[:full] = _box_muller_16_f32(data[:full].reshape(-1, 16), mean, std).ravel()
+            if n % 16:
+                tail = self.uniform(16, 0.0, 1.0, np.dtype(np.float32)).reshape(1, 16)
+                data[n - 16 :] = _box_muller_16_f32(tail, mean, std)[0]
+            return data.astype(dtype, copy=False)
+        work = self.uniform(n, 0.0, 1.0, np.dtype(np.float64))
         full = (n // 16) * 16
         if full:
             _box_muller_16(work[:full].reshape(-1, 16), mean, std)
         if n % 16:
-            tail = self.uniform(16, 0.0, 1.0, data.dtype).astype(np.float64).reshape(1, 16)
+            tail = self.uniform(16, 0.0, 1.0, work.dtype).reshape(1, 16)
             _box_muller_16(tail, mean, std)
             work[n - 16 :] = tail[0]
-        return work.astype(dtype)
+        return work
 
     def uniform64(self, n: int) -> np.ndarray:
         """n uniform doubles in [0, 1) (53 bits of a 64-bit draw each)."""
@@ -219,8 +225,94 @@ class Generator:
         return perm
 
 
+# ---- ATen's float32 normal fill, bit for bit ----------------------------------------------------
+#
+# For a float32 tensor of 16 or more elements ATen runs Box-Muller in float32 through the
+# Cephes-derived polynomials of its avx_mathfun.h (log256_ps, sincos256_ps), not libm, as its
+# wheel compiles them: every multiply that feeds an add is a fused multiply-add. Doing it in
+# double and rounding once gives the better-rounded number, which differs from PyTorch's in the
+# last bit for four values in ten: a float64 run on `torch.randn(...).double()` data then
+# drifts from PyTorch's at 1e-7 (issue 41's float64 LeNet). Below, each float32 operation is
+# rounded as the hardware rounds it; a fused multiply-add is the exact product (a double holds
+# it) plus the addend, rounded once to double and then to float32 (a second rounding that can
+# differ from one only on a tie at float32's precision: about one input in 2**29).
+
+_F32 = np.float32
+
+
+def _fma32(a: Any, b: Any, c: Any) -> np.ndarray:
+    """float32 fused multiply-add of float32 operands."""
+    return (
+        np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)
+    ).astype(_F32)
+
+
+def _log_f32(x: np.ndarray) -> np.ndarray:
+    """avx_mathfun's log256_ps over float32 values in (0, 1]."""
+    x = np.maximum(x, np.array(1.17549435e-38, _F32))  # the smallest normal float
+    bits = x.view(np.uint32)
+    e = ((bits >> np.uint32(23)).astype(np.int32) - 0x7F).astype(_F32) + _F32(1.0)
+    x = ((bits & np.uint32(~0x7F800000 & 0xFFFFFFFF)) | np.uint32(0x3F000000)).view(_F32)
+    small = x < _F32(0.707106781186547524)
+    tmp = np.where(small, x, _F32(0.0))
+    x = x - _F32(1.0)
+    e = e - np.where(small, _F32(1.0), _F32(0.0))
+    x = x + tmp
+    z = x * x
+    y = np.full_like(x, _F32(7.0376836292e-2))
+    for p in (-1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
+              -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1):  # fmt: skip
+        y = _fma32(y, x, _F32(p))
+    y = y * x
+    y = _fma32(y, z, e * _F32(-2.12194440e-4))
+    y = _fma32(z, _F32(-0.5), y)
+    x = x + y
+    return _fma32(e, _F32(0.693359375), x)
+
+
+def _sincos_f32(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """avx_mathfun's sincos256_ps over float32 angles."""
+    bits = theta.view(np.uint32)
+    sign_sin = bits & np.uint32(0x80000000)
+    x = (bits & np.uint32(0x7FFFFFFF)).view(_F32)
+    j = (x * _F32(1.27323954473516)).astype(np.int32)  # 4/pi, truncated toward zero
+    j = (j + 1) & ~1
+    yq = j.astype(_F32)
+    sign_sin = sign_sin ^ ((j & 4).astype(np.uint32) << np.uint32(29))
+    poly = (j & 2) == 0
+    sign_cos = ((~(j - 2) & 4).astype(np.uint32)) << np.uint32(29)
+    x = _fma32(yq, _F32(-0.78515625), x)
+    x = _fma32(yq, _F32(-2.4187564849853515625e-4), x)
+    x = _fma32(yq, _F32(-3.77489497744594108e-8), x)
+    z = x * x
+    yc = _fma32(_F32(2.443315711809948e-5), z, _F32(-1.388731625493765e-3))
+    yc = _fma32(yc, z, _F32(4.166664568298827e-2))
+    yc = yc * z
+    yc = _fma32(yc, z, -(z * _F32(0.5)))
+    yc = yc + _F32(1.0)
+    ys = _fma32(_F32(-1.9515295891e-4), z, _F32(8.3321608736e-3))
+    ys = _fma32(ys, z, _F32(-1.6666654611e-1))
+    ys = ys * z
+    ys = _fma32(ys, x, x)
+    sin = np.where(poly, ys, yc).view(np.uint32) ^ sign_sin
+    cos = np.where(poly, yc, ys).view(np.uint32) ^ sign_cos
+    return sin.view(_F32), cos.view(_F32)
+
+
+def _box_muller_16_f32(blocks: np.ndarray, mean: float, std: float) -> np.ndarray:
+    """Rows of 16 float32 uniforms to normals: ATen's normal_fill_16_AVX2."""
+    u1 = _F32(1.0) - blocks[:, :8]
+    radius = np.sqrt(_F32(-2.0) * _log_f32(u1))
+    sin, cos = _sincos_f32(_F32(2.0 * math.pi) * blocks[:, 8:])
+    out = np.empty_like(blocks)
+    m, s = _F32(mean), _F32(std)
+    out[:, :8] = _fma32(radius * cos, s, m)
+    out[:, 8:] = _fma32(radius * sin, s, m)
+    return out
+
+
 def _box_muller_16(blocks: np.ndarray, mean: float, std: float) -> None:
-    """In place over rows of 16 uniforms: ATen's normal_fill_16."""
+    """In place over rows of 16 float64 uniforms: ATen's normal_fill_16 for doubles."""
     u1 = 1.0 - blocks[:, :8]
     u2 = blocks[:, 8:].copy()
     radius = np.sqrt(-2.0 * np.log(u1))

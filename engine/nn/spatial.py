@@ -100,10 +100,36 @@ def _conv(
                 f"Kernel size: ({' x '.join(str(k) for k in kernel)}). Kernel size can't be "
                 "greater than actual input size"
             )
+    _same_dtypes(x, weight, bias)
     attrs = {"stride": st, "padding": pad, "dilation": dil, "groups": int(groups)}
     inputs = (x, weight) if bias is None else (x, weight, bias)
     out = apply(conv_ops.CONV, inputs, attrs)
     return out.squeeze(0) if unbatched else out
+
+
+_DTYPE_WORD = {"float32": "float", "float64": "double", "float16": "c10::Half"}
+
+
+def _same_dtypes(x: Tensor, weight: Tensor, bias: Tensor | None) -> None:
+    """PyTorch's refusals of a convolution whose input, weight and bias differ in dtype (its
+    kernels compute in one dtype: a float input is never quietly run in double)."""
+    xd = x._data.dtype
+    if bias is not None and bias._data.dtype != xd:
+        raise RuntimeError(
+            f"Input type ({_DTYPE_WORD.get(xd.name, xd.name)}) and bias type "
+            f"({_DTYPE_WORD.get(bias._data.dtype.name, bias._data.dtype.name)}) should be the "
+            "same"
+        )
+    if weight._data.dtype != xd:
+        raise RuntimeError(
+            f"expected scalar type {_scalar_name(xd)} but found {_scalar_name(weight._data.dtype)}"
+        )
+
+
+def _scalar_name(dtype: Any) -> str:
+    """ATen's name of a dtype in its errors (Float, Double, Half, Long ...)."""
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+            "int32": "Int", "bool": "Bool"}.get(dtype.name, dtype.name)  # fmt: skip
 
 
 def _in_dims(name: str, fn: Callable[..., Tensor], doc: str | None = None) -> Any:
