@@ -5,6 +5,7 @@ the op table's view, permute, expand, getitem, index_put, gather, cat and stack 
 from __future__ import annotations
 
 import builtins
+import operator
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -144,8 +145,29 @@ def broadcast_to(a: Tensor, shape: Any) -> Tensor:
     return expand(a, _shape_arg((shape,)))
 
 
+#: slice bounds NumPy takes as they are
+_PLAIN = (int, type(None))
+
+
+def _bound(value: Any) -> int:
+    """A slice bound as an int (a 0-d integer tensor, a NumPy integer), or Python's TypeError."""
+    if hasattr(type(value), "__index__"):  # its own error (a float tensor's, say)
+        return operator.index(value)
+    raise TypeError("slice indices must be integers or None or have an __index__ method")
+
+
 def _index(key: Any, ndim: int) -> tuple[Any, bool]:
     """Turn a PyTorch index into a NumPy one; report whether it is advanced indexing."""
+    if ndim and (  # x[i], x[a:b] with ints: a loop's (iterating a tensor is x[0], x[1] ...)
+        key.__class__ is int
+        or (
+            key.__class__ is slice
+            and key.start.__class__ in _PLAIN
+            and key.stop.__class__ in _PLAIN
+            and key.step is None
+        )
+    ):
+        return key, False
     parts = key if isinstance(key, tuple) else (key,)
     out: list[Any] = []
     advanced = False
@@ -168,9 +190,24 @@ def _index(key: Any, ndim: int) -> tuple[Any, bool]:
         elif isinstance(k, bool):
             out.append(k)
             advanced = True
-        elif isinstance(k, int | np.integer | slice) or k is None or k is Ellipsis:
-            if isinstance(k, slice) and k.step is not None and k.step <= 0:
-                raise ValueError("step must be greater than zero")
+        elif isinstance(k, slice):
+            # bounds as plain ints (a loop's `x[i : i + 8]` with i a 0-d tensor): NumPy would
+            # convert each one again, and comparing the slice would compare tensors
+            if k.start.__class__ is not int and k.start is not None:
+                k = slice(_bound(k.start), k.stop, k.step)
+            if k.stop.__class__ is not int and k.stop is not None:
+                k = slice(k.start, _bound(k.stop), k.step)
+            if k.step is not None:
+                if k.step.__class__ is not int:
+                    k = slice(k.start, k.stop, _bound(k.step))
+                if k.step <= 0:
+                    raise ValueError(
+                        "slice step cannot be zero"
+                        if k.step == 0
+                        else "step must be greater than zero"
+                    )
+            out.append(k)
+        elif isinstance(k, int | np.integer) or k is None or k is Ellipsis:
             out.append(k)
         else:
             raise IndexError(
@@ -236,7 +273,7 @@ def getitem(a: Tensor, key: Any) -> Tensor:
             for p in parts:
                 if isinstance(p, int | np.integer):
                     name = "SelectBackward0"
-                elif isinstance(p, slice) and p != slice(None):
+                elif isinstance(p, slice) and (p.start, p.stop, p.step) != (None, None, None):
                     name = "SliceBackward0"
                 elif p is None:
                     name = "UnsqueezeBackward0"

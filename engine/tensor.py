@@ -158,7 +158,7 @@ class Tensor:
     # recorded before it (engine.core.edge); None for a tensor never changed in place
     _fn_history: list[tuple[builtins.int, Any]] | None = None
     # tensors sharing one version counter (detach()), as weak references; None when alone
-    _vgroup: list[Any] | None = None
+    _vgroup: _VersionGroup | None = None
     __array_priority__ = 1000  # so numpy scalars defer to our reflected operators
 
     _data: Any
@@ -603,13 +603,26 @@ class Tensor:
         return _nograd_unary(self, np.logical_not if self._data.dtype.kind == "b" else np.invert)
 
 
+class _VersionGroup(list[Any]):
+    """Weak references to the tensors that share one storage's version counter; the dead are
+    dropped when it has doubled since the last sweep (each append amortised O(1), however many
+    views stay alive: a batch of 32 slices of one dataset swept the list on every append)."""
+
+    __slots__ = ("sweep_at",)
+
+    def __init__(self, first: Any) -> None:
+        super().__init__((first,))
+        self.sweep_at = 8
+
+
 def _share_version(base: Tensor, alias: Tensor) -> None:
     """Make alias (a view or detach() of base, same storage) share base's version counter."""
     group = base._vgroup
     if group is None:
-        group = base._vgroup = [weakref.ref(base)]
-    if len(group) >= 8:  # drop the dead (views made each step, say), keeping _bump cheap
+        group = base._vgroup = _VersionGroup(weakref.ref(base))
+    if len(group) >= group.sweep_at:  # drop the dead (views made each step, say)
         group[:] = [ref for ref in group if ref() is not None]
+        group.sweep_at = max(8, 2 * len(group))
     group.append(weakref.ref(alias))
     alias._vgroup = group
     alias._version = base._version
