@@ -590,13 +590,16 @@ class RunResponse(BaseModel):
 
     ok: bool
     stdout: str = Field(
-        description="Exactly what the program printed (up to the error, if any), or its first "
-        "`max_output_chars` characters when it printed more (see `output_truncated`)."
+        description="Exactly what the program printed (up to the error, if any); when it "
+        "printed more than `max_output_chars`, its head and its end within that many "
+        "characters, the cut marked between them (see `output_truncated`)."
     )
     output_truncated: bool = Field(
         default=False,
-        description="The program printed more than `max_output_chars`: `stdout` holds the "
-        "first part, and the program ran on (it is not stopped for printing).",
+        description="The program printed more than `max_output_chars`: `stdout` holds its "
+        "head (three quarters of the budget, streamed as printed) and its end, with a line "
+        "saying how many characters were cut between them; the program ran on (it is not "
+        "stopped for printing). A run stopped or killed keeps the head only.",
     )
     output_chars: int | None = Field(
         default=None,

@@ -1,6 +1,7 @@
 /** The bindings panel: one slider + number field + "requires grad" box per free variable. */
 import { BINDING } from "./config";
 import { el } from "./dom";
+import { startingValues } from "./freevars";
 import type { BindingState } from "./state";
 
 export class BindingsPanel {
@@ -13,10 +14,12 @@ export class BindingsPanel {
     private readonly list: HTMLElement,
   ) {}
 
-  /** Show controls for `names`, valued from `bindings` (new names get the default). */
+  /** Show controls for `names`, valued from `bindings` (new names get distinct defaults). */
   render(names: string[], bindings: Record<string, BindingState>): Record<string, BindingState> {
+    const bound = Object.fromEntries(names.filter((name) => bindings[name]).map((name) => [name, bindings[name]!.value]));
+    const fresh = startingValues(names, bound, BINDING.defaults, BINDING.defaultValue);
     const next: Record<string, BindingState> = {};
-    for (const name of names) next[name] = bindings[name] ?? { value: BINDING.defaultValue, requires_grad: true };
+    for (const name of names) next[name] = bindings[name] ?? { value: fresh[name] ?? BINDING.defaultValue, requires_grad: true };
     const same = JSON.stringify(Object.keys(next)) === JSON.stringify(Object.keys(this.current));
     this.current = next;
     this.section.hidden = names.length === 0;

@@ -104,7 +104,7 @@ export class CellView {
     this.body.append(this.tools);
     if (code) {
       const host = el("div", "editor-host cell-editor-host");
-      this.body.append(host, this.status, this.notice, this.output, this.truncated, this.result, this.error);
+      this.body.append(host, this.status, this.notice, this.truncated, this.output, this.result, this.error);
       this.editor = new Editor({
         parent: host,
         doc: state.source,

@@ -97,6 +97,10 @@ export const FORMAT = {
 
 /** Values a new free variable starts with, and the slider's range around them. */
 export const BINDING = {
+  /** A new input's value, by its place among the expression's inputs: distinct, small, not 0
+   * or 1, and no two that sum or differ to 0 (so `(a+b)*(a-b)` opens at −5, not 0 = 1·0). */
+  defaults: [2, 3, 0.5, -1.5, 1.25, -2.5, 4, -0.75],
+  /** Past the table: an input's value when every default is taken. */
   defaultValue: 1,
   sliderMin: -10,
   sliderMax: 10,

@@ -50,6 +50,15 @@ const errorField = StateField.define<DecorationSet>({
 /** Said to screen readers on the editor (and in the `?` list): how to leave it by keyboard. */
 export const EDITOR_HELP = "Python program. Tab indents; to leave the editor with the keyboard, press Escape, then Tab. Ctrl+Enter runs it.";
 
+/** The same on a touch screen, which has no Ctrl+Enter to advertise (Run is a tap away). */
+export const EDITOR_HELP_TOUCH = "Python program. Tab indents; to leave the editor with the keyboard, press Escape, then Tab.";
+
+/** A touch screen: no hover, a coarse pointer (the CSS's `.keys-only` test too). */
+export const TOUCH_QUERY = "(hover: none) and (pointer: coarse)";
+
+/** Shown in the editor while it has the focus, where the keys act: Tab does not leave it. */
+export const EDITOR_HINT = "Tab indents · Esc, then Tab: leave the editor";
+
 export interface EditorOptions {
   parent: HTMLElement;
   doc: string;
@@ -114,8 +123,15 @@ export class Editor {
     const help = document.createElement("p");
     help.id = "editor-help";
     help.className = "sr-only";
-    help.textContent = options.help ?? EDITOR_HELP;
-    shadow.append(sheet, help, mount);
+    help.textContent = options.help ?? (window.matchMedia(TOUCH_QUERY).matches ? EDITOR_HELP_TOUCH : EDITOR_HELP);
+    // The same said where the focus is, for sighted keyboard users (screen readers have the
+    // description): Tab indents without end, and the way out was only in the `?` dialog.
+    const hint = document.createElement("p");
+    hint.className = "editor-hint";
+    hint.dataset.testid = "editor-hint";
+    hint.setAttribute("aria-hidden", "true");
+    hint.textContent = EDITOR_HINT;
+    shadow.append(sheet, help, mount, hint);
     this.view = new EditorView({
       root: shadow,
       parent: mount,

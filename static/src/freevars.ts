@@ -82,3 +82,21 @@ export function isExpression(source: string): boolean {
   if (/^\s*(import|from|def|class|for|while|if|with|return|print|del|assert|raise|try|pass)\b/.test(line)) return false;
   return !/(^|[^=!<>])=(?!=)/.test(line.replace(/\w+\s*=(?!=)(?=[^()]*\))/g, ""));
 }
+
+/**
+ * Starting values for the inputs `names` that `bound` does not value yet: in the inputs' order,
+ * each the first of `defaults` that no other input holds, so that every node of a new
+ * expression opens at its own value (all inputs at 1 open `(a+b)*(a-b)` at 0, with `1·0 = 0`
+ * captions). Past the table, `fallback`.
+ */
+export function startingValues(names: string[], bound: Record<string, number>, defaults: readonly number[], fallback: number): Record<string, number> {
+  const taken = new Set(names.filter((name) => name in bound).map((name) => bound[name]));
+  const values: Record<string, number> = {};
+  for (const name of names) {
+    if (name in bound) continue;
+    const value = defaults.find((v) => !taken.has(v)) ?? fallback;
+    taken.add(value);
+    values[name] = value;
+  }
+  return values;
+}

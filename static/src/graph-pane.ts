@@ -1,19 +1,19 @@
 /**
  * The notebook's graph pane: one cell's graph at a time, drawn and walked by the playground's
  * own walk view (walk-view.ts), laid out in the same elements as the playground's stage (the
- * same ids, so the same walk bar and styles). A cell's graph opens at the end of its walk, and
- * the nodes earlier cells recorded are marked.
+ * same ids, so the same walk bar and styles). A cell's graph opens at the first step of its walk,
+ * the loss's own, as the playground's does, and the nodes earlier cells recorded are marked.
  */
 import { markCompared } from "./compare";
 import { byId } from "./dom";
 import type { Action } from "./shortcuts";
 import type { Graph, NotebookRunResponse } from "./types";
 import { WalkView } from "./walk-view";
-import { failedNode, openingAtEnd } from "./walknav";
+import { failedNode, openingPosition, recordedStep } from "./walknav";
 
 export class GraphPane {
   private readonly walk = new WalkView({
-    opening: openingAtEnd,
+    opening: openingPosition,
     clickMovesWalk: false,
     decorate: (svg, graph) => {
       markCompared(svg, graph);
@@ -36,7 +36,7 @@ export class GraphPane {
     };
     this.walk.onPassShown = (_views, graph) => this.walk.markFailed(failedNode(this.response, graph));
     this.walk.onPosition = (position, total, opening) => {
-      if (!opening) this.onPosition(position < total ? position : null, this.pass);
+      if (!opening) this.onPosition(total > 0 ? recordedStep(position, total) : null, this.pass);
     };
     byId("legend-toggle", HTMLButtonElement).addEventListener("click", () => {
       const legend = byId("legend", HTMLElement);
@@ -50,7 +50,7 @@ export class GraphPane {
     return this.response;
   }
 
-  /** Show `response`'s graphs (a cell's), at walk `step` of pass `pass` (null: the last, the end). */
+  /** Show `response`'s graphs (a cell's), at walk `step` (null: its first) of pass `pass` (null: the last). */
   async show(response: NotebookRunResponse | null, step: number | null, pass: number | null): Promise<void> {
     this.response = response;
     this.pass = pass;

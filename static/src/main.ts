@@ -45,6 +45,9 @@ const DEFAULTS: AppState = {
   compare: false,
 };
 
+/** The page's one-column layout (phones, upright tablets: playground.css's breakpoint). */
+const ONE_COLUMN = "(max-width: 900px)";
+
 /** Below this window height, or this width (a phone), the legend starts folded. */
 const LEGEND_MIN_HEIGHT = 780;
 const LEGEND_MIN_WIDTH = 600;
@@ -81,6 +84,8 @@ class Playground {
   private readonly compare = new CompareControl(() => this.store.state.compare);
 
   private response: RunResponse | null = null;
+  /** The user asked for a run: in one column, its graph is scrolled into view once drawn. */
+  private revealGraph = false;
   private runCount = 0;
   private presentingNow = false;
 
@@ -201,6 +206,9 @@ class Playground {
   private run(keepStep: boolean): void {
     this.refreshBindings();
     if (!keepStep) this.store.set({ step: null, pass: null }, "push");
+    // Run pressed (not a slider's re-run, not the page's first run): on a phone the graph is a
+    // screen below the program, so the answer is brought into view.
+    this.revealGraph = !keepStep && window.matchMedia(ONE_COLUMN).matches;
     this.svg.dataset.state = "loading";
     this.runs.submit(this.request());
   }
@@ -226,12 +234,6 @@ class Playground {
   }
 
   private async showResponse(response: RunResponse, request: RunRequest): Promise<void> {
-    const result = byId("result", HTMLElement);
-    result.hidden = !response.result;
-    byId("result-text", HTMLElement).textContent = response.result ?? "";
-    const notice = byId("run-notice", HTMLElement);
-    notice.textContent = response.notice ?? "";
-    notice.hidden = !response.notice;
     this.runPanel.finished(response);
     // A run that failed before recording a graph keeps the one on screen (the last good run's).
     const drawn = this.keeper.accept(response, request.source);
@@ -242,9 +244,20 @@ class Playground {
       await this.showPass();
       if (this.response !== response) return; // a newer response is being drawn
     }
+    // (An error stays in sight instead: its panel is above, by the program.)
+    if (this.revealGraph && drawn !== null && response.error === null) this.bringGraphIntoView();
+    this.revealGraph = false;
     this.runCount += 1;
     this.svg.dataset.runCount = String(this.runCount);
     this.svg.dataset.state = this.runs.running ? "loading" : "ready";
+  }
+
+  /** Scroll the page so the graph pane (its note, graph and walk bar) fills the screen. */
+  private bringGraphIntoView(): void {
+    const reduced = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    const stage = this.svg.closest<HTMLElement>(".stage") ?? this.svg;
+    // The focus stays where it was (the editor, Run): only the view moves.
+    stage.scrollIntoView({ block: "start", behavior: reduced ? "auto" : "smooth" });
   }
 
   /** Show `error` in the panel and the editor; an error that names a node of `graph` links to it. */

@@ -8,6 +8,7 @@
  * ran with, and it is stale as soon as they differ, so editing cell j marks j..n stale and
  * nothing before j.
  */
+import { CUT_MARK, outputCutNotice } from "./output-cut";
 import type { NotebookCell, NotebookRunResponse, RunError } from "./types";
 
 /** What one code cell printed and returned the last time it ran. */
@@ -145,6 +146,9 @@ export class NotebookModel {
       notices.set(number, [...(notices.get(number) ?? []), line]);
     }
     const lastRan = response.cells[response.cells.length - 1]?.cell ?? null;
+    // The cell whose output the budget cut: the one whose text holds the cut's mark (else the
+    // last that ran: a run stopped before the mark was sent).
+    const cutCell = response.output_truncated ? (response.cells.find((run) => CUT_MARK.test(run.stdout))?.cell ?? lastRan) : null;
     for (const run of response.cells) {
       const cell = this.cells[this.indexOf(run.cell)];
       if (!cell) continue;
@@ -155,7 +159,7 @@ export class NotebookModel {
         error: failed ? response.error : null,
         stopped: false,
         notice: notices.get(run.cell)?.join("\n") ?? null,
-        truncated: response.output_truncated && run.cell === lastRan ? truncation(response) : null,
+        truncated: run.cell === cutCell ? outputCutNotice(run.stdout, response.output_chars, "the cells") : null,
         ranWith: sent.slice(0, run.cell),
         seed,
       };
@@ -207,12 +211,4 @@ export class NotebookModel {
       };
     }
   }
-}
-
-function truncation(response: NotebookRunResponse): string {
-  const printed = response.output_chars;
-  const shown = [...response.stdout].length.toLocaleString("en-US");
-  return typeof printed === "number"
-    ? `Output cut: the first ${shown} of the ${printed.toLocaleString("en-US")} characters the cells printed are shown. The run was not stopped for printing.`
-    : `Output cut: the first ${shown} characters are shown.`;
 }

@@ -59,6 +59,8 @@ class NotebookPage {
   private packToken = 0;
   /** A link named a cell and its walk position: shown once that cell's run answers. */
   private linked: { cell: number; step: number | null; pass: number | null } | null = null;
+  /** The code cells a Run all still has to run, in order (their indices). */
+  private chain: number[] = [];
 
   constructor() {
     this.runs = new RunController<Run, NotebookRunResponse>({
@@ -222,13 +224,22 @@ class NotebookPage {
 
   // ---- running ------------------------------------------------------------------------------
 
+  /**
+   * Run every code cell, each as the cell shown, one after the other (1, then 1..2, ...): the
+   * server records only the last cell of a run, and each cell keeps its own graph. The chain
+   * ends at an error, at Stop, or when another run is asked for.
+   */
   private runAll(): void {
-    const last = this.model.cells.map((c) => c.kind).lastIndexOf("code");
-    if (last >= 0) this.runCell(last);
+    const code = this.model.cells.flatMap((c, index) => (c.kind === "code" ? [index] : []));
+    const first = code.shift();
+    if (first === undefined) return;
+    this.runCell(first);
+    this.chain = code;
   }
 
   /** Run code cell `index`: cells 1..k go to the server, which runs them in order. */
   private runCell(index: number): void {
+    this.chain = []; // a run asked for ends a Run all in progress
     const { cells, cell } = this.model.request(index);
     const seed = this.store.state.seed;
     const request: NotebookRunRequest = { cells, cell, device: "cpu", seed };
@@ -271,6 +282,8 @@ class NotebookPage {
   }
 
   private answered(response: NotebookRunResponse, run: Run): void {
+    const next = response.ok ? this.chain.shift() : undefined;
+    if (next === undefined) this.chain = [];
     this.finish();
     const shown = this.model.apply(response, run.request.cells, run.seed);
     const ms = Math.round(performance.now() - run.started);
@@ -280,9 +293,15 @@ class NotebookPage {
     const linked = this.linked?.cell === response.cell ? this.linked : null;
     this.linked = null;
     void this.showGraph(shown, linked?.step ?? null, linked?.pass ?? null);
+    if (next !== undefined) {
+      const rest = this.chain;
+      this.runCell(next); // Run all goes on with the next code cell
+      this.chain = rest;
+    }
   }
 
   private failed(error: unknown, run: Run): void {
+    this.chain = [];
     this.finish();
     void run;
     const message = error instanceof ApiError ? error.message : `the server could not be reached (${String(error)})`;
@@ -292,6 +311,7 @@ class NotebookPage {
   }
 
   private stopped(run: Run): void {
+    this.chain = [];
     this.finish();
     const seconds = (performance.now() - run.started) / 1000;
     this.model.stopped(run.printed, run.request.cells, run.seed, seconds);

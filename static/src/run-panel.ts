@@ -4,6 +4,7 @@
  * A view only: the RunController decides, this shows (printed text is set as text, never HTML).
  */
 import { byId } from "./dom";
+import { outputCutNotice } from "./output-cut";
 import type { RunResponse } from "./types";
 
 /** How often the elapsed time is redrawn while a program runs. */
@@ -16,6 +17,9 @@ export class RunPanel {
   private readonly elapsed = byId("run-elapsed", HTMLElement);
   private readonly stdout = byId("stdout", HTMLElement);
   private readonly truncated = byId("output-truncated", HTMLElement);
+  private readonly notice = byId("run-notice", HTMLElement);
+  private readonly result = byId("result", HTMLElement);
+  private readonly resultText = byId("result-text", HTMLElement);
   private startedAt = 0;
   private ticker: ReturnType<typeof setInterval> | undefined;
 
@@ -30,13 +34,19 @@ export class RunPanel {
     return this.status.dataset.state ?? "";
   }
 
-  /** A run was sent: clear the output (it fills as the program prints), offer Stop, start the clock. */
+  /**
+   * A run was sent: clear what the previous run left (its output, its notice, its `Out` value:
+   * none of it belongs to this run, which may be stopped before it answers), offer Stop, start
+   * the clock. The output fills as the program prints.
+   */
   started(): void {
     if (this.state !== "busy") this.setStatus("Running…", "running");
     this.stdout.textContent = "";
     this.stdout.classList.remove("empty");
     this.stdout.dataset.state = "live";
     this.truncated.hidden = true;
+    this.showNotice(null);
+    this.showResult(null);
     this.stopButton.hidden = false;
     this.startedAt = performance.now();
     this.tick();
@@ -51,20 +61,16 @@ export class RunPanel {
     if (pinned) this.stdout.scrollTop = this.stdout.scrollHeight;
   }
 
-  /** The run's answer: the whole output as the server kept it, and how long it took. */
+  /** The run's answer: the whole output as the server kept it, its notice and `Out` value, and
+   * how long it took. */
   finished(response: RunResponse): void {
     const ms = Math.round(performance.now() - this.startedAt);
     this.end();
+    this.showNotice(response.notice ?? null);
+    this.showResult(response.result ?? null);
     this.stdout.textContent = response.stdout;
     this.stdout.classList.toggle("empty", response.stdout === "" && !response.result);
-    if (response.output_truncated) {
-      const shown = [...response.stdout].length.toLocaleString("en-US");
-      const printed = response.output_chars;
-      this.truncated.textContent =
-        typeof printed === "number"
-          ? `Output cut: the first ${shown} of the ${printed.toLocaleString("en-US")} characters it printed are shown. The program was not stopped for printing.`
-          : `Output cut: the first ${shown} characters are shown. The program was not stopped for printing.`;
-    }
+    if (response.output_truncated) this.truncated.textContent = outputCutNotice(response.stdout, response.output_chars, "the program");
     this.truncated.hidden = !response.output_truncated;
     this.setStatus(response.ok ? `Ran on ${response.device} in ${ms} ms` : `Stopped with an error (on ${response.device})`, response.ok ? "done" : "error");
     this.status.dataset.device = response.device;
@@ -93,6 +99,16 @@ export class RunPanel {
   /** A one-off message in the status line (e.g. "Link copied"). */
   say(text: string): void {
     this.setStatus(text, "done");
+  }
+
+  private showNotice(text: string | null): void {
+    this.notice.textContent = text ?? "";
+    this.notice.hidden = !text;
+  }
+
+  private showResult(text: string | null): void {
+    this.resultText.textContent = text ?? "";
+    this.result.hidden = !text;
   }
 
   private end(): void {

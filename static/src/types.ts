@@ -200,9 +200,10 @@ export interface RunError {
 /** What a run of a program and a run of a notebook's cells both answer. */
 export interface RunOutcome {
   ok: boolean;
-  /** What the program printed, or its first `max_output_chars` characters (`output_truncated`). */
+  /** What the program printed, or within `max_output_chars` its head and tail, the cut marked
+   * between them (`output_truncated`). */
   stdout: string;
-  /** The program printed more than the budget: `stdout` is the first part; it ran on. */
+  /** The program printed more than the budget: `stdout` is its head and tail; it ran on. */
   output_truncated?: boolean;
   /** When truncated: how many characters the program printed in all. */
   output_chars?: number | null;

@@ -115,11 +115,6 @@ export function focusNode(
   return active ?? errorNode ?? graph?.root ?? null;
 }
 
-/** The notebook's opening: the position a link asked for, else the end of the walk. */
-export function openingAtEnd(total: number, asked: number | null): number {
-  return Math.max(0, Math.min(total, asked ?? total));
-}
-
 /**
  * The position a pass opens at: the one a link asked for (clamped to the walk), else 1, the
  * first backward step (the loss receives ∂L/∂L = 1 and sends it on), or 0 without a walk.

@@ -1,7 +1,8 @@
 /** An expression's inputs: its unknown names, never a function it calls or a known name. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { freeVariables, isExpression, KNOWN_NAMES } from "../src/freevars";
+import { BINDING } from "../src/config";
+import { freeVariables, isExpression, KNOWN_NAMES, startingValues } from "../src/freevars";
 
 test("the table's functions, torch, F and nn are known: only the other names are inputs", () => {
   assert.deepEqual(freeVariables("tanh(w*x + b)"), ["w", "x", "b"]);
@@ -18,4 +19,15 @@ test("a name called is a function, not a number to slide", () => {
   assert.deepEqual(freeVariables("abs(x - y) + max(x, y)"), ["x", "y"]);
   assert.ok(isExpression("tanh(w*x + b)"));
   assert.ok(!isExpression("y = tanh(x)"));
+});
+
+test("new inputs start at distinct values, none that another input holds", () => {
+  const start = (names: string[], bound: Record<string, number> = {}) => startingValues(names, bound, BINDING.defaults, BINDING.defaultValue);
+  assert.deepEqual(start(freeVariables("(a+b)*(a-b)")), { a: 2, b: 3 });
+  assert.deepEqual(start(["a", "b", "c"], { a: 3 }), { b: 2, c: 0.5 });
+  const many = Object.values(start(["a", "b", "c", "d", "e", "f", "g", "h"]));
+  assert.equal(new Set(many).size, many.length);
+  assert.ok(!many.includes(0) && !many.includes(1));
+  // no two defaults cancel in a sum or a difference
+  for (const x of many) for (const y of many) if (x !== y) assert.ok(x + y !== 0 && x - y !== 0);
 });

@@ -11,7 +11,6 @@ import {
   failedNode,
   focusNode,
   modulesAround,
-  openingAtEnd,
   openingFocus,
   stepOverOffer,
   toggledAll,
@@ -107,9 +106,3 @@ test("the view opens around the current step, else the error's node, else the ro
   assert.equal(focusNode(null, null, false, null), null);
 });
 
-test("a notebook cell's graph opens at the end of its walk unless a link asks for a step", () => {
-  assert.equal(openingAtEnd(4, null), 4);
-  assert.equal(openingAtEnd(4, 2), 2);
-  assert.equal(openingAtEnd(4, 9), 4);
-  assert.equal(openingAtEnd(0, null), 0);
-});

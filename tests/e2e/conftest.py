@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,45 @@ def browser_context_args(base_url: str) -> dict[str, Any]:
         "viewport": {"width": 1280, "height": 720},
         "permissions": ["clipboard-read", "clipboard-write"],
     }
+
+
+#: Chromium's CPU slowed down this many times (CDP ``Emulation.setCPUThrottlingRate``), e.g.
+#: ``AGP_E2E_CPU_THROTTLE=4``: a test that then fails assumed how fast the machine runs
+#: instead of waiting for what the page promises. Off (1) by default.
+CPU_THROTTLE = float(os.environ.get("AGP_E2E_CPU_THROTTLE", "1") or 1)
+
+
+def throttle_cpu(page: Any) -> None:
+    """Slow ``page``'s CPU down by :data:`CPU_THROTTLE` (nothing when it is 1)."""
+    if CPU_THROTTLE > 1:
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": CPU_THROTTLE})
+
+
+@pytest.fixture(scope="session", autouse=True)
+def cpu_throttle() -> Iterator[None]:
+    """With AGP_E2E_CPU_THROTTLE set, every page a test opens (the ``page`` fixture's, or one
+    it makes with ``new_page``) runs on a throttled CPU."""
+    if CPU_THROTTLE <= 1:
+        yield
+        return
+    from playwright.sync_api import Browser, BrowserContext
+
+    def throttled(original: Callable[..., Any]) -> Callable[..., Any]:
+        def new_page(self: Any, *args: Any, **kwargs: Any) -> Any:
+            page = original(self, *args, **kwargs)
+            throttle_cpu(page)
+            return page
+
+        return new_page
+
+    saved = (Browser.new_page, BrowserContext.new_page)
+    Browser.new_page = throttled(saved[0])  # type: ignore[method-assign]
+    BrowserContext.new_page = throttled(saved[1])  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Browser.new_page, BrowserContext.new_page = saved  # type: ignore[method-assign]
 
 
 @pytest.fixture

@@ -55,9 +55,17 @@ def run_cell(page: Page, number: int) -> Locator:
 
 
 def run_all(page: Page) -> Locator:
-    before = draws(page)
+    """Run all, and wait until its last code cell's graph is drawn (each cell runs in turn)."""
+    last = page.locator("[data-testid=cell][data-kind=code]").last.get_attribute("data-cell")
     page.get_by_test_id("run-all").click()
-    return graph_drawn(page, before)
+    page.wait_for_function(
+        "last => document.querySelector('[data-testid=cells]').dataset.state === 'ready'"
+        " && document.querySelector('[data-testid=graph-cell]').dataset.cell === last"
+        " && document.querySelector('[data-testid=graph]').dataset.state === 'ready'",
+        arg=last,
+        timeout=60_000,
+    )
+    return page.get_by_test_id("graph")
 
 
 def open_lesson(page: Page, lesson_id: str) -> None:
@@ -128,6 +136,35 @@ def test_a_seed_lesson_opens_as_a_notebook_and_runs_in_order(page: Page, base_ur
     assert sorted(n for n in graph_names(page) if n) == ["x", "y"]
 
 
+def test_after_run_all_each_cell_keeps_its_own_graph_opening_at_its_first_step(
+    page: Page,
+) -> None:
+    """Run all runs every code cell as the cell shown, in turn: each gets its own graph (the
+    server records only a run's last cell), and each graph opens at its walk's first step (the
+    loss's own, as on the playground), not at its end."""
+    page.goto("/notebook")
+    expect(page.get_by_test_id("cells")).to_have_attribute("data-state", "ready")
+    run_all(page)
+    expect(page.get_by_test_id("graph-cell")).to_have_text("Graph of cell 3")
+    expect(page.get_by_test_id("walk-position")).to_have_text("1 / 4")
+    active = page.locator("[data-testid=graph] [data-walk-active=true]")
+    expect(active).to_have_attribute("data-node-name", "loss")
+    seen: dict[int, list[str]] = {}
+    for number in (1, 2, 3):
+        cell = code_cell(page, number)
+        expect(cell.get_by_test_id("cell-graph")).to_be_visible()
+        before = draws(page)
+        cell.get_by_test_id("cell-graph").click()
+        graph_drawn(page, before)
+        expect(page.get_by_test_id("graph-cell")).to_have_text(f"Graph of cell {number}")
+        seen[number] = sorted(n for n in graph_names(page) if n)
+    # cell 1 made the leaves, cell 2 the error, cell 3 the loss: three graphs, each its own
+    assert "loss" in seen[3] and "loss" not in seen[2] and "err" in seen[2], seen
+    assert "err" not in seen[1], seen
+    # cell 3's walk opens at its first step again when shown again
+    expect(page.get_by_test_id("walk-position")).to_have_text(re.compile(r"^1 / \d+$"))
+
+
 def test_a_backward_pass_through_earlier_cells_is_marked(page: Page) -> None:
     """The starter notebook's cell 3 calls backward() through what cells 2 recorded: the pass
     is drawn whole, the nodes cell 2 recorded dashed (data-earlier)."""
@@ -142,6 +179,7 @@ def test_a_backward_pass_through_earlier_cells_is_marked(page: Page) -> None:
     )
     expect(graph.locator('[data-node-name="err"]')).to_have_attribute("data-earlier", "true")
     expect(graph.locator('[data-node-name="loss"]')).not_to_have_attribute("data-earlier", "true")
+    page.get_by_test_id("walk-last").click()  # the walk opens at its first step: to its end
     expect(graph.locator('[data-node-name="w"]')).to_have_attribute(
         "aria-label", re.compile(r"value 0\.5, grad −24")
     )
@@ -261,18 +299,18 @@ def test_a_share_link_reopens_the_cells_and_the_graph_shown(page: Page, browser:
     page.keyboard.press("ControlOrMeta+End")
     page.keyboard.insert_text("\nprint('shared ' * 60)")  # long enough to be compressed
     run_cell(page, 3)
-    page.get_by_test_id("walk-first").click()
+    expect(page.get_by_test_id("walk-position")).to_have_text("1 / 4")  # its first step
     page.get_by_test_id("walk-next").click()
     page.get_by_test_id("share").click()
     link = page.get_by_test_id("share-url").input_value()
-    assert "nb=z" in link and "cell=3" in link and "step=1" in link
+    assert "nb=z" in link and "cell=3" in link and "step=2" in link
     other = browser.new_page()
     try:
         other.goto(link)
         graph_drawn(other, 1)
         expect(other.get_by_test_id("graph-cell")).to_have_text("Graph of cell 3")
         expect(code_cell(other, 2).get_by_test_id("cell-output")).to_contain_text("shared shared")
-        expect(other.get_by_test_id("walk-position")).to_have_text("1 / 4")
+        expect(other.get_by_test_id("walk-position")).to_have_text("2 / 4")
     finally:
         other.close()
 

@@ -76,6 +76,26 @@ def test_expression_default_page_runs_with_bindings(page: Page) -> None:
     expect(page.get_by_test_id("binding-w-value")).to_have_value("0.5")
 
 
+def test_a_new_expressions_inputs_start_at_distinct_values(page: Page) -> None:
+    """All inputs at 1 opened `(a+b)*(a-b)` at 0 (`1·0 = 0` captions): new inputs start at
+    distinct values, so every node of the graph has its own, and the result is not 0."""
+    open_program(page, "(a+b)*(a-b)\n")
+    expect(page.get_by_test_id("binding-a-value")).to_have_value("2")
+    expect(page.get_by_test_id("binding-b-value")).to_have_value("3")
+    values = page.locator("[data-testid=graph] [data-node-id]").evaluate_all(
+        "nodes => nodes.map(n => (n.textContent.match(/= *(\\S+)/) || [])[1])"
+    )
+    assert None not in values and len(set(values)) == len(values) == 5, values
+    assert "0" not in values and "1" not in values, values
+    loss = page.locator("[data-testid=graph] [data-walk-active=true]")  # the walk opens there
+    expect(loss).to_contain_text("= −5")
+    expect(page.get_by_test_id("walk-caption")).not_to_contain_text("= 0")
+    # An input added later takes a value no other input holds.
+    replace_source(page, "(a+b)*(a-c)\n")
+    expect(page.get_by_test_id("binding-c-value")).to_have_value("0.5")
+    expect(page.get_by_test_id("binding-a-value")).to_have_value("2")
+
+
 def test_walk_steps_with_buttons_and_keys(page: Page) -> None:
     graph = open_program(page, TINY)
     current, total = position(page)

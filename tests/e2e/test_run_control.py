@@ -22,6 +22,8 @@ pytestmark = pytest.mark.e2e
 
 LOOP = "print('looping')\nwhile True:\n    pass\n"
 #: 30,000 lines of 9 characters and their newlines: 300,000 characters, then the tiny example
+#: no backward(): the playground calls it on the last statement's value, says so, and shows it
+IMPLICIT_BACKWARD = "import torch\nw = torch.tensor(2.0, requires_grad=True)\nw * 3\n"
 PRINTS_300K = "for i in range(30000):\n    print(f'{i:09d}')\n" + TINY
 SYNTAX_ERROR = "import torch\nw = torch.tensor(0.5, requires_grad=True\nloss = w * 2\n"
 NUMPY_ONLY = "import numpy as np\nx = np.arange(4.0)\nprint((x * x).sum())\n"
@@ -169,11 +171,49 @@ def test_printing_300000_characters_runs_to_its_end_with_the_notice_and_its_grap
     expect(page.get_by_test_id("error")).to_be_hidden()
     truncated = page.get_by_test_id("output-truncated")
     expect(truncated).to_be_visible()
+    expect(truncated).to_be_in_viewport()  # above the output, not pushed below it
     printed = 30_000 * 10 + len("dL/dw=-24.00  dL/db=-12.00\n")
-    expect(truncated).to_contain_text(f"the first 100,000 of the {printed:,} characters")
+    expect(truncated).to_contain_text(f"the program printed {printed:,} characters")
     stdout = page.get_by_test_id("stdout").inner_text()
-    assert len(stdout) == 100_000 and stdout.startswith("000000000\n000000001\n")
+    # The head and the tail are kept, the cut marked between them, within the budget.
+    head, mark, tail = re.split(
+        r"(\n… \[[\d,]+ characters cut: budget max_output_chars\] …\n)", stdout
+    )
+    assert len(stdout) <= 100_000 and head.startswith("000000000\n000000001\n")
+    assert len(head) == 75_000 and tail.endswith("029999\ndL/dw=-24.00  dL/db=-12.00\n")
+    cut = int(re.sub(r"\D", "", mark))
+    assert len(head) + cut + len(tail) == printed
+    expect(truncated).to_contain_text(f"the first 75,000 and the last {len(tail):,} are shown")
     # It ran on to its end: the graph of its last lines is drawn.
     walk_to_the_end(page)
     expect(node(page, "w")).to_contain_text("−24")
     expect(page.get_by_test_id("graph-note")).to_be_hidden()
+
+
+def test_a_new_run_and_stop_clear_what_the_previous_run_left(page: Page) -> None:
+    """The "did not call backward()" note and the `Out` value belong to the run that made them:
+    a new run clears them as it starts, and a run that is stopped shows none."""
+    page.goto("/")
+    wait_ready(page)
+    replace_source(page, IMPLICIT_BACKWARD)
+    page.get_by_test_id("run").click()
+    wait_ready(page, runs=2)
+    notice, result = page.get_by_test_id("notice"), page.get_by_test_id("result")
+    expect(notice).to_contain_text("did not call backward()")
+    expect(result).to_be_visible()
+    expect(result).to_contain_text("6")
+    start_loop(page)  # a new run: while it runs, nothing of the last one's is shown
+    expect(notice).to_be_hidden()
+    expect(result).to_be_hidden()
+    page.get_by_test_id("stop").click()
+    expect(page.get_by_test_id("run-status")).to_have_text(re.compile(r"^Stopped after"))
+    expect(notice).to_be_hidden()
+    expect(result).to_be_hidden()
+    expect(page.get_by_test_id("stdout")).to_have_text("looping\n")
+    # A run that answers shows its own (here: no note, no value).
+    replace_source(page, "print('hi')\n")
+    page.get_by_test_id("run").click()
+    expect(page.get_by_test_id("run-status")).to_have_text(re.compile(r"^Ran on cpu"))
+    expect(page.get_by_test_id("stdout")).to_have_text("hi\n")
+    expect(notice).to_be_hidden()
+    expect(result).to_be_hidden()

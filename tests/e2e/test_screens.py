@@ -144,6 +144,34 @@ def test_phone_one_column_nothing_off_screen(screen: Any) -> None:
     assert inside(rect(dialog), viewport(page))
 
 
+def test_on_a_phone_run_brings_the_graph_into_view_and_no_keys_are_advertised(
+    screen: Any,
+) -> None:
+    """The graph is a screen below the program on a phone: Run scrolls it into view once its
+    answer is drawn. A touch screen has no Ctrl+Enter: neither Run nor the editor offers it."""
+    page = screen(viewport=PHONE, has_touch=True, is_mobile=True)
+    page.goto(program_url(TINY))
+    graph = wait_ready(page)
+    page.evaluate("window.scrollTo(0, 0)")
+    # the page's first run leaves the view alone: the graph starts low on the screen
+    assert rect(graph)["y"] > PHONE["height"] / 2, rect(graph)
+    expect(page.get_by_test_id("run").locator("kbd")).to_be_hidden()
+    description = page.get_by_test_id("editor").evaluate(
+        "el => el.getRootNode().getElementById(el.getAttribute('aria-describedby')).textContent"
+    )
+    assert "Ctrl+Enter" not in description and "Escape, then Tab" in description
+    page.get_by_test_id("run").tap()
+    wait_ready(page, runs=2)
+    expect(graph).to_be_in_viewport(ratio=0.9)
+    for control in ("walk-prev", "walk-play", "walk-next"):
+        expect(page.get_by_test_id(control)).to_be_in_viewport()
+    # A laptop still advertises the key.
+    laptop = screen(viewport={"width": 1280, "height": 720})
+    laptop.goto(program_url(TINY))
+    wait_ready(laptop)
+    expect(laptop.get_by_test_id("run").locator("kbd")).to_have_text("Ctrl+Enter")
+
+
 def test_phone_touch_pans_pinches_and_taps(screen: Any) -> None:
     page = screen(viewport=PHONE, has_touch=True, is_mobile=True)
     page.goto(program_url(TINY))
@@ -327,12 +355,20 @@ def test_escape_then_tab_is_said_and_works(page: Page) -> None:
         "el => el.getRootNode().getElementById(el.getAttribute('aria-describedby')).textContent"
     )
     assert "press Escape, then Tab" in description
+    # Said where the focus is, too: a hint shows on the editor while it has the focus.
+    hint = page.get_by_test_id("editor-hint")
+    expect(hint).to_be_hidden()
     editor.click()
+    expect(hint).to_be_visible()
+    expect(hint).to_contain_text("Esc, then Tab")
+    assert inside(rect(hint), rect(page.locator("#editor-host")))
     page.keyboard.press("Tab")  # indents: focus stays in the editor
     assert editor.evaluate("el => el.getRootNode().activeElement === el")
+    expect(hint).to_be_visible()
     page.keyboard.press("Escape")
     page.keyboard.press("Tab")
     assert not editor.evaluate("el => el.getRootNode().activeElement === el")
+    expect(hint).to_be_hidden()
     page.keyboard.press("?")
     expect(page.get_by_test_id("shortcuts")).to_contain_text("Esc, then Tab")
 

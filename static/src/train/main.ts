@@ -188,7 +188,11 @@ class TrainPage {
 
   private render(response: TrainResponse): void {
     this.watch.classes = response.classes;
-    if (response.data) this.boundary.setData(response.data, this.store.settings.points);
+    if (response.data) {
+      this.boundary.setData(response.data, this.store.settings.points);
+      // The step the points on screen joined the run at: where a change of them was taken up.
+      byId("boundary", HTMLCanvasElement).dataset.pointsStep = String(response.state.step);
+    }
     this.boundary.setBoundary(response.boundary);
     for (const row of response.history) {
       if (row.step <= this.lastStep) continue;
