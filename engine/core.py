@@ -535,6 +535,8 @@ class PassLog:
                 None,
             )
             self.freeze_s += perf_counter() - started
+        except TimeoutError:  # the run's clock: the program's end, not a drawing failure
+            raise
         except Exception as exc:
             self.failures.append(f"pass {self.count + 1}: {type(exc).__name__}: {exc}")
         self.count += 1
@@ -577,6 +579,8 @@ class PassLog:
             self._pending = (self.count, root, None, node_grads, frozen, again)
             self.unwalked += 1
             self.freeze_s += perf_counter() - started
+        except TimeoutError:  # the run's clock: the program's end, not a drawing failure
+            raise
         except Exception as exc:
             self.failures.append(f"pass {self.count + 1}: {type(exc).__name__}: {exc}")
         self.count += 1

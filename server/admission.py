@@ -25,7 +25,7 @@ import asyncio
 import math
 import time
 from collections import OrderedDict, deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
@@ -66,6 +66,9 @@ class Ticket:
     long: bool = False  # it holds a long slot (it was demoted), not a short one
     done: bool = False
     demoted_at: float = 0.0
+    #: told True when its work turns long and no long slot is free for it (it keeps its short
+    #: slot meanwhile: the sandbox gives it a short while more), False once it gets one
+    on_overdue: Callable[[bool], None] | None = None
 
 
 @dataclass
@@ -254,6 +257,8 @@ class Admission:
         if self.running_long >= self.long_slots or not self._may_go_long(ticket.tenant):
             if ticket not in self._overdue:
                 self._overdue.append(ticket)
+                if ticket.on_overdue is not None:
+                    ticket.on_overdue(True)
             return
         ticket.long = True
         ticket.demoted_at = time.monotonic()
@@ -282,6 +287,8 @@ class Admission:
             if self._may_go_long(overdue.tenant):
                 self._overdue.remove(overdue)
                 self.demote(overdue)
+                if overdue.on_overdue is not None:
+                    overdue.on_overdue(False)
 
     @asynccontextmanager
     async def slot(self, client: str, session: str = "") -> AsyncIterator[Ticket]:

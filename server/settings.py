@@ -42,9 +42,10 @@ class Settings(BaseSettings):
     # so every client is its peer address and a spoofed header changes nothing.
     forwarded_allow_ips: str = ""
     # Admission control (server/admission.py): how many requests may wait for a worker (0: four
-    # per worker) and for how long at most (0: the wall-clock budget); beyond, 503 + Retry-After.
+    # per worker) and for how long at most (never past the wall clock); beyond, 503 +
+    # Retry-After.
     admission_queue: int = 0
-    admission_max_wait_s: float = 0.0
+    admission_max_wait_s: float = 10.0
     # Server processes for `make run` / `python -m server` (each has its own sandbox).
     workers: int = Field(default_factory=lambda: max(1, min(4, os.cpu_count() or 1)))
     # For testing the pages' back-off: the first N work requests (POST /api/...) of each client
@@ -69,7 +70,8 @@ class Settings(BaseSettings):
     # 261,000, 3.1 MB with 74,000.
     max_answer_bytes: int = 24 * 1024 * 1024
     max_answer_items: int = 600_000
-    wall_clock_s: float = 5.0  # the program gets a TimeoutError here ...
+    # The program gets a TimeoutError here (sized for a lesson's training loop: minutes) ...
+    wall_clock_s: float = 180.0
     hard_kill_grace_s: float = 1.0  # ... and its worker is SIGKILLed this much later
     cpu_s: int = 0  # RLIMIT_CPU per worker; 0 = wall clock + grace + 1 s
     # The jail: "auto" uses seccomp where the kernel has it, else runs unjailed on a loopback
@@ -85,6 +87,10 @@ class Settings(BaseSettings):
     # sandbox_workers), so that endless loops cannot hold the slots a class's short runs need.
     sandbox_slice_s: float = 0.25
     sandbox_long_workers: int = 0
+    # A long program for which no long slot is free (all taken, or its client holds one
+    # already) keeps its short slot at most this long, then stops with a TimeoutError that
+    # says so (what it printed and recorded is kept); a long slot freed in time takes it on.
+    sandbox_overdue_s: float = 1.0
     # Without a running zygote for this long (its restarts keep failing), /healthz fails.
     sandbox_restart_deadline_s: float = 30.0
     # RLIMIT_AS per worker (its address space: ~120 MiB is NumPy and the engine); 0 = none.

@@ -33,7 +33,7 @@ class Budgets:
     max_kept_nodes: int = 5_000
     max_drawn_numbers: int = 2_000_000
     max_output_chars: int = 100_000
-    wall_clock_s: float = 5.0
+    wall_clock_s: float = 180.0
 
     @classmethod
     def from_settings(cls, settings: Any) -> Budgets:

@@ -438,6 +438,10 @@ def _innermost_program_line() -> tuple[str, int] | None:
 # ---- time ---------------------------------------------------------------------------------------
 
 
+#: a TimeoutError swallowed by the program (or code it calls) is raised again this much later
+AGAIN_S = 0.1
+
+
 @contextlib.contextmanager
 def _wall_clock(seconds: float, enabled: bool) -> Iterator[None]:
     """Raise TimeoutError in the program after ``seconds`` (the parent kills it a little later
@@ -446,15 +450,31 @@ def _wall_clock(seconds: float, enabled: bool) -> Iterator[None]:
         yield
         return
 
+    started = time.monotonic()
+    why = [f"stopped after {seconds:g} s (budget: wall_clock_s)"]
+
     def stop(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"stopped after {seconds:g} s (budget: wall_clock_s)")
+        raise TimeoutError(why[0])
 
     def out_of_cpu(signum: int, frame: Any) -> None:
         raise TimeoutError("used up its CPU time (budget: cpu_s)")
 
+    def overdue(signum: int, frame: Any) -> None:  # the server: no long-run slot for it
+        why[0] = (
+            f"stopped after {time.monotonic() - started:.1f} s: every long-run slot was taken "
+            "(a run that goes on past its first fraction of a second needs one, and this "
+            "client's or the whole class's are busy), so it could not go on (budget: "
+            "sandbox_overdue_s); run it again when a long run has ended"
+        )
+        signal.setitimer(signal.ITIMER_REAL, 0.001, AGAIN_S)  # as the wall clock, now
+
     signal.signal(signal.SIGALRM, stop)
     signal.signal(signal.SIGXCPU, out_of_cpu)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.signal(signal.SIGUSR2, overdue)
+    # Raised again every AGAIN_S while the program runs on: code that catches Exception
+    # (the program's, or a library's) cannot swallow its end; the parent's SIGKILL after the
+    # grace is the last word.
+    signal.setitimer(signal.ITIMER_REAL, seconds, AGAIN_S)
     try:
         yield
     finally:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -176,6 +177,20 @@ async def run(request: RunRequest, http: Request) -> Response:
     )
 
 
+def overdue_policy(cancel: Cancel, seconds: float) -> Callable[[bool], None]:
+    """What a run does when it turns long with no long slot free for it: it keeps its short
+    slot at most ``seconds`` more, then stops with a TimeoutError that says why (what it
+    printed and recorded kept); given a long slot in time, it runs on to the wall clock."""
+
+    def overdue(hurry: bool) -> None:
+        if hurry:
+            cancel.hurry(seconds)
+        else:
+            cancel.unhurry()
+
+    return overdue
+
+
 async def _stop_when_gone(http: Request, cancel: Cancel) -> None:
     """Stop the run when its client disconnects: nobody is left to read its answer, and its
     worker and slot are the class's. (The body has been read: what comes next is the end.)"""
@@ -208,6 +223,7 @@ async def run_job(http: Request, job: dict[str, Any], respond: service.ProgramAn
                 loop.call_soon_threadsafe(admission.demote, ticket)
 
             cancel = Cancel()
+            ticket.on_overdue = overdue_policy(cancel, settings.sandbox_overdue_s)
 
             def run_and_answer() -> service.Answer:
                 outcome = sandbox.run(
@@ -300,6 +316,7 @@ async def stream_job(
     stream = RunStream(
         sandbox, job, settings.sandbox_queue_timeout_s, release, respond, on_long=long
     )
+    ticket.on_overdue = overdue_policy(stream.cancel, settings.sandbox_overdue_s)
 
     async def close() -> None:  # on the event loop, as admission control wants
         stream.close()

@@ -79,6 +79,17 @@ class Cancel:
         self._lock = threading.Lock()
         self._requested = False
         self._stop: Callable[[], None] | None = None
+        #: when the program must stop softly (a TimeoutError that says why, its recorded
+        #: passes kept), from another thread: a long program with no long slot free
+        self.soft_deadline: float | None = None
+
+    def hurry(self, seconds: float) -> None:
+        """Give the program at most ``seconds`` more, then stop it softly (see
+        :data:`OVERDUE_SIGNAL`); a later :meth:`unhurry` lifts it if it has not fired yet."""
+        self.soft_deadline = time.monotonic() + max(0.0, seconds)
+
+    def unhurry(self) -> None:
+        self.soft_deadline = None
 
     @property
     def requested(self) -> bool:
@@ -102,6 +113,9 @@ class Cancel:
 
 
 STOPPED_MESSAGE = "the run was stopped before it finished (Stop, or a newer run)"
+#: what a hurried program is sent when its time is up: the runner raises a TimeoutError that
+#: says every long-run slot was taken (server.program.runner._wall_clock)
+OVERDUE_SIGNAL = signal.SIGUSR2
 
 
 @dataclass
@@ -733,8 +747,17 @@ class Sandbox:
         # Read until the pipe closes: the worker exits as soon as it has sent its one result,
         # so anything after a result (or a second result) is the program writing into the pipe.
         eof = started + cfg.wall_clock_s + cfg.grace_s
+        hurried = False  # the overdue signal has been sent
         while broken is None:
-            left = (deadline if result_bytes is None else eof) - time.monotonic()
+            now = time.monotonic()
+            soft = cancel.soft_deadline if cancel is not None and not hurried else None
+            if soft is not None and result_bytes is None and now >= soft:
+                hurried = True  # its TimeoutError now, then the usual grace
+                self._signal(w, OVERDUE_SIGNAL, lambda zygote, pid: None)
+                deadline = min(deadline, now + cfg.grace_s)
+            left = (deadline if result_bytes is None else eof) - now
+            if soft is not None and not hurried:
+                left = min(left, max(0.0, soft - now))
             if left <= 0:
                 if result_bytes is None and not asked_stack:
                     # Past the soft wall clock and the grace: the program is stuck where its
@@ -747,7 +770,8 @@ class Sandbox:
                 self._kill(w)
                 killed = result_bytes is None
                 break
-            ready, _, _ = select.select([w.out_fd], [], [], left)
+            # (at most a quarter second asleep: a hurry from another thread is seen in time)
+            ready, _, _ = select.select([w.out_fd], [], [], min(left, self.LOOK_S))
             if not ready:
                 continue
             try:
@@ -901,6 +925,8 @@ class Sandbox:
             "SystemExit", f"the program ended its process (exit status {code}) before it finished"
         )
 
+    #: the longest a run's reader sleeps between looks at its run's controls
+    LOOK_S = 0.25
     #: how long a stuck worker has to send its stack once asked, and then to finish sending it
     STACK_WAIT_S = 0.2
     STACK_REST_S = 0.02
