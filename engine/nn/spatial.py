@@ -12,6 +12,7 @@ import numpy as np
 
 from engine import functions as _fn
 from engine import shapes
+from engine.dtypes import type_word
 from engine.factories import full
 from engine.nn import conv_ops
 from engine.tensor import Tensor, apply
@@ -122,14 +123,8 @@ def _same_dtypes(x: Tensor, weight: Tensor, bias: Tensor | None) -> None:
         )
     if weight._data.dtype != xd:
         raise RuntimeError(
-            f"expected scalar type {_scalar_name(xd)} but found {_scalar_name(weight._data.dtype)}"
+            f"expected scalar type {type_word(xd)} but found {type_word(weight._data.dtype)}"
         )
-
-
-def _scalar_name(dtype: Any) -> str:
-    """ATen's name of a dtype in its errors (Float, Double, Half, Long ...)."""
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-            "int32": "Int", "bool": "Bool"}.get(dtype.name, dtype.name)  # fmt: skip
 
 
 def _in_dims(name: str, fn: Callable[..., Tensor], doc: str | None = None) -> Any:

@@ -54,6 +54,14 @@ def _post(url: str, source: str, session: str, into: dict[str, Any]) -> threadin
     return thread
 
 
+def _until_long(app: Any) -> None:
+    """Wait (10 s at most) until a program holds a long slot."""
+    deadline = time.monotonic() + 10
+    while app.state.admission.running_long == 0:
+        assert time.monotonic() < deadline, "no program turned long"
+        time.sleep(0.02)
+
+
 def _settings(**overrides: Any) -> Settings:
     return make_settings(
         **{
@@ -78,10 +86,7 @@ def test_a_long_run_without_a_long_slot_stops_with_a_reason_and_keeps_its_passes
         first: dict[str, Any] = {}
         second: dict[str, Any] = {}
         a = _post(url, loop_for(6.0), "first-student-session", first)
-        deadline = time.monotonic() + 10
-        while app.state.admission.running_long == 0:  # the first holds the only long slot
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        _until_long(app)  # the first holds the only long slot
         b = _post(url, loop_for(30.0), "second-student-session", second)
         b.join(timeout=20)
         assert not b.is_alive()
@@ -103,10 +108,7 @@ def test_a_client_holds_one_long_run_its_second_is_told_why() -> None:
         first: dict[str, Any] = {}
         second: dict[str, Any] = {}
         a = _post(url, loop_for(5.0), "same-student-session", first)
-        deadline = time.monotonic() + 10
-        while app.state.admission.running_long == 0:
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        _until_long(app)
         b = _post(url, loop_for(30.0), "same-student-session", second)
         b.join(timeout=20)
         assert second["body"]["error"]["type"] == "TimeoutError"
@@ -121,10 +123,7 @@ def test_a_long_slot_freed_in_time_lets_the_waiting_run_go_on() -> None:
         first: dict[str, Any] = {}
         second: dict[str, Any] = {}
         a = _post(url, loop_for(1.5), "first-student-session", first)
-        deadline = time.monotonic() + 10
-        while app.state.admission.running_long == 0:
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        _until_long(app)
         b = _post(url, loop_for(6.0), "second-student-session", second)
         for thread in (a, b):
             thread.join(timeout=60)
