@@ -838,6 +838,8 @@ def _scatter(a: Tensor, dim: int, index: Tensor, src: Any, reduce: str) -> Tenso
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     if not isinstance(src, Tensor):
         src = full(tuple(idx.shape), src, dtype=a.dtype, device=a.device)
+    elif src._data.dtype != a._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     d = _norm_dim(dim, a._data.ndim)
     name = (
         "ScatterAddBackward0"

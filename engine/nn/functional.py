@@ -191,6 +191,13 @@ def layer_norm(
             f"[*, {', '.join(str(s) for s in shape)}], but got input of size{input.shape}"
         )
     axes = tuple(range(input.dim() - k, input.dim()))
+    for parameter in (weight, bias):  # ATen's CPU kernel: one dtype, a float32 input excepted
+        if parameter is not None and parameter.dtype != input.dtype:
+            raise RuntimeError(
+                "mixed dtype (CPU): expect parameter to have scalar type of Float"
+                if input.dtype == dtypes.float32
+                else "mixed dtype (CPU): all inputs must share same datatype."
+            )
     inputs = (
         (input,) if weight is None else (input, weight, bias if bias is not None else weight * 0)
     )
