@@ -9,11 +9,18 @@ When the long slots are full, long work keeps its short slot until one frees.
 Beyond the slots, up to ``queue_limit`` requests wait, served round-robin across clients and,
 within a client (one address: a school behind one NAT), across its browser sessions, so that
 neither a busy address nor a busy student starves the others, and never longer than
-``max_wait_s`` (at most the wall-clock budget). Sessions only order an address's own turns:
-an address with many sessions gets the same share as one with one, and rate limits stay per
-address. A request that would wait longer, or find the queue full, is refused at once with the
-time the queue needs to drain (``Retry-After``), which the API answers as 503: overload is
-shed, never turned into slow answers or 5xx errors.
+``max_wait_s`` (``admission_max_wait_s``, at most the wall clock): turns are shared by address
+first, so an address with many sessions gets no more turns than one with one.
+
+A fair share bounds what one *tenant* (an address and one of its sessions) holds: ``share`` =
+(short slots, long slots, requests waiting). A tenant at its short share waits in its own line
+however many slots are free (the others pass it); one with its waiting share full is refused
+at once with 429 (its own load, not the service's); a second long program of a tenant keeps
+its short slot until the first ends (``Ticket.on_overdue`` lets the caller cut it short).
+
+A request that would wait longer, or find the queue full, is refused at once with the time the
+queue needs to drain (``Retry-After``), which the API answers as 503: overload is shed, never
+turned into slow answers or 5xx errors.
 
 All of it runs on the event loop (no locks): callers are ``async`` endpoints; a thread hands
 a demotion over with ``loop.call_soon_threadsafe``.
@@ -167,7 +174,10 @@ class Admission:
             raise Busy(self.retry_after(), "the queue is full")
         if self.drain_seconds(1) > self.max_wait_s:
             self.counters.refused_wait += 1
-            raise Busy(self.retry_after(), "the wait would be longer than the wall-clock budget")
+            raise Busy(
+                self.retry_after(),
+                "the wait would be longer than the queue allows (admission_max_wait_s)",
+            )
         held = self._holding(tenant)
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiting.setdefault(client, OrderedDict()).setdefault(session, deque()).append(future)
@@ -181,7 +191,9 @@ class Admission:
                 return Ticket(time.monotonic(), tenant)
             self._forget(client, session, future)
             self.counters.timed_out += 1
-            raise Busy(self.retry_after(), "waited as long as the wall-clock budget") from None
+            raise Busy(
+                self.retry_after(), "waited as long as the queue allows (admission_max_wait_s)"
+            ) from None
         except asyncio.CancelledError:  # the client went away while waiting
             if future.done() and not future.cancelled():
                 self.finish(Ticket(time.monotonic(), tenant))

@@ -92,8 +92,10 @@ def client_of(request: Any) -> str:
 
 
 #: The cookie that tells a client's browser sessions apart (set by SessionCookieMiddleware on
-#: pages and API answers). It orders an address's own turns in the admission queue and
-#: nothing else: limits stay per address, so minting sessions gains a client nothing.
+#: pages and API answers). In the admission queue it orders an address's own turns (turns are
+#: shared by address first), and each session has its own fair share of slots (forty
+#: students behind one school address each hold their own); the rate limit stays per address,
+#: which is what bounds a client that mints a session per request.
 SESSION_COOKIE = "agp_session"
 _SESSION = re.compile(r"[A-Za-z0-9_-]{16,64}")
 

@@ -47,11 +47,15 @@ REQUEST_ERRORS: dict[int | str, dict[str, Any]] = {
     422: {
         "description": "The request does not match RunRequest (FastAPI's validation error body)."
     },
-    429: {"model": ErrorBody, "description": "Rate limit exceeded (Retry-After says when)."},
+    429: {
+        "model": ErrorBody,
+        "description": "Rate limit exceeded, or this client already has its share running and "
+        "waiting (Retry-After says when).",
+    },
     503: {
         "model": ErrorBody,
         "description": "Saturated: every worker busy and the queue full, or the wait would "
-        "outlast the wall-clock budget (Retry-After says when to try again).",
+        "outlast admission_max_wait_s (Retry-After says when to try again).",
     },
 }
 
@@ -163,7 +167,7 @@ async def run(request: RunRequest, http: Request) -> Response:
 
     Errors in the program (syntax, runtime, autograd, budget) are a normal 200 response with
     ``ok: false`` and ``error`` located at line:col, like a REPL. When every worker is busy and
-    the queue is full (or the wait would outlast the wall-clock budget) the answer is 503 with
+    the queue is full (or the wait would outlast admission_max_wait_s) the answer is 503 with
     ``Retry-After``.
     """
     reason = unavailable_device(request.device)
