@@ -380,7 +380,14 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
                 "dot : expected both vectors to have same dtype, but found "
                 f"{dtypes.type_word(ad.dtype)} and {dtypes.type_word(bd.dtype)}"
             )
-        if ad.dtype != bd.dtype:
+        if ad.dtype != bd.dtype:  # ATen's words are its kernel's: mv, bmm, or mm
+            wa, wb = dtypes.type_word(ad.dtype), dtypes.type_word(bd.dtype)
+            if ad.ndim >= 2 and bd.ndim == 1:  # a matrix (or a batch, folded) times a vector
+                raise RuntimeError(
+                    f"addmv input tensors must have the same dtype, but got {wb}, {wa}, and {wb}"
+                )
+            if bd.ndim >= 3:  # a batch of matrices on the right: bmm (on the left only: mm)
+                raise RuntimeError(f"expected scalar type {wa} but found {wb}")
             raise RuntimeError(
                 f"expected m1 and m2 to have the same dtype, but got: {_dtype_word(ad.dtype)} != "
                 f"{_dtype_word(bd.dtype)}"
@@ -400,7 +407,7 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
                     f"inconsistent tensor size, expected tensor [{ad.shape[0]}] and src [{bd.shape[0]}] to have the same "
                     f"number of elements, but got {ad.shape[0]} and {bd.shape[0]} elements respectively"
                 )
-            if ad.ndim == 2 and bd.ndim == 1:
+            if ad.ndim >= 2 and bd.ndim == 1:  # a matrix (or a batch, folded) times a vector
                 raise RuntimeError(
                     f"size mismatch, got input ({ad.shape[0]}), mat ({ad.shape[0]}x{ad.shape[1]}), "
                     f"vec ({bd.shape[0]})"
@@ -463,6 +470,11 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
                 f"{wd.shape[1]}x{wd.shape[0]})"
             )
         if xd.dtype != wd.dtype:
+            if xd.ndim == 1:  # (ATen runs a vector's linear as a matmul: mm's words)
+                raise RuntimeError(
+                    "expected m1 and m2 to have the same dtype, but got: "
+                    f"{_dtype_word(xd.dtype)} != {_dtype_word(wd.dtype)}"
+                )
             raise RuntimeError(
                 f"mat1 and mat2 must have the same dtype, but got {dtypes.type_word(xd.dtype)} and "
                 f"{dtypes.type_word(wd.dtype)}"

@@ -191,17 +191,32 @@ def layer_norm(
             f"[*, {', '.join(str(s) for s in shape)}], but got input of size{input.shape}"
         )
     axes = tuple(range(input.dim() - k, input.dim()))
-    for parameter in (weight, bias):  # ATen's CPU kernel: one dtype, a float32 input excepted
-        if parameter is not None and parameter.dtype != input.dtype:
-            raise RuntimeError(
-                "mixed dtype (CPU): expect parameter to have scalar type of Float"
-                if input.dtype == dtypes.float32
-                else "mixed dtype (CPU): all inputs must share same datatype."
-            )
+    _norm_dtypes(input, weight, bias)
     inputs = (
         (input,) if weight is None else (input, weight, bias if bias is not None else weight * 0)
     )
     return apply(loss_ops.LAYER_NORM, inputs, {"axes": axes, "eps": eps})
+
+
+def _norm_dtypes(input: Tensor, *parameters: Tensor | None) -> None:
+    """ATen's CPU rule for a normalization's dtypes (its parameters: weight, bias, then the
+    running statistics). Mixed, when the first parameter given differs from the input: then
+    every parameter must be float32 and the input a half type (so, here, always an error);
+    else every parameter must have the input's dtype."""
+    given = [p for p in parameters if p is not None]
+    if not given:
+        return
+    x = input._data.dtype
+    if given[0]._data.dtype != x:
+        if any(p._data.dtype != np.float32 for p in given):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    for p in given:
+        if p._data.dtype != x:
+            raise RuntimeError(
+                f"expected scalar type {dtypes.type_word(x)} but found "
+                f"{dtypes.type_word(p._data.dtype)}"
+            )
 
 
 def batch_norm(
@@ -220,6 +235,7 @@ def batch_norm(
     if input.dim() < 2:
         c = running_mean._data.size if running_mean is not None else 0
         raise RuntimeError(f"running_mean should contain 0 elements not {c}")
+    _norm_dtypes(input, weight, bias, running_mean, running_var)
     channels = input._data.shape[1]
     for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
         if stat is not None and stat._data.size != channels:

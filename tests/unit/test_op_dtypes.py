@@ -21,14 +21,11 @@ torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
 
 #: (row, case, first input's dtype) where the engine does not yet do what PyTorch does: it
-#: computes where PyTorch refuses (batch_norm; huber_loss in its backward; index_put), computes
-#: in another dtype (einsum, binary_cross_entropy_with_logits), or refuses in other words (matmul
-#: and linear: ATen's words differ by kernel, mm / mv / addmm). Each is an xfail that fails
-#: the day it is fixed, so that this list shrinks with the work.
+#: computes where PyTorch refuses (huber_loss in its backward; index_put), or refuses where
+#: PyTorch promotes (einsum of an outer product, binary_cross_entropy_with_logits). Each is an
+#: xfail that fails the day it is fixed, so that this list shrinks with the work.
 NOT_YET = {
-    ("batch_norm", 0), ("batch_norm", 2), ("batch_norm", 3), ("einsum", 3), ("huber_loss", 0),
-    ("huber_loss", 1), ("index_put", 0), ("index_put", 2), ("linear", 1), ("matmul", 1),
-    ("matmul", 5),
+    ("einsum", 3), ("huber_loss", 0), ("huber_loss", 1), ("index_put", 0), ("index_put", 2),
 }  # fmt: skip
 NOT_YET_FROM = {
     ("conv", 1, "float32"),  # ATen's words here depend on the kernel it picks (MKL-DNN or not)
