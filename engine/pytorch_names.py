@@ -101,8 +101,8 @@ multinomial multiply multiprocessing mv mvlgamma nan nan_to_num nan_to_num_ nanm
 nanquantile nansum narrow narrow_copy native_batch_norm native_channel_shuffle native_dropout
 native_group_norm native_layer_norm native_norm ne neg neg_ negative negative_ nested newaxis
 nextafter nn no_grad nonzero nonzero_static norm norm_except_dim normal not_equal nuclear_norm
-numel ones ones_like ops optim orgqr ormqr outer overrides package pairwise_distance parse_ir
-parse_schema parse_type_comment pca_lowrank pdist per_channel_affine
+numel ones ones_like onnx ops optim orgqr ormqr outer overrides package pairwise_distance
+parse_ir parse_schema parse_type_comment pca_lowrank pdist per_channel_affine
 per_channel_affine_float_qparams per_channel_symmetric per_tensor_affine per_tensor_symmetric
 permute permute_copy pi pinverse pixel_shuffle pixel_unshuffle poisson poisson_nll_loss polar
 polygamma positive pow prelu prepare_multiprocessing_environment preserve_format prod profiler

@@ -61,6 +61,11 @@ def _resolve(path: str) -> Any:
 def render() -> str:
     import torch
 
+    # torch's lazily imported submodules (torch.onnx) are in dir(torch) only once something
+    # has imported them: import them first, so that the list does not depend on what ran before
+    for lazy in sorted(getattr(torch, "_lazy_modules", ())):
+        if not lazy.startswith("_"):
+            importlib.import_module(f"torch.{lazy}")
     blocks = []
     for ours, theirs in NAMESPACES.items():
         names = " ".join(public_names(_resolve(theirs)))
