@@ -15,8 +15,14 @@ ROOT = Path(__file__).parents[1]
 #: The layers, lowest first (engine/__init__.py's docstring says the same). A module may
 #: import modules of lower layers, and of its own layer where the layer is a package's insides.
 ENGINE_LAYERS: list[set[str]] = [
-    {"engine.backend", "engine.dtypes", "engine.random", "engine._format", "engine.caption",
-     "engine.pytorch_names"},
+    {
+        "engine.backend",
+        "engine.dtypes",
+        "engine.random",
+        "engine._format",
+        "engine.caption",
+        "engine.pytorch_names",
+    },
     {"engine.registry"},
     {"engine.ops"},
     {"engine.shape_ops", "engine.profiler"},
