@@ -706,14 +706,21 @@ class RunStreamEvent(BaseModel):
         },
     )
 
-    event: Literal["start", "stdout", "progress", "busy", "result"] = Field(
-        description="`start`: the run has a worker slot; `stdout`: the program printed `text`; "
-        "`progress`: still running, nothing printed lately; `busy`: no worker became ready in "
-        "time (try again after `retry_after_s`); `result`: the last line, with `response`."
+    event: Literal["start", "stdout", "progress", "busy", "stopping", "invalid", "result"] = Field(
+        description="`start`: the run has a worker slot; `stdout`: the program printed "
+        "`text`; `progress`: still running, nothing printed lately; `busy`: no worker "
+        "became ready in time, or admission control refused the run (try again after "
+        "`retry_after_s`); `stopping` (WebSocket only): a `stop` was received, the "
+        "`result` that follows keeps what was recorded; `invalid` (WebSocket only): the "
+        "run message did not validate (`detail`); `result`: the last, with `response`."
     )
     elapsed_ms: float = Field(description="Milliseconds since the run started.")
     text: str | None = Field(default=None, description="`stdout`: what the program printed.")
     retry_after_s: int | None = Field(default=None, description="`busy`: seconds to wait.")
+    detail: Any = Field(
+        default=None,
+        description="`busy`: why; `invalid`: the validation error (as a 422's `detail`).",
+    )
     response: RunResponse | None = Field(
         default=None, description="`result`: what `POST /api/v1/run` would have answered."
     )
@@ -878,7 +885,9 @@ class NotebookStreamEvent(BaseModel):
         },
     )
 
-    event: Literal["start", "cell", "stdout", "progress", "busy", "result"] = Field(
+    event: Literal[
+        "start", "cell", "stdout", "progress", "busy", "stopping", "invalid", "result"
+    ] = Field(
         description="As RunStreamEvent's, and `cell`: cell `cell` starts, so the `stdout` "
         "events that follow are its output."
     )
@@ -886,6 +895,10 @@ class NotebookStreamEvent(BaseModel):
     cell: int | None = Field(default=None, description="`cell`: the cell that starts.")
     text: str | None = Field(default=None, description="`stdout`: what the cell printed.")
     retry_after_s: int | None = Field(default=None, description="`busy`: seconds to wait.")
+    detail: Any = Field(
+        default=None,
+        description="`busy`: why; `invalid`: the validation error (as a 422's `detail`).",
+    )
     response: NotebookRunResponse | None = Field(
         default=None,
         description="`result`: what `POST /api/v1/notebook/run` would have answered.",

@@ -442,24 +442,41 @@ def _innermost_program_line() -> tuple[str, int] | None:
 AGAIN_S = 0.1
 
 
+class StoppedByUser(KeyboardInterrupt):
+    """Stop pressed while the program ran (a soft stop, the server's ``SIGINT``): raised where
+    the program is, as Jupyter's interrupt is, so that what it printed and recorded is kept."""
+
+
+def stopped_message(seconds: float) -> str:
+    return (
+        f"stopped by Stop after {seconds:.1f} s; what it printed and the passes it recorded "
+        "until then are kept"
+    )
+
+
 @contextlib.contextmanager
 def _wall_clock(seconds: float, enabled: bool) -> Iterator[None]:
     """Raise TimeoutError in the program after ``seconds`` (the parent kills it a little later
-    if it does not stop: a handler cannot interrupt one long native call)."""
+    if it does not stop: a handler cannot interrupt one long native call). Two signals from the
+    server end it early, softly, the same way: ``SIGUSR2`` (no long-run slot for it: a
+    TimeoutError that says so) and ``SIGINT`` (Stop: :class:`StoppedByUser`)."""
     if not enabled or seconds <= 0:
         yield
         return
 
     started = time.monotonic()
     why = [f"stopped after {seconds:g} s (budget: wall_clock_s)"]
+    kind: list[type[BaseException]] = [TimeoutError]
 
     def stop(signum: int, frame: Any) -> None:
-        raise TimeoutError(why[0])
+        raise kind[0](why[0])
 
     def out_of_cpu(signum: int, frame: Any) -> None:
         raise TimeoutError("used up its CPU time (budget: cpu_s)")
 
     def overdue(signum: int, frame: Any) -> None:  # the server: no long-run slot for it
+        if kind[0] is StoppedByUser:
+            return  # already stopping, for a reason the learner gave
         why[0] = (
             f"stopped after {time.monotonic() - started:.1f} s: every long-run slot was taken "
             "(a run that goes on past its first fraction of a second needs one, and this "
@@ -468,9 +485,15 @@ def _wall_clock(seconds: float, enabled: bool) -> Iterator[None]:
         )
         signal.setitimer(signal.ITIMER_REAL, 0.001, AGAIN_S)  # as the wall clock, now
 
+    def stopped(signum: int, frame: Any) -> None:  # the server: the learner pressed Stop
+        kind[0] = StoppedByUser
+        why[0] = stopped_message(time.monotonic() - started)
+        signal.setitimer(signal.ITIMER_REAL, 0.001, AGAIN_S)
+
     signal.signal(signal.SIGALRM, stop)
     signal.signal(signal.SIGXCPU, out_of_cpu)
     signal.signal(signal.SIGUSR2, overdue)
+    signal.signal(signal.SIGINT, stopped)
     # Raised again every AGAIN_S while the program runs on: code that catches Exception
     # (the program's, or a library's) cannot swallow its end; the parent's SIGKILL after the
     # grace is the last word.
@@ -479,6 +502,10 @@ def _wall_clock(seconds: float, enabled: bool) -> Iterator[None]:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
+        # A stop that comes while the answer is being made is too late to end the program:
+        # it must not end the export instead.
+        for signum in (signal.SIGALRM, signal.SIGUSR2, signal.SIGINT):
+            signal.signal(signum, signal.SIG_IGN)
 
 
 # ---- the run ------------------------------------------------------------------------------------
@@ -754,11 +781,18 @@ def _run_program(
                         break
             result["ok"] = True
         except BaseException as exc:  # the program's error, whatever it is
-            if isinstance(exc, KeyboardInterrupt | GeneratorExit):
+            stopped = isinstance(exc, StoppedByUser)
+            if stopped:
+                # Stop: said as Jupyter says it, where the program was
+                exc = KeyboardInterrupt(*exc.args).with_traceback(exc.__traceback__)
+            elif isinstance(exc, KeyboardInterrupt | GeneratorExit):
                 exc = RuntimeError(type(exc).__name__)
             result["error"] = error_info(exc, src.last_position(current.tree), current.filename)
-            _add_focus(engine, result, exc, budgets.max_graph_nodes)
-            if result["graph"] is None:
+            # A program stopped by the learner did nothing wrong: what it shows is the last
+            # pass it recorded, not the operation it happened to be in.
+            if not stopped:
+                _add_focus(engine, result, exc, budgets.max_graph_nodes)
+            if result["graph"] is None and not stopped:
                 _add_failed_op(engine, result, exc, namespace, budgets.max_graph_nodes, since)
         finally:
             with contextlib.suppress(Exception):

@@ -8,9 +8,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, WebSocket
 from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
+from starlette.requests import HTTPConnection
 from starlette.responses import Response
 
 from engine import backend
@@ -19,9 +20,15 @@ from server.clients import client_of, session_of
 from server.examples import gallery
 from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from server.metrics import Metrics, metrics_of
-from server.sandbox import service
+from server.sandbox import live_run, service
 from server.sandbox.pool import Cancel, Outcome, PoolBusy, Sandbox
-from server.sandbox.stream import NdjsonResponse, RunStream, single_result
+from server.sandbox.stream import (
+    NdjsonResponse,
+    RunStream,
+    event_line,
+    result_line,
+    single_result,
+)
 from server.schemas import (
     DeviceInfo,
     ErrorBody,
@@ -292,14 +299,27 @@ async def stream_job(
 ) -> Response:
     """Run ``job`` through admission control as a stream of NDJSON events (RunStream), its
     last line ``respond(outcome)``."""
-    settings = app_settings(http)
-    sandbox: Sandbox = http.app.state.sandbox
-    admission: Admission = http.app.state.admission
-    stats = metrics_of(http.app)
     try:
-        ticket = await admission.enter(client_of(http), session_of(http))
+        stream = await open_stream(http, job, respond)
     except Busy as exc:
-        return refused(exc, stats)
+        return refused(exc, metrics_of(http.app))
+
+    async def close() -> None:  # on the event loop, as admission control wants
+        stream.close()
+
+    return NdjsonResponse(stream.events(), background=BackgroundTask(close))
+
+
+async def open_stream(
+    conn: HTTPConnection, job: dict[str, Any], respond: service.ProgramAnswer
+) -> RunStream:
+    """A RunStream for ``job`` holding its admission ticket (given back when the run ends, or
+    at ``close()`` for one never started); raises Busy when admission control refuses it."""
+    settings = app_settings(conn)
+    sandbox: Sandbox = conn.app.state.sandbox
+    admission: Admission = conn.app.state.admission
+    stats = metrics_of(conn.app)
+    ticket = await admission.enter(client_of(conn), session_of(conn))
     loop = asyncio.get_running_loop()
 
     def long() -> None:  # a long program (a loop) leaves its short slot to the next
@@ -321,11 +341,76 @@ async def stream_job(
         sandbox, job, settings.sandbox_queue_timeout_s, release, respond, on_long=long
     )
     ticket.on_overdue = overdue_policy(stream.cancel, settings.sandbox_overdue_s)
+    return stream
 
-    async def close() -> None:  # on the event loop, as admission control wants
-        stream.close()
 
-    return NdjsonResponse(stream.events(), background=BackgroundTask(close))
+async def open_live(
+    websocket: WebSocket, job: dict[str, Any], respond: service.ProgramAnswer
+) -> live_run.Opened:
+    """:func:`open_stream` for a run over a WebSocket: a refusal is a ``busy`` event."""
+    try:
+        return await open_stream(websocket, job, respond)
+    except Busy as exc:
+        refused(exc, metrics_of(websocket.app))  # counted as the HTTP routes count it
+        return [event_line("busy", 0.0, retry_after_s=exc.retry_after, detail=exc.reason)]
+
+
+LIVE_DOC = """A run over one WebSocket, for a page that wants its Stop to keep what the program recorded
+(closing `POST /api/v1/run/stream`'s connection kills the worker, and its passes with it).
+
+1. Send `{"type": "run", "request": <RunRequest>}` within 10 s of connecting.
+2. Receive the events of `POST /api/v1/run/stream` (RunStreamEvent), one JSON text message
+   each: `start`, `stdout`, `progress`, and last `result` with the RunResponse; or `busy`
+   (`retry_after_s`: try again after that long), or `invalid` (`detail`: the validation error
+   a 422 would carry). The server closes (1000) after the last.
+3. Send `{"type": "stop"}` at any time: the program gets a `KeyboardInterrupt` where it is; the
+   server answers `stopping`, then the `result`, which keeps what the program printed and the
+   passes it recorded until then (its `error` says so, at the line it was on). A program stuck
+   in one native call is killed after the grace, and its result says that nothing was kept.
+
+Closing the socket kills the program at once. Close codes: 1000 done; 1001 no run sent in
+time; 1008 a message that is not JSON text; 1009 a message over the body size limit.
+"""
+
+
+@router.websocket("/run/live")
+async def run_live(websocket: WebSocket) -> None:
+    """A run over a WebSocket, stoppable softly: see GET /api/v1/run/live for the protocol."""
+    settings = app_settings(websocket)
+
+    async def start(request: RunRequest) -> live_run.Opened:
+        reason = unavailable_device(request.device)
+        if reason is not None:
+            body = dumps(device_error(request.device, reason))
+            return [result_line(body)]
+        job = service.job_for(request, settings)
+        sandbox: Sandbox = websocket.app.state.sandbox
+        return await open_live(
+            websocket, job, service.answer_for(settings, request.device, sandbox.mode == "none")
+        )
+
+    await live_run.serve(websocket, RunRequest, start, settings.max_body_bytes)
+
+
+@router.get(
+    "/run/live",
+    status_code=426,
+    responses={426: {"description": "Upgrade Required: this path is a WebSocket endpoint."}},
+    tags=["playground"],
+    summary="Run a program over a WebSocket, with a Stop that keeps what it recorded (protocol)",
+    description=LIVE_DOC,
+)
+async def run_live_doc() -> Response:
+    """A plain GET cannot run: 426 with the WebSocket upgrade it needs."""
+    return upgrade_required()
+
+
+def upgrade_required() -> Response:
+    return OrjsonResponse(
+        {"detail": "this is a WebSocket endpoint: connect with ws:// (see /docs)"},
+        status_code=426,
+        headers={"upgrade": "websocket"},
+    )
 
 
 @router.get("/examples", response_model=list[Example], tags=["playground"])

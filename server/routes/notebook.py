@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, WebSocket
+from starlette.requests import HTTPConnection
 from starlette.responses import Response
 
 from server.routes.api import (
+    LIVE_DOC,
     REQUEST_ERRORS,
+    open_live,
     run_job,
     stream_job,
     unavailable_device,
+    upgrade_required,
 )
-from server.sandbox import service
+from server.sandbox import live_run, service
 from server.sandbox.pool import Sandbox
-from server.sandbox.stream import NdjsonResponse, single_result
+from server.sandbox.stream import NdjsonResponse, result_line, single_result
 from server.schemas import NotebookRunRequest, NotebookRunResponse, NotebookStreamEvent
 from server.serialize import dumps, json_bytes_response
 from server.settings import app_settings
@@ -31,7 +35,7 @@ def _refusal(request: NotebookRunRequest) -> bytes | None:
     return dumps(body)
 
 
-def _responder(request: NotebookRunRequest, http: Request) -> service.NotebookAnswer:
+def _responder(request: NotebookRunRequest, http: HTTPConnection) -> service.NotebookAnswer:
     sandbox: Sandbox = http.app.state.sandbox
     return service.notebook_answer_for(
         app_settings(http), request.device, sandbox.mode == "none", request.cell
@@ -84,3 +88,34 @@ async def run_stream(request: NotebookRunRequest, http: Request) -> Response:
         return NdjsonResponse(single_result(refused))
     job = service.notebook_job_for(request, app_settings(http))
     return await stream_job(http, job, _responder(request, http))
+
+
+@router.websocket("/run/live")
+async def run_live(websocket: WebSocket) -> None:
+    """A notebook run over a WebSocket, stoppable softly: see GET /api/v1/notebook/run/live."""
+    settings = app_settings(websocket)
+
+    async def start(request: NotebookRunRequest) -> live_run.Opened:
+        refused = _refusal(request)
+        if refused is not None:
+            return [result_line(refused)]
+        job = service.notebook_job_for(request, settings)
+        return await open_live(websocket, job, _responder(request, websocket))
+
+    await live_run.serve(websocket, NotebookRunRequest, start, settings.max_body_bytes)
+
+
+@router.get(
+    "/run/live",
+    status_code=426,
+    responses={426: {"description": "Upgrade Required: this path is a WebSocket endpoint."}},
+    summary="Run a notebook's cells over a WebSocket, with a Stop that keeps what they recorded "
+    "(protocol)",
+    description=LIVE_DOC.replace("RunRequest", "NotebookRunRequest")
+    .replace("RunStreamEvent", "NotebookStreamEvent")
+    .replace("RunResponse", "NotebookRunResponse")
+    .replace("POST /api/v1/run/stream", "POST /api/v1/notebook/run/stream"),
+)
+async def run_live_doc() -> Response:
+    """A plain GET cannot run: 426 with the WebSocket upgrade it needs."""
+    return upgrade_required()

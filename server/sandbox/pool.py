@@ -79,17 +79,33 @@ class Cancel:
         self._lock = threading.Lock()
         self._requested = False
         self._stop: Callable[[], None] | None = None
-        #: when the program must stop softly (a TimeoutError that says why, its recorded
-        #: passes kept), from another thread: a long program with no long slot free
+        #: when the program must stop softly (an error raised where it is, that says why, its
+        #: output and recorded passes kept), from another thread: a long program with no long
+        #: slot free (:meth:`hurry`), or the learner's Stop (:meth:`stop_softly`)
         self.soft_deadline: float | None = None
+        #: the signal that stops it softly: :data:`OVERDUE_SIGNAL` or :data:`SOFT_STOP_SIGNAL`
+        self.soft_signal: signal.Signals = OVERDUE_SIGNAL
 
     def hurry(self, seconds: float) -> None:
         """Give the program at most ``seconds`` more, then stop it softly (see
         :data:`OVERDUE_SIGNAL`); a later :meth:`unhurry` lifts it if it has not fired yet."""
-        self.soft_deadline = time.monotonic() + max(0.0, seconds)
+        if self.soft_signal is not SOFT_STOP_SIGNAL:
+            self.soft_deadline = time.monotonic() + max(0.0, seconds)
 
     def unhurry(self) -> None:
-        self.soft_deadline = None
+        if self.soft_signal is not SOFT_STOP_SIGNAL:
+            self.soft_deadline = None
+
+    def stop_softly(self) -> None:
+        """Stop as the learner's Stop does: the program gets a KeyboardInterrupt where it is
+        (:data:`SOFT_STOP_SIGNAL`) and answers with what it printed and recorded so far; one
+        that does not end within the grace is killed (:meth:`set`'s answer, nothing kept)."""
+        self.soft_signal = SOFT_STOP_SIGNAL
+        self.soft_deadline = time.monotonic()
+
+    @property
+    def stopping_softly(self) -> bool:
+        return self.soft_signal is SOFT_STOP_SIGNAL
 
     @property
     def requested(self) -> bool:
@@ -116,6 +132,13 @@ STOPPED_MESSAGE = "the run was stopped before it finished (Stop, or a newer run)
 #: what a hurried program is sent when its time is up: the runner raises a TimeoutError that
 #: says every long-run slot was taken (server.program.runner._wall_clock)
 OVERDUE_SIGNAL = signal.SIGUSR2
+#: what a program is sent on Stop: the runner raises a KeyboardInterrupt where it is
+SOFT_STOP_SIGNAL = signal.SIGINT
+#: a soft Stop the program did not answer within the grace (stuck in one native call)
+STOPPED_HARD_MESSAGE = (
+    "stopped by Stop; it did not stop within the grace (busy in one long native call), so it "
+    "was killed and what it recorded is lost"
+)
 
 
 @dataclass
@@ -752,8 +775,9 @@ class Sandbox:
             now = time.monotonic()
             soft = cancel.soft_deadline if cancel is not None and not hurried else None
             if soft is not None and result_bytes is None and now >= soft:
-                hurried = True  # its TimeoutError now, then the usual grace
-                self._signal(w, OVERDUE_SIGNAL, lambda zygote, pid: None)
+                hurried = True  # its error now, then the usual grace
+                assert cancel is not None  # (soft is only set from it)
+                self._signal(w, cancel.soft_signal, lambda zygote, pid: None)
                 deadline = min(deadline, now + cfg.grace_s)
             left = (deadline if result_bytes is None else eof) - now
             if soft is not None and not hurried:
@@ -825,9 +849,12 @@ class Sandbox:
             return Outcome(stdout, result_bytes, None, timing)
         if killed:
             self.kills += 1
-            error = _error(
-                "TimeoutError", f"stopped after {cfg.wall_clock_s:g} s (budget: wall_clock_s)"
-            )
+            if cancel is not None and cancel.stopping_softly:
+                error = _error("KeyboardInterrupt", STOPPED_HARD_MESSAGE)
+            else:
+                error = _error(
+                    "TimeoutError", f"stopped after {cfg.wall_clock_s:g} s (budget: wall_clock_s)"
+                )
             return Outcome(stdout, None, _at_stack(error, bytes(stack), _sources(job)), timing)
         if broken is not None:
             return Outcome(stdout, None, _error("RuntimeError", broken), timing)

@@ -75,6 +75,16 @@ class RunStream:
         self.on_long = on_long
         self._released = False
         self._started = False
+        self._t0: float | None = None
+
+    def stop_softly(self) -> None:
+        """Stop the program where it is, keeping what it printed and recorded (the answer
+        still comes, as an error at that line): a page's Stop over a WebSocket."""
+        self.cancel.stop_softly()
+
+    def elapsed_s(self) -> float:
+        """Seconds since the run started (0 before)."""
+        return 0.0 if self._t0 is None else time.monotonic() - self._t0
 
     def close(self) -> None:
         """Stop the run if it is still going; a run never started gives its slot back now."""
@@ -96,7 +106,7 @@ class RunStream:
         lock = threading.Lock()
         parts: list[str | int] = []  # output, and the number of each cell as it starts
         waiting = False
-        started = time.monotonic()
+        started = self._t0 = time.monotonic()
 
         def arrived(part: str | int) -> None:  # the pool's thread
             nonlocal waiting
@@ -183,13 +193,17 @@ class RunStream:
             except PoolBusy:
                 yield event_line("busy", elapsed, retry_after_s=1)
                 return
-            head = event_line("result", elapsed)[:-2]  # without the closing brace and newline
-            yield head + b',"response":' + body + b"}\n"
+            yield result_line(body, elapsed)
         finally:
             if not future.done():  # the connection closed (or the page moved on): stop it
                 self.cancel.set()
 
 
+def result_line(body: bytes, elapsed_s: float = 0.0) -> bytes:
+    """The ``result`` event's line around a response's JSON ``body`` (not parsed again)."""
+    return event_line("result", elapsed_s)[:-2] + b',"response":' + body + b"}\n"
+
+
 async def single_result(body: bytes) -> AsyncIterator[bytes]:
     """A stream of one ``result`` event (a request refused before any run, e.g. its device)."""
-    yield event_line("result", 0.0)[:-2] + b',"response":' + body + b"}\n"
+    yield result_line(body)

@@ -159,6 +159,11 @@ def serve(
         # line it is stuck on, even inside a native call that no Python handler can interrupt.
         with contextlib.suppress(Exception):
             faulthandler.register(signal.SIGUSR1, file=out_fd, all_threads=False)
+        # The soft stops (Stop's SIGINT, the overdue SIGUSR2) mean something only once the
+        # program runs (the runner's wall clock installs their handlers): one that comes
+        # before must not end the worker (SIGUSR2's default) or raise in its set-up code.
+        for soft in (signal.SIGINT, signal.SIGUSR2):
+            signal.signal(soft, signal.SIG_IGN)
         imports.one_program_per_process()
         if warm:
             _warm(modules)

@@ -1,6 +1,6 @@
 /** The API client: the only module that talks to the server. */
 import { decodeNotebookResponse, decodeRunResponse } from "./passes";
-import { readRunStream } from "./run-stream";
+import { handleStreamEvent, readRunStream, RunRefusedError, StreamCutError, type StreamHandlers } from "./run-stream";
 import { BusyError, parseRetryAfter } from "./runner";
 import type { DeviceInfo, Example, NotebookRunRequest, NotebookRunResponse, RunRequest, RunResponse, WireNotebookRunResponse, WireRunResponse } from "./types";
 
@@ -65,6 +65,99 @@ export async function runNotebookStream(
 ): Promise<NotebookRunResponse> {
   const body = await postForStream("/api/v1/notebook/run/stream", request, signal);
   return decodeNotebookResponse(await readRunStream<WireNotebookRunResponse>(body, { onOutput: output, onCell }));
+}
+
+/** Called once a run can be stopped softly, with the function that stops it (see runLive). */
+export type Stoppable = (softStop: () => void) => void;
+
+/** The WebSocket could not be opened at all (a proxy without WebSockets): use the stream. */
+class SocketUnavailable extends Error {}
+
+/**
+ * Run over the WebSocket at `path` (the /run/live protocol): send the run, hand its events to
+ * `handlers`, resolve with the `result`'s response. Once it runs, `stoppable` gets a function
+ * that stops it softly (`{"type": "stop"}`: the answer still comes, keeping what the program
+ * printed and recorded); aborting `signal` closes the socket, which kills it at once.
+ */
+function runOverSocket<Res>(path: string, request: unknown, signal: AbortSignal, handlers: StreamHandlers, stoppable: Stoppable): Promise<Res> {
+  return new Promise<Res>((resolve, reject) => {
+    const url = new URL(path, window.location.href);
+    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    let socket: WebSocket;
+    try {
+      socket = new WebSocket(url);
+    } catch {
+      reject(new SocketUnavailable());
+      return;
+    }
+    let opened = false;
+    let settled = false;
+    const settle = (then: () => void) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener("abort", onAbort);
+      then();
+    };
+    const onAbort = () => {
+      socket.close(1000);
+      settle(() => reject(new DOMException("the run was stopped", "AbortError")));
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort);
+    socket.onopen = () => {
+      opened = true;
+      socket.send(JSON.stringify({ type: "run", request }));
+      stoppable(() => {
+        if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: "stop" }));
+      });
+    };
+    socket.onmessage = (message: MessageEvent) => {
+      try {
+        const response = handleStreamEvent<Res>(JSON.parse(String(message.data)), handlers);
+        if (response !== undefined) settle(() => resolve(response));
+      } catch (error) {
+        socket.close(1000);
+        settle(() => reject(error instanceof RunRefusedError ? new ApiError(error.message) : error));
+      }
+    };
+    socket.onclose = () => settle(() => reject(opened ? new StreamCutError() : new SocketUnavailable()));
+  });
+}
+
+/** `live()`, or when no WebSocket can be opened at all, `streamed()` (the same run, Stop kills). */
+async function liveOrStreamed<Res>(live: () => Promise<Res>, streamed: () => Promise<Res>): Promise<Res> {
+  try {
+    return await live();
+  } catch (error) {
+    if (error instanceof SocketUnavailable) return streamed();
+    throw error;
+  }
+}
+
+/**
+ * Run a program over the /api/v1/run/live WebSocket: as runProgramStream, and once it runs,
+ * `stoppable` gets its soft Stop (the answer keeps what it printed and the passes it recorded).
+ * Falls back to POST /api/v1/run/stream where WebSockets do not get through.
+ */
+export function runProgramLive(request: RunRequest, signal: AbortSignal, output: (text: string, elapsedMs: number) => void, stoppable: Stoppable): Promise<RunResponse> {
+  return liveOrStreamed(
+    async () => decodeRunResponse(await runOverSocket<WireRunResponse>("/api/v1/run/live", request, signal, { onOutput: output }, stoppable)),
+    () => runProgramStream(request, signal, output),
+  );
+}
+
+/** A notebook's run over /api/v1/notebook/run/live: as runNotebookStream, stoppable softly. */
+export function runNotebookLive(
+  request: NotebookRunRequest,
+  signal: AbortSignal,
+  output: (text: string, elapsedMs: number) => void,
+  onCell: (cell: number) => void,
+  stoppable: Stoppable,
+): Promise<NotebookRunResponse> {
+  return liveOrStreamed(
+    async () => decodeNotebookResponse(await runOverSocket<WireNotebookRunResponse>("/api/v1/notebook/run/live", request, signal, { onOutput: output, onCell }, stoppable)),
+    () => runNotebookStream(request, signal, output, onCell),
+  );
 }
 
 /** The examples gallery: GET /api/v1/examples (empty when the server has none yet). */

@@ -4,7 +4,7 @@
  * (walk-view.ts: the graph, its passes and the backward walk), and the page's own controls
  * (share, presentation mode, legend, keyboard shortcuts, the gallery).
  */
-import { ApiError, runProgramStream } from "./api";
+import { ApiError, runProgramLive } from "./api";
 import { BindingsPanel } from "./bindings-panel";
 import { CompareControl, markCompared } from "./compare";
 import { RUN } from "./config";
@@ -92,13 +92,14 @@ class Playground {
   constructor() {
     const state = this.store.state;
     this.runs = new RunController<RunRequest, RunResponse>({
-      send: (request, signal, output) => runProgramStream(request, signal, output),
+      send: (request, signal, output, stoppable) => runProgramLive(request, signal, output, stoppable),
       onStart: () => this.runPanel.started(),
       onOutput: (text) => this.runPanel.output(text),
       onResult: (response, request) => void this.showResponse(response, request),
       onError: (error) => this.showRequestError(error),
       onBusy: (seconds) => this.runPanel.busy(seconds),
       onStopped: () => this.showStopped(),
+      onStopping: () => this.runPanel.stopping(),
     });
     const wrapLines = wrapPreference();
     this.editor = new Editor({

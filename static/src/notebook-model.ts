@@ -157,7 +157,8 @@ export class NotebookModel {
         stdout: run.stdout,
         result: run.result ?? null,
         error: failed ? response.error : null,
-        stopped: false,
+        // Stop, softly: the cell ran until then, and what it printed and recorded is kept
+        stopped: failed && response.error?.type === "KeyboardInterrupt",
         notice: notices.get(run.cell)?.join("\n") ?? null,
         truncated: run.cell === cutCell ? outputCutNotice(run.stdout, response.output_chars, "the cells") : null,
         ranWith: sent.slice(0, run.cell),

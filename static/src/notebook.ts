@@ -7,7 +7,7 @@
  * the model (notebook-model.ts), the cells (cell-view.ts), the graph pane (graph-pane.ts), the
  * run controller shared with the playground, and the URL state (notebook-state.ts).
  */
-import { ApiError, fetchExamples, runNotebookStream } from "./api";
+import { ApiError, fetchExamples, runNotebookLive } from "./api";
 import { CellView } from "./cell-view";
 import { byId, el, offerLink } from "./dom";
 import { GraphPane } from "./graph-pane";
@@ -64,13 +64,14 @@ class NotebookPage {
 
   constructor() {
     this.runs = new RunController<Run, NotebookRunResponse>({
-      send: (run, signal, output) => runNotebookStream(run.request, signal, output, (cell) => this.cellStarted(run, cell)),
+      send: (run, signal, output, stoppable) => runNotebookLive(run.request, signal, output, (cell) => this.cellStarted(run, cell), stoppable),
       onStart: (run) => this.started(run),
       onOutput: (text, _ms, run) => this.printed(run, text),
       onResult: (response, run) => this.answered(response, run),
       onError: (error, run) => this.failed(error, run),
       onBusy: (seconds) => this.say(seconds > 0 ? `The server is busy: retrying in ${seconds} s. Your cells are kept.` : "Retrying…", "busy"),
       onStopped: (run) => this.stopped(run),
+      onStopping: () => this.say("Stopping… keeping what the cells printed and recorded (Stop again to stop at once)", "stopping"),
     });
     this.pane.onPosition = (step, pass) => this.store.set({ step, pass }, "replace");
     byId("run-all", HTMLButtonElement).addEventListener("click", () => this.runAll());
@@ -288,6 +289,7 @@ class NotebookPage {
     const shown = this.model.apply(response, run.request.cells, run.seed);
     const ms = Math.round(performance.now() - run.started);
     if (response.ok) this.say(`Ran cells 1–${response.cell} in ${ms} ms`, "done");
+    else if (response.error?.type === "KeyboardInterrupt") this.say(`Stopped after ${(ms / 1000).toFixed(1)} s in cell ${response.error.cell ?? response.cell}`, "stopped");
     else this.say(`Cell ${response.error?.cell ?? response.cell} stopped with ${response.error?.type ?? "an error"}`, "error");
     this.refresh();
     const linked = this.linked?.cell === response.cell ? this.linked : null;

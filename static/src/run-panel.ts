@@ -72,8 +72,17 @@ export class RunPanel {
     this.stdout.classList.toggle("empty", response.stdout === "" && !response.result);
     if (response.output_truncated) this.truncated.textContent = outputCutNotice(response.stdout, response.output_chars, "the program");
     this.truncated.hidden = !response.output_truncated;
-    this.setStatus(response.ok ? `Ran on ${response.device} in ${ms} ms` : `Stopped with an error (on ${response.device})`, response.ok ? "done" : "error");
+    if (response.error?.type === "KeyboardInterrupt") this.setStatus(`Stopped after ${(ms / 1000).toFixed(1)} s`, "stopped");
+    else this.setStatus(response.ok ? `Ran on ${response.device} in ${ms} ms` : `Stopped with an error (on ${response.device})`, response.ok ? "done" : "error");
     this.status.dataset.device = response.device;
+  }
+
+  /** Stop asked the program to stop where it is: its answer, with what it recorded, is
+   * coming. A second press stops it at once (and keeps only what it printed). */
+  stopping(): void {
+    this.setStatus("Stopping… keeping what it printed and recorded", "stopping");
+    this.stopButton.textContent = "■ Stop now";
+    this.stopButton.title = "Stop at once: what it printed stays, the passes it recorded are not kept";
   }
 
   /** Stop ended the run: what it printed stays. */
@@ -115,6 +124,8 @@ export class RunPanel {
     clearInterval(this.ticker);
     this.ticker = undefined;
     this.stopButton.hidden = true;
+    this.stopButton.textContent = "■ Stop";
+    this.stopButton.title = "Stop the running program";
     this.elapsed.textContent = "";
     delete this.stdout.dataset.state;
   }

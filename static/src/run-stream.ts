@@ -1,8 +1,9 @@
 /**
- * Reading POST /api/v1/run/stream: newline-delimited JSON, one RunStreamEvent a line (`start`,
- * `stdout` while the program prints, `progress` while it is quiet, `busy`, and last `result`
- * with the RunResponse). DOM-free: it reads any byte stream, so Node's tests feed it chunks cut
- * anywhere, and a notebook cell can reuse it.
+ * Reading a run's events: POST /api/v1/run/stream's newline-delimited JSON, one RunStreamEvent
+ * a line (`start`, `stdout` while the program prints, `progress` while it is quiet, `busy`, and
+ * last `result` with the RunResponse), and the same events as the /run/live WebSocket's
+ * messages (`handleStreamEvent`). DOM-free: it reads any byte stream, so Node's tests feed it
+ * chunks cut anywhere, and a notebook cell can reuse it.
  */
 import { BusyError } from "./runner";
 import type { NotebookStreamEvent, RunStreamEvent } from "./types";
@@ -15,6 +16,31 @@ export interface StreamHandlers {
   onProgress?: (elapsedMs: number) => void;
   /** A notebook's cell `cell` starts: the output that follows is its own. */
   onCell?: (cell: number) => void;
+  /** The server took a Stop: the program is stopping where it is, its answer still to come. */
+  onStopping?: () => void;
+}
+
+/** The server refused the run's request as invalid (the `invalid` event: a 422's detail). */
+export class RunRefusedError extends Error {
+  constructor(readonly detail: unknown) {
+    super(typeof detail === "string" ? detail : `422: ${JSON.stringify(detail)}`);
+  }
+}
+
+/**
+ * Hand one event of a run (a stream's line, a socket's message) to `handlers`: the `result`
+ * event's response is returned, every other event returns undefined. Throws BusyError for
+ * `busy` and RunRefusedError for `invalid`.
+ */
+export function handleStreamEvent<Res>(event: RunStreamEvent | NotebookStreamEvent, handlers: StreamHandlers): Res | undefined {
+  handlers.onProgress?.(event.elapsed_ms);
+  if (event.event === "stdout" && event.text) handlers.onOutput?.(event.text, event.elapsed_ms);
+  else if (event.event === "cell" && event.cell) handlers.onCell?.(event.cell);
+  else if (event.event === "stopping") handlers.onStopping?.();
+  else if (event.event === "busy") throw new BusyError(503, event.retry_after_s ?? null);
+  else if (event.event === "invalid") throw new RunRefusedError(event.detail);
+  else if (event.event === "result" && event.response) return event.response as Res;
+  return undefined;
 }
 
 /** The stream ended before its `result` line (the connection broke, the server went away). */
@@ -58,12 +84,8 @@ export async function readRunStream<Res>(body: ReadableStream<Uint8Array>, handl
       const { done, value } = await reader.read();
       const text = done ? decoder.decode() : decoder.decode(value, { stream: true });
       for (const line of [...lines.push(text), ...(done ? lines.end() : [])]) {
-        const event = JSON.parse(line) as RunStreamEvent | NotebookStreamEvent;
-        handlers.onProgress?.(event.elapsed_ms);
-        if (event.event === "stdout" && event.text) handlers.onOutput?.(event.text, event.elapsed_ms);
-        else if (event.event === "cell" && event.cell) handlers.onCell?.(event.cell);
-        else if (event.event === "busy") throw new BusyError(503, event.retry_after_s ?? null);
-        else if (event.event === "result" && event.response) return event.response as Res;
+        const response = handleStreamEvent<Res>(JSON.parse(line) as RunStreamEvent | NotebookStreamEvent, handlers);
+        if (response !== undefined) return response;
       }
       if (done) throw new StreamCutError();
     }

@@ -227,15 +227,18 @@ export interface RunResponse extends RunOutcome {
 /** A RunResponse as the server sends it: its passes packed (see passes.ts). */
 export type WireRunResponse = Omit<RunResponse, "graph" | "passes"> & PackedPasses;
 
-/** One line of POST /api/v1/run/stream (newline-delimited JSON). */
+/** One line of POST /api/v1/run/stream (newline-delimited JSON), or one message of the
+ * /api/v1/run/live WebSocket (which adds `stopping` and `invalid`). */
 export interface RunStreamEvent {
-  event: "start" | "stdout" | "progress" | "busy" | "result";
+  event: "start" | "stdout" | "progress" | "busy" | "stopping" | "invalid" | "result";
   /** Milliseconds since the run started. */
   elapsed_ms: number;
   /** `stdout`: what the program printed. */
   text?: string | null;
   /** `busy`: seconds to wait before trying again. */
   retry_after_s?: number | null;
+  /** `busy`: why; `invalid`: the validation error (as a 422's `detail`). */
+  detail?: unknown;
   /** `result`: the run's whole answer (its passes packed). */
   response?: WireRunResponse | null;
 }
@@ -297,12 +300,13 @@ export type WireNotebookRunResponse = Omit<NotebookRunResponse, "graph" | "passe
 
 /** One line of POST /api/v1/notebook/run/stream (newline-delimited JSON). */
 export interface NotebookStreamEvent {
-  event: "start" | "cell" | "stdout" | "progress" | "busy" | "result";
+  event: "start" | "cell" | "stdout" | "progress" | "busy" | "stopping" | "invalid" | "result";
   elapsed_ms: number;
   /** `cell`: the cell that starts (what is printed next is its output). */
   cell?: number | null;
   text?: string | null;
   retry_after_s?: number | null;
+  detail?: unknown;
   response?: WireNotebookRunResponse | null;
 }
 

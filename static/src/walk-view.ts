@@ -231,7 +231,7 @@ export class WalkView {
   private async showPass(step: number | null): Promise<void> {
     const { views, keys, index, failedLast, graph } = choosePass(this.response, this.pass);
     this.stopForward();
-    this.walkBar.setPasses(views, keys, this.response?.passes_total, index, failedLast);
+    this.walkBar.setPasses(views, keys, this.response?.passes_total, index, failedLast, stoppedBy(this.response?.error?.type));
     this.onPassShown(views, graph);
     this.graph = graph;
     this.selected = null;
@@ -401,4 +401,11 @@ export class WalkView {
     this.view.showForward(frame);
     this.walkBar.showForward(graph, frame, playing);
   }
+}
+
+/** What stopped a run mid-way, as the pass picker says it ("Stop", "time limit"), or null. */
+function stoppedBy(errorType: string | undefined): string | null {
+  if (errorType === "KeyboardInterrupt") return "Stop";
+  if (errorType === "TimeoutError") return "time limit";
+  return null;
 }

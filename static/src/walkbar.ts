@@ -67,9 +67,11 @@ export class WalkBar {
    * Offer a pass picker when the run recorded several backward passes: each labelled with its
    * index in the program, saying how many of how many were kept. `keys` are the
    * options' values (the URL's `pass`), `selected` a list index;
-   * `failedLast` says the last view is the graph a failed call left (after the passes that ran).
+   * `failedLast` says the last view is the graph a failed call left (after the passes that ran);
+   * `stoppedBy` names what stopped the run mid-way (Stop, the wall clock), when one did: the last
+   * pass recorded is then marked as where it stopped.
    */
-  setPasses(views: Graph[], keys: number[], total: number | null | undefined, selected: number, failedLast: boolean): void {
+  setPasses(views: Graph[], keys: number[], total: number | null | undefined, selected: number, failedLast: boolean, stoppedBy: string | null = null): void {
     const passes = failedLast ? views.length - 1 : views.length;
     // How many passes ran: the server says, else at least the last kept pass's index + 1.
     const lastIndex = Math.max(-1, ...views.slice(0, passes).map((g, i) => g.pass_index ?? i));
@@ -79,7 +81,9 @@ export class WalkBar {
       ...views.map((pass, i) => {
         const index = pass.pass_index ?? i;
         const failed = failedLast && i === views.length - 1;
-        const option = el("option", "", failed ? "where it failed" : passLabel(index, ran, passes));
+        let label = failed ? "where it failed" : passLabel(index, ran, passes);
+        if (stoppedBy !== null && !failedLast && i === views.length - 1) label += ` — stopped here (${stoppedBy})`;
+        const option = el("option", "", label);
         option.value = String(keys[i] ?? index);
         option.selected = i === selected;
         return option;

@@ -14,7 +14,12 @@ export interface Replayable {
   graph: Graph | null;
   passes: Graph[];
   passes_total?: number | null;
-  error: { node?: string | null } | null;
+  error: { node?: string | null; type?: string } | null;
+}
+
+/** The learner stopped the run (Stop): nothing failed, its last pass is where it stopped. */
+export function stoppedByLearner(response: Replayable | null): boolean {
+  return response?.error?.type === "KeyboardInterrupt";
 }
 
 /** The graphs a response offers to replay: each kept pass, then the graph a failed call left. */
@@ -23,7 +28,7 @@ export function viewsOf(response: Replayable | null): Graph[] {
   const passes = response.passes ?? [];
   if (!response.graph) return passes;
   if (passes.length === 0) return [response.graph];
-  return response.ok ? passes : [...passes, response.graph];
+  return response.ok || stoppedByLearner(response) ? passes : [...passes, response.graph];
 }
 
 /** The pass picker's choice: its graphs, their keys, the one shown. */
@@ -40,7 +45,7 @@ export interface PassChoice {
 /** The pass keyed `wanted` (a link's, the picker's), else the last one. */
 export function choosePass(response: Replayable | null, wanted: number | null): PassChoice {
   const views = viewsOf(response);
-  const failedLast = response !== null && !response.ok && views.length > 1;
+  const failedLast = response !== null && !response.ok && !stoppedByLearner(response) && views.length > 1;
   const keys = views.map((g, i) => (failedLast && i === views.length - 1 ? -1 : (g.pass_index ?? i)));
   const found = wanted === null ? -1 : keys.indexOf(wanted);
   const index = found >= 0 ? found : views.length - 1;

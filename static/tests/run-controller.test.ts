@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { RunController } from "../src/run-controller";
-import { LineSplitter, readRunStream, StreamCutError } from "../src/run-stream";
+import { handleStreamEvent, LineSplitter, readRunStream, RunRefusedError, StreamCutError } from "../src/run-stream";
 import { BusyError } from "../src/runner";
 
 /** A transport whose runs the test ends one by one; aborting one rejects it as fetch does. */
@@ -165,4 +165,62 @@ test("lines split across chunks are joined; blank lines are skipped", () => {
   assert.deepEqual(lines.push('1}\n\n{"b"'), ['{"a":1}']);
   assert.deepEqual(lines.push(":2}"), []);
   assert.deepEqual(lines.end(), ['{"b":2}']);
+});
+
+/** A transport that can stop its runs softly: a soft stop is recorded, the answer still comes. */
+function softTransport() {
+  const base = transport();
+  const softStops: string[] = [];
+  const send = (request: string, signal: AbortSignal, output: (text: string, ms: number) => void, stoppable: (stop: () => void) => void) => {
+    const running = base.send(request, signal, output);
+    stoppable(() => softStops.push(request));
+    return running;
+  };
+  return { ...base, softStops, send };
+}
+
+test("Stop asks a softly stoppable run to stop, and its answer (what it recorded) still comes", async () => {
+  const t = softTransport();
+  const log: string[] = [];
+  const runs = controller(t as unknown as ReturnType<typeof transport>, log, { send: t.send, onStopping: (r) => log.push(`stopping ${r}`) });
+  runs.submit("train");
+  assert.ok(runs.stop());
+  assert.deepEqual(t.softStops, ["train"]);
+  assert.deepEqual(t.aborted, []); // not aborted: the answer is wanted
+  assert.ok(runs.running && runs.stopping);
+  t.runs[0]?.print("step 9"); // what it prints while stopping is still shown
+  t.runs[0]?.resolve("kept 10 passes");
+  await tick();
+  assert.deepEqual(log, ["start train", "stopping train", "out train step 9", "result train kept 10 passes"]);
+  assert.ok(!runs.running && !runs.stopping);
+});
+
+test("a second Stop while a run stops softly ends it at once, and no answer is shown", async () => {
+  const t = softTransport();
+  const log: string[] = [];
+  const runs = controller(t as unknown as ReturnType<typeof transport>, log, { send: t.send, onStopping: (r) => log.push(`stopping ${r}`) });
+  runs.submit("stuck");
+  runs.stop();
+  assert.ok(runs.stop());
+  assert.deepEqual(t.aborted, ["stuck"]);
+  t.runs[0]?.resolve("too late");
+  await tick();
+  assert.deepEqual(log, ["start stuck", "stopping stuck", "stopped stuck"]);
+  assert.ok(!runs.running);
+  // The next run starts afresh: its Stop is soft again.
+  runs.submit("next");
+  runs.stop();
+  assert.deepEqual(t.softStops, ["stuck", "next"]);
+});
+
+test("a socket's events: stopping is told, invalid is a refusal, result is the answer", () => {
+  const told: string[] = [];
+  const handlers = { onStopping: () => told.push("stopping"), onOutput: (text: string) => told.push(text) };
+  assert.equal(handleStreamEvent({ event: "stdout", elapsed_ms: 1, text: "hi" }, handlers), undefined);
+  assert.equal(handleStreamEvent({ event: "stopping", elapsed_ms: 2 }, handlers), undefined);
+  assert.deepEqual(told, ["hi", "stopping"]);
+  assert.throws(() => handleStreamEvent({ event: "invalid", elapsed_ms: 0, detail: [{ loc: ["source"] }] }, handlers), RunRefusedError);
+  assert.throws(() => handleStreamEvent({ event: "busy", elapsed_ms: 0, retry_after_s: 2 }, handlers), BusyError);
+  const response = { ok: true } as unknown as NonNullable<Parameters<typeof handleStreamEvent>[0]["response"]>;
+  assert.equal(handleStreamEvent({ event: "result", elapsed_ms: 3, response }, handlers), response);
 });

@@ -138,7 +138,14 @@ def test_the_stream_is_documented(client: TestClient) -> None:
     assert content["application/x-ndjson"]["schema"]["$ref"].endswith("/RunStreamEvent")
     assert {"503", "422", "413"} <= set(post["responses"])
     event = spec["components"]["schemas"]["RunStreamEvent"]
-    assert set(event["properties"]) == {"event", "elapsed_ms", "text", "retry_after_s", "response"}
+    assert set(event["properties"]) == {
+        "event",
+        "elapsed_ms",
+        "text",
+        "retry_after_s",
+        "detail",
+        "response",
+    }
 
 
 # ---- over a real socket: closing the connection stops the program ------------------------------
