@@ -73,6 +73,20 @@ export type Stoppable = (softStop: () => void) => void;
 /** The WebSocket could not be opened at all (a proxy without WebSockets): use the stream. */
 class SocketUnavailable extends Error {}
 
+/** The close code of a socket the server refused for now (rate limit, saturation). */
+const TRY_LATER = 1013;
+
+/** The BusyError a 1013 close says: its reason is `{"retry_after": s, "status": 429|503}`. */
+function busyFromClose(reason: string): BusyError {
+  try {
+    const said = JSON.parse(reason) as { retry_after?: unknown; status?: unknown };
+    const status = said.status === 429 ? 429 : 503;
+    return new BusyError(status, typeof said.retry_after === "number" ? said.retry_after : null);
+  } catch {
+    return new BusyError(503, null);
+  }
+}
+
 /**
  * Run over the WebSocket at `path` (the /run/live protocol): send the run, hand its events to
  * `handlers`, resolve with the `result`'s response. Once it runs, `stoppable` gets a function
@@ -120,7 +134,10 @@ function runOverSocket<Res>(path: string, request: unknown, signal: AbortSignal,
         settle(() => reject(error instanceof RunRefusedError ? new ApiError(error.message) : error));
       }
     };
-    socket.onclose = () => settle(() => reject(opened ? new StreamCutError() : new SocketUnavailable()));
+    socket.onclose = (event: CloseEvent) => {
+      if (event.code === TRY_LATER) settle(() => reject(busyFromClose(event.reason)));
+      else settle(() => reject(opened ? new StreamCutError() : new SocketUnavailable()));
+    };
   });
 }
 

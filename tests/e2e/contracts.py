@@ -15,7 +15,7 @@ import copy
 import json
 from typing import Any
 
-from playwright.sync_api import Page, Route
+from playwright.sync_api import Page, Route, WebSocketRoute
 
 from server.program.packing import pack_answer, unpack_answer
 
@@ -173,16 +173,26 @@ def with_passes_total(response: JSON) -> JSON:
 
 def serve(page: Page, body: JSON) -> None:
     """Answer the page's next runs with `body` (the request still has to be well formed): as
-    POST /api/v1/run answers, and as the stream the page runs through (one `result` line), its
-    passes packed as the server packs them (the page decodes what the server sends)."""
+    POST /api/v1/run answers, and as the stream and the socket the page runs through (one
+    `result` event), its passes packed as the server packs them (the page decodes what the
+    server sends)."""
     body = pack_answer(copy.deepcopy(body), shorten=False)
 
     def handle(route: Route) -> None:
         route.fulfill(status=200, json=body)
 
+    line = json.dumps({"event": "result", "elapsed_ms": 0.0, "response": body})
+
     def handle_stream(route: Route) -> None:
-        line = json.dumps({"event": "result", "elapsed_ms": 0.0, "response": body})
         route.fulfill(status=200, content_type="application/x-ndjson", body=line + "\n")
+
+    def handle_socket(socket: WebSocketRoute) -> None:
+        def answer(message: str | bytes) -> None:  # the run message: its result, then done
+            socket.send(line)
+            socket.close(code=1000)
+
+        socket.on_message(answer)
 
     page.route("**/api/v1/run", handle)
     page.route("**/api/v1/run/stream", handle_stream)
+    page.route_web_socket("**/api/v1/run/live", handle_socket)

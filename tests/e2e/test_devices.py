@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -75,15 +76,20 @@ def test_unavailable_cuda_is_disabled_in_a_learners_words(page: Page, path: str)
 
 
 def test_playground_run_reports_cpu(page: Page) -> None:
-    sent: list[dict[str, object]] = []
-    page.on(
-        "request",
-        lambda r: (
-            sent.append(json.loads(r.post_data or "{}"))
-            if r.url.endswith("/api/v1/run/stream")
-            else None
-        ),
-    )
+    sent: list[dict[str, Any]] = []  # the run messages the page sends on its run sockets
+
+    def opened(socket: Any) -> None:
+        if socket.url.endswith("/api/v1/run/live"):
+            socket.on(
+                "framesent",
+                lambda payload: (
+                    sent.append(json.loads(payload)["request"])
+                    if '"type":"run"' in str(payload)
+                    else None
+                ),
+            )
+
+    page.on("websocket", opened)
     page.goto("/")
     wait_ready(page)
     status = page.get_by_test_id("run-status")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, Request, Route, expect
+from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 
 from tests.e2e import contracts
 from tests.e2e.programs import BACKWARD_TWICE, NAME_ERROR, TINY, accumulating_passes, program_url
@@ -147,23 +147,20 @@ def test_modules_collapse_expand_and_the_walk_steps_over_them(page: Page) -> Non
     expect(page.get_by_test_id("walk-position")).to_have_text(re.compile(r"^1 / "))
 
 
-def test_busy_server_is_waited_out_calmly_and_the_program_kept(
-    page: Page, expected_console_errors: list[str]
-) -> None:
-    # Chromium logs any 5xx answer to the console; this one is served on purpose.
-    expected_console_errors.append(r"status of 503 \(Service Unavailable\)")
+def test_busy_server_is_waited_out_calmly_and_the_program_kept(page: Page) -> None:
     answered: list[int] = []
 
-    def busy_once(route: Route) -> None:
+    def busy_once(socket: WebSocketRoute) -> None:
         if not answered:
             answered.append(503)
-            # three seconds of "busy": the checks below see it on a loaded machine too
-            route.fulfill(status=503, headers={"Retry-After": "3"}, json={"detail": "busy"})
+            # three seconds of "busy", as a saturated server closes a run's socket: the checks
+            # below see it on a loaded machine too
+            socket.close(code=1013, reason='{"retry_after": 3, "status": 503}')
         else:
             answered.append(200)
-            route.continue_()
+            socket.connect_to_server()
 
-    page.route("**/api/v1/run/stream", busy_once)
+    page.route_web_socket("**/api/v1/run/live", busy_once)
     page.goto(program_url(TINY))
     status = page.get_by_test_id("run-status")
     busy = page.locator("[data-testid=run-status][data-state=busy]")  # the state and its words
@@ -179,21 +176,21 @@ def test_busy_server_is_waited_out_calmly_and_the_program_kept(
 
 def test_a_newer_run_replaces_the_one_in_flight(page: Page) -> None:
     """Issue 20 (it was "one in flight, the latest waits"): a run asked for while one is in
-    flight ends it (the request is aborted, which stops its program on the server) and is sent
+    flight ends it (its socket is closed, which stops its program on the server) and is sent
     at once; only the latest run's answer is drawn."""
     page.goto(program_url(TINY))
     wait_ready(page)
-    held: list[Route] = []
-    bodies: list[dict[str, Any]] = []
-    failed: list[str] = []
+    held: list[tuple[WebSocketRoute, str]] = []
+    closed: list[int] = []
 
-    def hold(route: Route) -> None:
-        bodies.append(json.loads(route.request.post_data or "{}"))
-        held.append(route)
+    def hold(socket: WebSocketRoute) -> None:
+        number = len(held)
+        socket.on_message(lambda message: held.append((socket, str(message))))
+        socket.on_close(lambda code, reason: closed.append(number))
 
-    page.on("requestfailed", lambda request: failed.append(request.failure or ""))
-    page.route("**/api/v1/run/stream", hold)
+    page.route_web_socket("**/api/v1/run/live", hold)
     page.get_by_test_id("run").click()
+    page.wait_for_function("() => document.querySelector('[data-testid=stop]').hidden === false")
     page.wait_for_timeout(300)
     assert len(held) == 1
     for seed in ("1", "2", "3"):
@@ -202,10 +199,12 @@ def test_a_newer_run_replaces_the_one_in_flight(page: Page) -> None:
         )
         page.wait_for_timeout(100)
     page.wait_for_timeout(300)
-    # Each new run was sent at once and ended the one before it.
-    assert [b.get("seed", 0) for b in bodies] == [0, 1, 2, 3], bodies
-    assert failed.count("net::ERR_ABORTED") == 3, failed
-    held[-1].continue_()
+    # Each new run was sent at once and ended (closed) the one before it.
+    runs = [json.loads(message) for _, message in held]
+    assert [r["request"].get("seed", 0) for r in runs] == [0, 1, 2, 3], runs
+    assert sorted(closed) == [0, 1, 2], closed
+    socket, message = held[-1]
+    socket.connect_to_server().send(message)
     wait_ready(page, runs=2)
     expect(page.get_by_test_id("run-status")).to_have_text(re.compile(r"^Ran on cpu"))
 
@@ -336,12 +335,12 @@ def test_pasting_rich_text_into_the_editor_after_a_run_is_csp_clean(page: Page) 
 
 def test_no_console_error_on_any_page(page: Page) -> None:
     """Each page loads and runs clean (the autouse fixture fails on any console error)."""
-    requests: list[Request] = []
-    page.on("request", lambda request: requests.append(request))
+    sockets: list[str] = []
+    page.on("websocket", lambda socket: sockets.append(socket.url))
     page.goto("/")
     wait_ready(page)
     page.goto("/train")
     page.wait_for_load_state("networkidle")
     page.goto("/docs")
     page.wait_for_load_state("networkidle")
-    assert any(r.url.endswith("/api/v1/run/stream") for r in requests)
+    assert any(url.endswith("/api/v1/run/live") for url in sockets), sockets
