@@ -28,8 +28,8 @@ from server.middleware import (
     SecurityHeadersMiddleware,
     SessionCookieMiddleware,
 )
-from server.routes import api, notebook, pages, train
-from server.sandbox import service
+from server.routes import gallery, meta, notebook, pages, runs, train
+from server.sandbox import startup
 from server.serialize import OrjsonResponse, dumps
 from server.settings import Settings, get_settings
 
@@ -86,7 +86,7 @@ def create_app(settings: Settings | None = None, sandbox_paths: list[str] | None
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # the zygote and its jailed workers, ready before the first request
-        app.state.sandbox = await run_in_threadpool(service.start, resolved, sandbox_paths)
+        app.state.sandbox = await run_in_threadpool(startup.start, resolved, sandbox_paths)
         short, long = capacity.run_slots(resolved)
         app.state.admission = Admission(
             slots=short,
@@ -131,8 +131,10 @@ def create_app(settings: Settings | None = None, sandbox_paths: list[str] | None
             swagger_favicon_url="/static/favicon.svg",
         )
 
-    app.include_router(api.meta)
-    app.include_router(api.router)
+    app.include_router(meta.meta)
+    app.include_router(runs.router)
+    app.include_router(meta.router)
+    app.include_router(gallery.router)
     app.include_router(notebook.router)
     app.include_router(train.router)
     app.add_exception_handler(RequestValidationError, validation_error)

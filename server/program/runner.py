@@ -39,6 +39,7 @@ from typing import Any, Protocol
 import numpy
 
 from server.program import source as src
+from server.program.answer import empty_answer
 from server.program.budgets import Budgets, cut_answer_text
 from server.program.imports import Importer
 from server.program.known import known_names
@@ -651,15 +652,8 @@ def _run_program(
     device = str(job.get("device", "cpu"))
     notebook = _sources(job)
     sources, shown = notebook if notebook is not None else ([str(job.get("source", ""))], 1)
-    result: dict[str, Any] = {
-        "ok": False, "error": None, "graph": None, "passes": [], "passes_total": 0,
-        "device": device, "notice": None, "timing_ms": {},
-    }  # fmt: skip
-    if notebook is None:
-        result["result"] = None
-    else:
-        result["cell"] = shown
-        result["cells"] = []
+    result = empty_answer(device, None if notebook is None else shown)
+    if notebook is not None:
         result["error"] = _notebook_too_long(sources, budgets)
         if result["error"] is not None:
             return result

@@ -1,26 +1,17 @@
-"""The notebook's JSON API: run a notebook's cells up to the one to show (a one-shot run)."""
+"""The notebook's JSON API: run a notebook's cells up to the one to show (a one-shot run), whole,
+streamed, or over a WebSocket whose Stop keeps what the cells recorded."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Request, WebSocket
-from starlette.requests import HTTPConnection
 from starlette.responses import Response
 
-from server.routes.api import (
-    LIVE_DOC,
-    REQUEST_ERRORS,
-    open_live,
-    run_job,
-    stream_job,
-    unavailable_device,
-    upgrade_required,
-)
-from server.sandbox import live_run, service
-from server.sandbox.pool import Sandbox
-from server.sandbox.stream import NdjsonResponse, result_line, single_result
+from server.routes.deps import LIVE_DOC, REQUEST_ERRORS, AppSettings, Runs, upgrade_required
+from server.runs import jobs, live, responses
+from server.runs.service import RunService, unavailable_device
+from server.runs.stream import NdjsonResponse, result_line, single_result
 from server.schemas import NotebookRunRequest, NotebookRunResponse, NotebookStreamEvent
 from server.serialize import dumps, json_bytes_response
-from server.settings import app_settings
 
 router = APIRouter(prefix="/api/v1/notebook", tags=["notebook"])
 
@@ -31,15 +22,12 @@ def _refusal(request: NotebookRunRequest) -> bytes | None:
     if reason is None:
         return None
     message = f"device '{request.device}' is not available: {reason}"
-    body = service.notebook_error_response(request.device, request.cell, "RuntimeError", message)
+    body = responses.notebook_error_response(request.device, request.cell, "RuntimeError", message)
     return dumps(body)
 
 
-def _responder(request: NotebookRunRequest, http: HTTPConnection) -> service.NotebookAnswer:
-    sandbox: Sandbox = http.app.state.sandbox
-    return service.notebook_answer_for(
-        app_settings(http), request.device, sandbox.mode == "none", request.cell
-    )
+def _answer(runs: RunService, request: NotebookRunRequest) -> responses.NotebookAnswer:
+    return responses.notebook_answer_for(runs.settings, request.device, runs.unjailed, request.cell)
 
 
 @router.post(
@@ -49,7 +37,7 @@ def _responder(request: NotebookRunRequest, http: HTTPConnection) -> service.Not
     summary="Run a notebook's cells 1..cell in one jailed worker; return each cell's output "
     "and the graphs of cell `cell`",
 )
-async def run(request: NotebookRunRequest, http: Request) -> Response:
+async def run(request: NotebookRunRequest, http: Request, runs: Runs) -> Response:
     """Run a notebook, still one-shot: to show cell k, cells 1..k run in order in one jailed
     worker and one namespace, from the request's seed, so the state cell k sees is what the
     cells before it left, every time. Each cell is compiled on its own: an error says which
@@ -61,8 +49,8 @@ async def run(request: NotebookRunRequest, http: Request) -> Response:
     refused = _refusal(request)
     if refused is not None:
         return json_bytes_response(refused)
-    job = service.notebook_job_for(request, app_settings(http))
-    return await run_job(http, job, _responder(request, http))
+    job = jobs.notebook_job_for(request, runs.settings)
+    return await runs.answer(http, job, _answer(runs, request))
 
 
 @router.post(
@@ -79,30 +67,29 @@ async def run(request: NotebookRunRequest, http: Request) -> Response:
     },
     summary="Run a notebook's cells, streaming what each prints; closing the connection stops it",
 )
-async def run_stream(request: NotebookRunRequest, http: Request) -> Response:
+async def run_stream(request: NotebookRunRequest, runs: Runs) -> Response:
     """The same run as ``POST /api/v1/notebook/run``, answered as it happens: a `cell` event
     as each cell starts, what it prints, and the NotebookRunResponse last. Closing the
     connection kills the worker at once (a page's Stop)."""
     refused = _refusal(request)
     if refused is not None:
         return NdjsonResponse(single_result(refused))
-    job = service.notebook_job_for(request, app_settings(http))
-    return await stream_job(http, job, _responder(request, http))
+    job = jobs.notebook_job_for(request, runs.settings)
+    return await runs.stream(job, _answer(runs, request))
 
 
 @router.websocket("/run/live")
-async def run_live(websocket: WebSocket) -> None:
+async def run_live(websocket: WebSocket, runs: Runs, settings: AppSettings) -> None:
     """A notebook run over a WebSocket, stoppable softly: see GET /api/v1/notebook/run/live."""
-    settings = app_settings(websocket)
 
-    async def start(request: NotebookRunRequest) -> live_run.Opened:
+    async def start(request: NotebookRunRequest) -> live.Opened:
         refused = _refusal(request)
         if refused is not None:
             return [result_line(refused)]
-        job = service.notebook_job_for(request, settings)
-        return await open_live(websocket, job, _responder(request, websocket))
+        job = jobs.notebook_job_for(request, settings)
+        return await runs.open_live(job, _answer(runs, request))
 
-    await live_run.serve(websocket, NotebookRunRequest, start, settings.max_body_bytes)
+    await live.serve(websocket, NotebookRunRequest, start, settings.max_body_bytes)
 
 
 @router.get(

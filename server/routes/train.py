@@ -8,12 +8,10 @@ from typing import Any
 from fastapi import APIRouter, Request, WebSocket
 from starlette.responses import Response, StreamingResponse
 
-from server.admission import Admission, Busy
-from server.clients import client_of, session_of
-from server.metrics import metrics_of
-from server.routes.api import refused
+from server.admission import Busy
+from server.routes.deps import Runs, TrainPool
+from server.runs.service import refused
 from server.serialize import OrjsonResponse
-from server.settings import app_settings
 from server.training import live, stream, worker
 from server.training.errors import SpecError
 from server.training.schemas import TrainRequest, TrainResponse
@@ -43,7 +41,7 @@ def _refuse(exc: SpecError) -> Response:
     responses=SPEC_ERRORS,
     summary="Train an MLP on a toy dataset for some steps; resume from a returned state",
 )
-async def train(request: TrainRequest, http: Request) -> Response:
+async def train(request: TrainRequest, runs: Runs, pool: TrainPool) -> Response:
     """Stateless and deterministic: two calls of 100 steps passing ``state`` equal one of 200.
 
     Returns one history row per step, the new ``state``, the decision-boundary grid, and with
@@ -55,23 +53,21 @@ async def train(request: TrainRequest, http: Request) -> Response:
     # A tiny run (the playground's 10 steps of a small model: a few ms) runs on the event
     # loop, where handing it to a worker thread and back would cost about as much as the run;
     # any other runs in a thread of the training pool. Either stops at the wall clock.
-    settings = app_settings(http)
+    settings = runs.settings
     try:
         trainer = Trainer(request, settings, settings.max_train_steps_per_call)
     except SpecError as exc:
         return _refuse(exc)
-    admission: Admission = http.app.state.admission
     clock = worker.StepClock(worker.wall_clock_s(settings))
     try:  # training and programs share the workers' slots, in one fair queue
-        async with admission.slot(client_of(http), session_of(http)):
+        async with runs.admission.slot(runs.client, runs.session):
             clock.start()  # the wall clock counts from the slot: an answer comes within it
             if trainer.estimated_ms() <= INLINE_MS:
                 result = run(trainer, clock)
             else:
-                pool = worker.limiter(http.app.state, worker.pool_size(settings, admission))
                 result = await worker.in_thread(lambda: run(trainer, clock), clock, pool)
     except Busy as exc:  # 503 (saturated) or 429 (this client's share is taken)
-        return refused(exc, metrics_of(http.app))
+        return refused(exc, runs.stats)
     except SpecError as exc:
         return _refuse(exc)
     return OrjsonResponse(result)
@@ -92,9 +88,9 @@ async def train(request: TrainRequest, http: Request) -> Response:
     response_class=StreamingResponse,
     summary="The same run as server-sent events; stops when the client disconnects",
 )
-def train_stream(request: TrainRequest, http: Request) -> Response:
+def train_stream(request: TrainRequest, http: Request, runs: Runs, pool: TrainPool) -> Response:
     """Progress rows as they are computed, the final state last (up to max_stream_steps)."""
-    settings = app_settings(http)
+    settings = runs.settings
     try:
         trainer = Trainer(request, settings, settings.max_stream_steps)
     except SpecError as exc:
@@ -103,13 +99,11 @@ def train_stream(request: TrainRequest, http: Request) -> Response:
         stream.events(
             trainer,
             http.is_disconnected,
-            http.app.state.admission,
-            client_of(http),
-            session_of(http),
+            runs.admission,
+            runs.client,
+            runs.session,
             clock=worker.StepClock(worker.wall_clock_s(settings)),
-            pool=lambda: worker.limiter(
-                http.app.state, worker.pool_size(settings, http.app.state.admission)
-            ),
+            pool=lambda: pool,
         ),
         media_type="text/event-stream",
         headers={"cache-control": "no-store", "x-accel-buffering": "no"},
@@ -117,18 +111,9 @@ def train_stream(request: TrainRequest, http: Request) -> Response:
 
 
 @router.websocket("/train/live")
-async def train_live(websocket: WebSocket) -> None:
+async def train_live(websocket: WebSocket, runs: Runs, pool: TrainPool) -> None:
     """The page's live run: see GET /api/v1/train/live for the protocol."""
-    settings = app_settings(websocket)
-    admission = websocket.app.state.admission
-    await live.serve(
-        websocket,
-        settings,
-        admission,
-        client_of(websocket),
-        session_of(websocket),
-        pool=worker.limiter(websocket.app.state, worker.pool_size(settings, admission)),
-    )
+    await live.serve(websocket, runs.settings, runs.admission, runs.client, runs.session, pool=pool)
 
 
 LIVE_DOC = """\

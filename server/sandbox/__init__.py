@@ -12,9 +12,11 @@
 - :mod:`~server.sandbox.worker`: inside a worker: jail itself, read one job, run it with
   :mod:`server.program` (parse, name, run, record, report), stream the output, exit;
 - :mod:`~server.sandbox.protocol`: the frames on the pipes;
-- :mod:`~server.sandbox.service`: settings -> sandbox, request -> validated response;
-- :mod:`~server.sandbox.stream`: a run (or a notebook's) as a stream of events: what the
-  program prints as it prints it, progress, then the answer.
+- :mod:`~server.sandbox.answers`: a worker's answer bounded before it is parsed, and parsed
+  off the event loop;
+- :mod:`~server.sandbox.startup`: settings -> sandbox (no unjailed sandbox on a public address).
+
+What the web sees of a run (a job, its answer, its stream) is ``server/runs``.
 
 How the layers fit together: docs/architecture.md, "The jail".
 """

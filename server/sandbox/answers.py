@@ -17,7 +17,7 @@ what their sandboxes send):
    which in a thread would stall the event loop beside it. The processes are recycled after a
    few answers, so the memory a big answer took goes back to the system.
 
-Nothing here knows the answer's shape: :mod:`server.sandbox.service` validates it against the
+Nothing here knows the answer's shape: :mod:`server.runs.responses` validates it against the
 public schema and cuts its text to the output cap.
 """
 

@@ -27,21 +27,28 @@ import collections
 import contextlib
 import logging
 import os
-import re
 import select
 import signal
 import socket
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from typing import Any
 
-import orjson
-
-from server.program.source import FILENAME as PROGRAM_FILENAME
-from server.program.source import cell_filename, cell_of, place
 from server.sandbox import protocol
+from server.sandbox.config import SandboxConfig
+from server.sandbox.drive import (
+    OVERDUE_SIGNAL,
+    SOFT_STOP_SIGNAL,
+    STOPPED_HARD_MESSAGE,
+    STOPPED_MESSAGE,
+    Cancel,
+    CellMarks,
+    Drive,
+    Outcome,
+    Worker,
+    error_of,
+)
 from server.sandbox.supervisor import (
     ENV_ALLOW,
     ONE_THREAD,
@@ -55,7 +62,8 @@ from server.sandbox.worker import EXIT_NO_REPORT
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "ENV_ALLOW", "ONE_THREAD", "Outcome", "PoolBusy", "Sandbox", "SandboxConfig",
+    "ENV_ALLOW", "ONE_THREAD", "OVERDUE_SIGNAL", "SOFT_STOP_SIGNAL", "STOPPED_HARD_MESSAGE",
+    "STOPPED_MESSAGE", "Cancel", "Outcome", "PoolBusy", "Sandbox", "SandboxConfig",
     "SandboxUnavailable", "scrubbed_environment",
 ]  # fmt: skip
 
@@ -68,147 +76,6 @@ class PoolBusy(Exception):
 
 class SandboxUnavailable(RuntimeError):
     """The zygote could not be started, or the jail is required and missing."""
-
-
-class Cancel:
-    """Ends one run from any thread (Stop, a newer run, a closed connection): its worker is
-    SIGKILLed at once through the zygote, or, cancelled before it starts, the run never starts.
-    ``Sandbox.run`` then answers with a ``KeyboardInterrupt`` error, as a notebook's Stop does."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._requested = False
-        self._stop: Callable[[], None] | None = None
-        #: when the program must stop softly (an error raised where it is, that says why, its
-        #: output and recorded passes kept), from another thread: a long program with no long
-        #: slot free (:meth:`hurry`), or the learner's Stop (:meth:`stop_softly`)
-        self.soft_deadline: float | None = None
-        #: the signal that stops it softly: :data:`OVERDUE_SIGNAL` or :data:`SOFT_STOP_SIGNAL`
-        self.soft_signal: signal.Signals = OVERDUE_SIGNAL
-
-    def hurry(self, seconds: float) -> None:
-        """Give the program at most ``seconds`` more, then stop it softly (see
-        :data:`OVERDUE_SIGNAL`); a later :meth:`unhurry` lifts it if it has not fired yet."""
-        if self.soft_signal is not SOFT_STOP_SIGNAL:
-            self.soft_deadline = time.monotonic() + max(0.0, seconds)
-
-    def unhurry(self) -> None:
-        if self.soft_signal is not SOFT_STOP_SIGNAL:
-            self.soft_deadline = None
-
-    def stop_softly(self) -> None:
-        """Stop as the learner's Stop does: the program gets a KeyboardInterrupt where it is
-        (:data:`SOFT_STOP_SIGNAL`) and answers with what it printed and recorded so far; one
-        that does not end within the grace is killed (:meth:`set`'s answer, nothing kept)."""
-        self.soft_signal = SOFT_STOP_SIGNAL
-        self.soft_deadline = time.monotonic()
-
-    @property
-    def stopping_softly(self) -> bool:
-        return self.soft_signal is SOFT_STOP_SIGNAL
-
-    @property
-    def requested(self) -> bool:
-        return self._requested
-
-    def set(self) -> None:
-        """Stop the run (idempotent; a run that has already ended is left alone)."""
-        with self._lock:
-            self._requested = True
-            stop = self._stop
-        if stop is not None:
-            stop()
-
-    def _bind(self, stop: Callable[[], None] | None) -> None:
-        """While a worker runs, ``set`` kills it; bound after a request, it kills at once."""
-        with self._lock:
-            self._stop = stop
-            now = self._requested and stop is not None
-        if now and stop is not None:
-            stop()
-
-
-STOPPED_MESSAGE = "the run was stopped before it finished (Stop, or a newer run)"
-#: what a hurried program is sent when its time is up: the runner raises a TimeoutError that
-#: says every long-run slot was taken (server.program.runner._wall_clock)
-OVERDUE_SIGNAL = signal.SIGUSR2
-#: what a program is sent on Stop: the runner raises a KeyboardInterrupt where it is
-SOFT_STOP_SIGNAL = signal.SIGINT
-#: a soft Stop the program did not answer within the grace (stuck in one native call)
-STOPPED_HARD_MESSAGE = (
-    "stopped by Stop; it did not stop within the grace (busy in one long native call), so it "
-    "was killed and what it recorded is lost"
-)
-
-
-@dataclass
-class SandboxConfig:
-    """How the sandbox runs; filled from Settings by the app."""
-
-    workers: int = 2  # workers kept ready (and short programs running at once)
-    long_workers: int = 0  # more programs that may run at once once they are long (demoted)
-    wall_clock_s: float = 5.0
-    grace_s: float = 1.0
-    cpu_seconds: int = 0  # RLIMIT_CPU per worker; 0 = wall clock + 1
-    memory_bytes: int = 1024**3
-    max_output_chars: int = 100_000
-    max_result_bytes: int = 24 * 1024 * 1024  # a RESULT frame (Settings.max_answer_bytes)
-    mode: str = "auto"  # auto | seccomp | none
-    cuda_workers: int = 0
-    warm_up: bool = True  # run the gallery in the zygote before forking (warm caches)
-    gc_freeze: bool = True  # gc.freeze() in the zygote (no copy-on-write from collections)
-    warm_workers: bool = True  # each worker runs a warm-up program before it says READY
-    #: CPU seconds after which a program is long: reniced, and moved to the long slots
-    slice_s: float = 0.25
-    #: without a live zygote for this long, the sandbox has failed (liveness says so)
-    restart_deadline_s: float = 30.0
-    #: keep a standby (a fork of the loaded zygote) that replaces a dead zygote at once
-    standby: bool = True
-    #: a zygote that has not answered a heartbeat (sent every HEARTBEAT_S) for this long is
-    #: stuck (stopped, or hung): it is SIGKILLed and replaced
-    heartbeat_timeout_s: float = 5.0
-    extra_sys_path: list[str] = field(default_factory=list)
-
-
-@dataclass(eq=False)
-class _Worker:
-    pid: int
-    job_fd: int
-    out_fd: int
-    kind: str
-    born: float
-    pidfd: int = -1  # -1: no pidfd here; killed through its zygote
-    zygote: Zygote | None = None
-    warm: bool = False  # it has said READY: jailed, its first-run costs paid
-    early: bytes = b""  # bytes read while looking for READY that were something else
-    # while it runs a program:
-    started: float = 0.0
-    cpu_at_start: float = 0.0
-    niceness: int = 0
-    on_long: Callable[[], None] | None = None
-
-
-@dataclass
-class Outcome:
-    """What came back from one worker."""
-
-    stdout: str
-    #: its RESULT frame, not parsed (hostile input: server.sandbox.answers bounds and parses it)
-    answer: bytes | None
-    error: dict[str, Any] | None  # set when the worker ended without a usable result
-    timing_ms: dict[str, float]
-    #: a notebook's cells as they started: (cell number, where its output begins in stdout)
-    cells: list[tuple[int, int]] = field(default_factory=list)
-
-    @property
-    def result(self) -> dict[str, Any] | None:
-        """The answer parsed, for tests and tools (the server parses it through
-        :class:`server.sandbox.service.ProgramAnswer`, bounded and off the event loop)."""
-        return None if self.answer is None else dict(orjson.loads(self.answer))
-
-
-def _error(type_name: str, message: str) -> dict[str, Any]:
-    return {"type": type_name, "message": message, "line": None, "col": None}
 
 
 def _cpu_seconds(pid: int) -> float | None:
@@ -242,7 +109,7 @@ class Sandbox:
         self.restarts = 0  # zygotes started after the first
         self.ready_s: collections.deque[float] = collections.deque(maxlen=200)
         self._lock = threading.Condition()
-        self._ready: dict[str, collections.deque[_Worker]] = {
+        self._ready: dict[str, collections.deque[Worker]] = {
             "cpu": collections.deque(),
             "cuda": collections.deque(),
         }
@@ -255,7 +122,7 @@ class Sandbox:
         self._running = threading.BoundedSemaphore(
             max(1, config.workers) + max(0, config.long_workers)
         )
-        self._busy: dict[int, _Worker] = {}  # pid -> the worker running a program
+        self._busy: dict[int, Worker] = {}  # pid -> the worker running a program
         self._short: set[str] = set()  # kinds whose workers ended since the watcher's last tick
         self._closed = False
         self._zygote: Zygote | None = None
@@ -371,7 +238,7 @@ class Sandbox:
         return True
 
     def _on_worker(self, zygote: Zygote, d: Delivered) -> None:
-        w = _Worker(d.pid, d.job_fd, d.out_fd, d.kind, time.monotonic(), d.pidfd, zygote)
+        w = Worker(d.pid, d.job_fd, d.out_fd, d.kind, time.monotonic(), d.pidfd, zygote)
         with self._lock:
             if zygote is self._zygote and not self._closed:
                 self._asked[d.kind] = max(0, self._asked[d.kind] - 1)
@@ -571,9 +438,6 @@ class Sandbox:
                 if self._asked[kind] == before:
                     break
 
-    #: how long a worker may take to close its pipe after its result (it exits at once)
-    EOF_AFTER_RESULT_S = 0.5
-
     def _levels(self) -> tuple[tuple[float, int], ...]:
         """(CPU seconds, niceness): a program that has used this much CPU (or, asleep, has
         held its worker twice as long on the wall clock) yields the cores to fresh ones (the
@@ -618,7 +482,7 @@ class Sandbox:
                     with contextlib.suppress(Exception):
                         on_long()
 
-    def _renice(self, w: _Worker, niceness: int) -> None:
+    def _renice(self, w: Worker, niceness: int) -> None:
         """Lower a running worker's CPU priority (allowed for our own processes: only raising
         it needs privileges). The pidfd says it is still that process, not a reused pid."""
         if w.pidfd >= 0:
@@ -634,7 +498,7 @@ class Sandbox:
     #: how long a request waits for a warm worker before it takes one still warming up
     WARM_WAIT_S = 0.01
 
-    def _take(self, kind: str, timeout: float) -> _Worker:
+    def _take(self, kind: str, timeout: float) -> Worker:
         """A ready worker: one that has said READY (warm) if any does within WARM_WAIT_S, else
         the oldest (it finishes warming, then runs the job). Waits through a zygote restart."""
         deadline = time.monotonic() + timeout
@@ -659,7 +523,7 @@ class Sandbox:
             return w
 
     @staticmethod
-    def _warm_one(queue: collections.deque[_Worker], wait: float) -> _Worker | None:
+    def _warm_one(queue: collections.deque[Worker], wait: float) -> Worker | None:
         """The first worker of ``queue`` that is warm, reading READY frames that have arrived
         (waiting up to ``wait`` for one)."""
         for w in queue:
@@ -684,7 +548,7 @@ class Sandbox:
 
     def run(
         self,
-        job: dict[str, Any],
+        job: Mapping[str, Any],
         queue_timeout_s: float = 10.0,
         *,
         cancel: Cancel | None = None,
@@ -703,7 +567,7 @@ class Sandbox:
             raise PoolBusy
         try:
             if cancel is not None and cancel.requested:
-                return Outcome("", None, _error("KeyboardInterrupt", STOPPED_MESSAGE), {})
+                return Outcome("", None, error_of("KeyboardInterrupt", STOPPED_MESSAGE), {})
             w = self._take(kind, max(0.1, queue_timeout_s - (time.monotonic() - started)))
             waited = time.monotonic() - started
             w.on_long = on_long
@@ -723,177 +587,25 @@ class Sandbox:
 
     def _drive(
         self,
-        w: _Worker,
-        job: dict[str, Any],
+        w: Worker,
+        job: Mapping[str, Any],
         cancel: Cancel | None = None,
         on_stdout: Callable[[str], None] | None = None,
-        cells: _CellMarks | None = None,
+        cells: CellMarks | None = None,
     ) -> Outcome:
-        cfg = self.config
-        payload = protocol.frame(protocol.JOB, orjson.dumps(job))
-        stdout_cap = 4 * cfg.max_output_chars + 4096
-        reader = protocol.FrameReader(
-            {
-                protocol.STDOUT: stdout_cap,
-                protocol.RESULT: cfg.max_result_bytes,
-                protocol.READY: 0,
-                protocol.CELL: protocol.CELL_CAP,
-            },
-            stacks=True,
-        )
-        marks, on_cell = cells if cells is not None else ([], None)
-        chars = 0  # characters of output so far (where a cell's output begins)
-        stack = bytearray()  # the program's stack, asked for before a hard kill
-        if w.early:  # a frame's first bytes, read while looking for READY: the rest follows
-            with contextlib.suppress(protocol.ProtocolError):
-                reader.feed(w.early)
-        started = time.monotonic()
-        deadline = started + cfg.wall_clock_s + cfg.grace_s
-        w.started = started
+        """Run ``job`` on ``w`` (:class:`server.sandbox.drive.Drive`), counting it as running."""
+        drive = Drive(self, self.config, w, job, cancel, on_stdout, cells)
         w.cpu_at_start = _cpu_seconds(w.pid) or 0.0
         with self._lock:
             self._busy[w.pid] = w
-        out = bytearray()
-        result_bytes: bytes | None = None
-        killed = False
-        asked_stack = False
-        broken: str | None = None
-        if cancel is not None:
-            cancel._bind(lambda: self._kill(w))
-        try:
-            _write_all(w.job_fd, payload)
-        except OSError:
-            broken = "the worker was gone before it got the program"
-        with contextlib.suppress(OSError):
-            os.close(w.job_fd)
-        w.job_fd = -1
-        # Read until the pipe closes: the worker exits as soon as it has sent its one result,
-        # so anything after a result (or a second result) is the program writing into the pipe.
-        eof = started + cfg.wall_clock_s + cfg.grace_s
-        hurried = False  # the overdue signal has been sent
-        while broken is None:
-            now = time.monotonic()
-            soft = cancel.soft_deadline if cancel is not None and not hurried else None
-            if soft is not None and result_bytes is None and now >= soft:
-                hurried = True  # its error now, then the usual grace
-                assert cancel is not None  # (soft is only set from it)
-                self._signal(w, cancel.soft_signal, lambda zygote, pid: None)
-                deadline = min(deadline, now + cfg.grace_s)
-            left = (deadline if result_bytes is None else eof) - now
-            if soft is not None and not hurried:
-                left = min(left, max(0.0, soft - now))
-            if left <= 0:
-                if result_bytes is None and not asked_stack:
-                    # Past the soft wall clock and the grace: the program is stuck where its
-                    # TimeoutError cannot be raised (inside one native call). Ask for its stack
-                    # first, so that the error can say which line it was on.
-                    asked_stack = True
-                    self._ask_stack(w)
-                    deadline = time.monotonic() + self.STACK_WAIT_S
-                    continue
-                self._kill(w)
-                killed = result_bytes is None
-                break
-            # (at most a quarter second asleep: a hurry from another thread is seen in time)
-            ready, _, _ = select.select([w.out_fd], [], [], min(left, self.LOOK_S))
-            if not ready:
-                continue
-            try:
-                data = os.read(w.out_fd, 1 << 16)
-            except OSError:
-                data = b""
-            if not data:
-                break
-            try:
-                for kind, body in reader.feed(data):
-                    if result_bytes is not None:
-                        raise protocol.ProtocolError("a frame after the result")
-                    if kind == protocol.STDOUT:
-                        if len(out) + len(body) > stdout_cap:
-                            raise protocol.ProtocolError("more output than the budget allows")
-                        out += body
-                        text = body.decode("utf-8", "replace")
-                        chars += len(text)
-                        if on_stdout is not None and text:
-                            on_stdout(text)
-                    elif kind == protocol.CELL:
-                        number = protocol.cell_number(body)
-                        marks.append((number, chars))
-                        if on_cell is not None:
-                            on_cell(number)
-                    elif kind == protocol.STACK:
-                        if not asked_stack:  # a program forging the line its error names
-                            raise protocol.ProtocolError("a stack dump the server did not ask for")
-                        stack += (body + b"\n")[: max(0, self.STACK_CAP - len(stack))]
-                        # it has answered: the rest follows within moments
-                        deadline = min(deadline, time.monotonic() + self.STACK_REST_S)
-                    elif kind == protocol.RESULT:
-                        result_bytes = body
-                        eof = time.monotonic() + self.EOF_AFTER_RESULT_S
-            except protocol.ProtocolError as exc:
-                result_bytes = None
-                self._kill(w)
-                if asked_stack:  # its stack, written over a frame it was sending: out of time
-                    killed = True
-                    break
-                broken = f"the program wrote into its worker's pipe to the server ({exc})"
-        if cancel is not None:
-            cancel._bind(None)
-        if killed:  # keep what it printed before it was killed
-            self._drain(w, reader, out, stdout_cap, stack, marks)
-        stdout = out.decode("utf-8", "replace")
-        timing = {"worker": round((time.monotonic() - started) * 1000, 3)}
-        if cancel is not None and cancel.requested and result_bytes is None:
-            return Outcome(stdout, None, _error("KeyboardInterrupt", STOPPED_MESSAGE), timing)
-        if result_bytes is not None:  # parsed by whoever answers, bounded, off the event loop
-            return Outcome(stdout, result_bytes, None, timing)
-        if killed:
+        outcome = drive.run()
+        if drive.ending == "killed":
             self.kills += 1
-            if cancel is not None and cancel.stopping_softly:
-                error = _error("KeyboardInterrupt", STOPPED_HARD_MESSAGE)
-            else:
-                error = _error(
-                    "TimeoutError", f"stopped after {cfg.wall_clock_s:g} s (budget: wall_clock_s)"
-                )
-            return Outcome(stdout, None, _at_stack(error, bytes(stack), _sources(job)), timing)
-        if broken is not None:
-            return Outcome(stdout, None, _error("RuntimeError", broken), timing)
-        self.crashes += 1
-        return Outcome(stdout, None, self._death(w), timing)
+        elif drive.ending == "died":
+            self.crashes += 1
+        return outcome
 
-    def _drain(
-        self,
-        w: _Worker,
-        reader: protocol.FrameReader,
-        out: bytearray,
-        cap: int,
-        stack: bytearray,
-        marks: list[tuple[int, int]],
-    ) -> None:
-        end = time.monotonic() + 0.5
-        while time.monotonic() < end:
-            ready, _, _ = select.select([w.out_fd], [], [], max(0.0, end - time.monotonic()))
-            if not ready:
-                return
-            try:
-                data = os.read(w.out_fd, 1 << 16)
-            except OSError:
-                return
-            if not data:
-                return
-            try:
-                for kind, body in reader.feed(data):
-                    if kind == protocol.STDOUT and len(out) + len(body) <= cap:
-                        out += body
-                    elif kind == protocol.CELL:
-                        chars = len(out.decode("utf-8", "replace"))
-                        marks.append((protocol.cell_number(body), chars))
-                    elif kind == protocol.STACK:
-                        stack += (body + b"\n")[: max(0, self.STACK_CAP - len(stack))]
-            except protocol.ProtocolError:
-                return
-
-    def _death(self, w: _Worker) -> dict[str, Any]:
+    def _death(self, w: Worker) -> dict[str, Any]:
         """Why a worker ended without a result (its exit status, reported by the zygote)."""
         # At most the CPU time it can have used: one thread uses no more than the wall time
         cpu_bound = w.cpu_at_start + (time.monotonic() - w.started)
@@ -910,20 +622,20 @@ class Sandbox:
                 self._lock.wait(end - time.monotonic())
             status = self._exits.pop(w.pid, None)
         if status is None:
-            return _error("RuntimeError", "the program's worker ended without a result")
+            return error_of("RuntimeError", "the program's worker ended without a result")
         if os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
             # Our own kills (wall clock, Stop) are answered before this; RLIMIT_CPU's SIGKILL
             # comes at its hard limit (a second past cpu_s): one before it can have reached
             # that came from elsewhere (a signal from outside, the kernel's OOM killer).
             if sig == signal.SIGKILL and cpu_bound + 0.05 < self._cpu_limit_s() + 1:
-                return _error(
+                return error_of(
                     "RuntimeError",
                     "the program's process was killed from outside the sandbox (by a signal, "
                     "or by the kernel's out-of-memory killer)",
                 )
             if sig in (signal.SIGXCPU, signal.SIGKILL):
-                return _error(
+                return error_of(
                     "TimeoutError",
                     "the program used up its CPU time and was stopped (budget: cpu_s)"
                     if sig == signal.SIGXCPU
@@ -932,7 +644,7 @@ class Sandbox:
                     "out-of-memory killer)",
                 )
             if sig == signal.SIGSEGV:
-                return _error(
+                return error_of(
                     "RuntimeError",
                     "the program crashed (segmentation fault), for example by recursing too "
                     "deeply inside a native function",
@@ -940,37 +652,42 @@ class Sandbox:
             name = (
                 signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
             )
-            return _error("RuntimeError", f"the program's process was ended by signal {name}")
+            return error_of("RuntimeError", f"the program's process was ended by signal {name}")
         code = os.waitstatus_to_exitcode(status)
         if code == EXIT_NO_REPORT:
-            return _error(
+            return error_of(
                 "RuntimeError",
                 "the program broke its worker's pipe to the server (closed or overwrote it), "
                 "so no result came back",
             )
-        return _error(
+        return error_of(
             "SystemExit", f"the program ended its process (exit status {code}) before it finished"
         )
 
-    #: the longest a run's reader sleeps between looks at its run's controls
-    LOOK_S = 0.25
-    #: how long a stuck worker has to send its stack once asked, and then to finish sending it
-    STACK_WAIT_S = 0.2
-    STACK_REST_S = 0.02
-    STACK_CAP = 16 * 1024
+    # ---- what a run's drive asks of the pool (server.sandbox.drive.Controls) -------------------
 
-    def _ask_stack(self, w: _Worker) -> None:
+    def death(self, w: Worker) -> dict[str, Any]:
+        return self._death(w)
+
+    def kill(self, w: Worker) -> None:
+        self._kill(w)
+
+    def soft_stop(self, w: Worker, signum: signal.Signals) -> None:
+        """Send a soft stop (only through its pidfd: a zygote would not know the signal)."""
+        self._signal(w, signum, lambda zygote, pid: None)
+
+    def ask_stack(self, w: Worker) -> None:
         """Ask the worker to write its Python stack (SIGUSR1: CPython's faulthandler writes it
         from its signal handler, even inside a long native call)."""
         self._signal(w, signal.SIGUSR1, Zygote.dump_stack)
 
-    def _kill(self, w: _Worker) -> None:
+    def _kill(self, w: Worker) -> None:
         """SIGKILL a worker."""
         self._signal(w, signal.SIGKILL, Zygote.kill)
 
     @staticmethod
     def _signal(
-        w: _Worker, signum: signal.Signals, by_zygote: Callable[[Zygote, int], None]
+        w: Worker, signum: signal.Signals, by_zygote: Callable[[Zygote, int], None]
     ) -> None:
         """Send ``signum`` to a worker through its pidfd (which names that process and no other,
         whoever its parent is now), else ask its zygote to (``by_zygote``): only the parent
@@ -981,7 +698,7 @@ class Sandbox:
         elif w.zygote is not None:
             by_zygote(w.zygote, w.pid)
 
-    def _discard(self, w: _Worker) -> None:
+    def _discard(self, w: Worker) -> None:
         """Close our ends and make sure the (one-shot) worker is gone."""
         with self._lock:
             if self._busy.get(w.pid) is w:
@@ -1024,57 +741,3 @@ class Sandbox:
             zygote.stop()
         # and whatever is left of every group (workers still running, a stopped standby)
         self._cut_lifelines()
-
-
-_STACK_LINE = re.compile(rb'^  File "(<[a-z]{1,10}(?: \d{1,6})?>)", line (\d+) in (\S{1,200})$')
-
-#: (cell marks, on_cell): where the notebook cells' outputs begin, and who to tell
-_CellMarks = tuple[list[tuple[int, int]], Callable[[int], None] | None]
-
-
-def _sources(job: dict[str, Any]) -> dict[str, str]:
-    """The job's source by the file name it runs under (a notebook's cells: ``<cell 3>``)."""
-    cells = job.get("cells")
-    if isinstance(cells, list):
-        return {cell_filename(i): str(c) for i, c in enumerate(cells, 1)}
-    return {PROGRAM_FILENAME: str(job.get("source", ""))}
-
-
-def _at_stack(error: dict[str, Any], stack: bytes, sources: dict[str, str]) -> dict[str, Any]:
-    """Locate a hard-killed program's error at the line its stack (faulthandler's text, most
-    recent call first; as untrusted as anything a worker sends) says it was on."""
-    frames = []
-    for raw in stack.splitlines():
-        match = _STACK_LINE.match(raw)
-        filename = match.group(1).decode("ascii") if match else ""
-        if match and filename in sources:
-            frames.append(
-                (filename, int(match.group(2)), match.group(3).decode("ascii", "replace"))
-            )
-    if not frames:
-        return error
-    calls = ""
-    for filename, number, name in reversed(frames):
-        lines = sources[filename].splitlines()
-        calls += f'  File "{filename}", line {number}, in {name}\n'
-        if 0 < number <= len(lines) and lines[number - 1].strip():
-            calls += f"    {lines[number - 1].strip()}\n"
-    filename, line, _ = frames[0]
-    message = f"{error['message']}, stuck in a call on {place(filename, line)}"
-    located = {
-        **error,
-        "line": line,
-        "message": message,
-        "traceback": f"Traceback (most recent call last):\n{calls}{error['type']}: {message}",
-    }
-    cell = cell_of(filename)
-    if cell is not None:
-        located["cell"] = cell
-    return located
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        n = os.write(fd, view)
-        view = view[n:]

@@ -17,7 +17,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from server.program.packing import unpack_answer
-from server.sandbox import stream
+from server.runs import stream
 from server.schemas import RunResponse
 from tests.api.conftest import TEST_SETTINGS, one_slot_server, run
 

@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from server.program.budgets import Budgets
-from server.sandbox import service
+from server.runs import responses
 from server.sandbox.pool import Sandbox, SandboxConfig
 
 FAST = Budgets(wall_clock_s=3.0)
@@ -37,7 +37,7 @@ def run(source: str, device: str = "cpu", seed: int = 0, **budget_overrides: Any
         "budgets": asdict(budgets),
     }
     box = sandbox(budgets.wall_clock_s)
-    body: dict[str, Any] = orjson.loads(service.respond(box.run(job), device, box.mode == "none"))
+    body: dict[str, Any] = orjson.loads(responses.respond(box.run(job), device, box.mode == "none"))
     return body
 
 
@@ -73,6 +73,6 @@ def run_notebook(
     box = sandbox(budgets.wall_clock_s)
     outcome = box.run(job)
     body: dict[str, Any] = orjson.loads(
-        service.respond_notebook(outcome, "cpu", box.mode == "none", shown)
+        responses.respond_notebook(outcome, "cpu", box.mode == "none", shown)
     )
     return body

@@ -8,7 +8,8 @@ import orjson
 import pytest
 
 from server.program.budgets import Budgets
-from server.sandbox import service
+from server.runs import responses
+from server.sandbox import startup
 from server.sandbox.pool import Sandbox, SandboxConfig, SandboxUnavailable
 from server.settings import Settings
 
@@ -32,22 +33,22 @@ class _NoJail:
 def test_without_a_jail_a_loopback_server_starts(
     monkeypatch: pytest.MonkeyPatch, host: str
 ) -> None:
-    monkeypatch.setattr(service, "Sandbox", _NoJail)
-    box = service.start(Settings(host=host))
+    monkeypatch.setattr(startup, "Sandbox", _NoJail)
+    box = startup.start(Settings(host=host))
     assert box.mode == "none" and not box.closed  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "10.1.2.3", "::", "example.org"])
 def test_without_a_jail_a_public_server_refuses(monkeypatch: pytest.MonkeyPatch, host: str) -> None:
-    monkeypatch.setattr(service, "Sandbox", _NoJail)
+    monkeypatch.setattr(startup, "Sandbox", _NoJail)
     with pytest.raises(SandboxUnavailable, match="AGP_SANDBOX=none"):
-        service.start(Settings(host=host))
+        startup.start(Settings(host=host))
 
 
 def test_agp_sandbox_none_is_an_explicit_choice(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(service, "Sandbox", _NoJail)
+    monkeypatch.setattr(startup, "Sandbox", _NoJail)
     monkeypatch.setenv("AGP_SANDBOX", "none")
-    box = service.start(Settings(host="0.0.0.0"))
+    box = startup.start(Settings(host="0.0.0.0"))
     assert box.mode == "none"
 
 
@@ -56,8 +57,8 @@ def test_an_unjailed_run_says_so_on_the_page() -> None:
     try:
         assert box.mode == "none"
         job: dict[str, Any] = {"source": "print(1)", "budgets": Budgets().as_dict()}
-        body = orjson.loads(service.respond(box.run(job), "cpu", box.mode == "none"))
+        body = orjson.loads(responses.respond(box.run(job), "cpu", box.mode == "none"))
     finally:
         box.close()
     assert body["ok"] and body["stdout"] == "1\n"
-    assert body["notice"] == service.UNJAILED_NOTICE
+    assert body["notice"] == responses.UNJAILED_NOTICE

@@ -43,7 +43,7 @@ import orjson
 import pytest
 
 from server.program.budgets import Budgets
-from server.sandbox import service
+from server.runs import responses
 from server.settings import Settings
 from tests.api.differential import run_with_torch, same_output
 from tests.preludes import is_prelude, load
@@ -76,7 +76,7 @@ def run_default(source: str, seed: int = 0) -> dict[str, Any]:
         "budgets": budgets.as_dict(),
     }
     box = sandbox(budgets.wall_clock_s, Settings().sandbox_memory_limit_bytes)
-    body: dict[str, Any] = orjson.loads(service.respond(box.run(job), "cpu", box.mode == "none"))
+    body: dict[str, Any] = orjson.loads(responses.respond(box.run(job), "cpu", box.mode == "none"))
     return body
 
 

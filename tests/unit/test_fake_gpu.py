@@ -233,7 +233,7 @@ def test_sandbox_runs_the_tiny_example_on_cuda_like_cpu(cupy: ModuleType) -> Non
 
     from server.program.budgets import Budgets
     from server.program.packing import unpack_answer
-    from server.sandbox import service
+    from server.runs import responses
     from server.sandbox.pool import Sandbox, SandboxConfig
     from server.schemas import TINY_EXAMPLE
 
@@ -244,7 +244,7 @@ def test_sandbox_runs_the_tiny_example_on_cuda_like_cpu(cupy: ModuleType) -> Non
 
         def run(dev: str) -> dict[str, Any]:
             job = {"source": source, "device": dev, "seed": 0, "bindings": {}, "budgets": budgets}
-            answer = orjson.loads(service.respond(box.run(job), dev, False))
+            answer = orjson.loads(responses.respond(box.run(job), dev, False))
             body: dict[str, Any] = unpack_answer(answer)  # its passes as whole graphs
             return body
 

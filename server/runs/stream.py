@@ -20,14 +20,15 @@ import asyncio
 import contextlib
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import orjson
 from starlette.responses import StreamingResponse
 
-from server.sandbox import service
-from server.sandbox.pool import Cancel, Outcome, PoolBusy, Sandbox
+from server.runs import responses
+from server.sandbox.drive import Cancel, Outcome
+from server.sandbox.pool import PoolBusy, Sandbox
 
 #: a quiet program still shows the page it is alive this often
 HEARTBEAT_S = 0.5
@@ -58,10 +59,10 @@ class RunStream:
     def __init__(
         self,
         sandbox: Sandbox,
-        job: dict[str, Any],
+        job: Mapping[str, Any],
         queue_timeout_s: float,
         release: Callable[[tuple[Outcome, bool] | None, float], None],
-        respond: service.ProgramAnswer,
+        respond: responses.ProgramAnswer,
         on_long: Callable[[], None] | None = None,
     ) -> None:
         self.sandbox = sandbox
@@ -142,7 +143,7 @@ class RunStream:
                 if part != ""
             ]
 
-        def run() -> tuple[Outcome, service.Answer]:
+        def run() -> tuple[Outcome, responses.Answer]:
             outcome = self.sandbox.run(
                 self.job,
                 self.queue_timeout_s,
@@ -155,7 +156,7 @@ class RunStream:
 
         future = loop.run_in_executor(None, run)
 
-        def finished(done: asyncio.Future[tuple[Outcome, service.Answer]]) -> None:
+        def finished(done: asyncio.Future[tuple[Outcome, responses.Answer]]) -> None:
             ran = None
             if not done.cancelled() and done.exception() is None:
                 outcome, (_, ok) = done.result()

@@ -35,7 +35,7 @@ import anyio
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from server.sandbox.stream import RunStream, event_line
+from server.runs.stream import RunStream, event_line
 
 Request = TypeVar("Request", bound=BaseModel)
 

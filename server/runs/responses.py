@@ -1,8 +1,13 @@
-"""The run service: start the sandbox from settings, run one request, answer validated JSON."""
+"""A run's outcome as its answer: the worker's bytes bounded, parsed, validated and encoded.
+
+:class:`ProgramAnswer` (a program's ``RunResponse``) and :class:`NotebookAnswer` (a notebook's
+``NotebookRunResponse``) are picklable, so that a big answer is parsed in a parser process
+(:mod:`server.sandbox.answers`); an outcome without an answer (stopped, killed, crashed) is
+answered from its error. Every answer is validated against its schema before it leaves.
+"""
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -11,12 +16,11 @@ from typing import Any, ClassVar
 import orjson
 from pydantic import ValidationError
 
-from engine import backend
-from server import capacity
-from server.program.budgets import Budgets, cut_answer_text
+from server.program.answer import empty_answer
+from server.program.budgets import cut_answer_text
 from server.sandbox import answers
-from server.sandbox.pool import Outcome, Sandbox, SandboxConfig, SandboxUnavailable
-from server.schemas import NotebookRunRequest, NotebookRunResponse, RunRequest, RunResponse
+from server.sandbox.drive import Outcome
+from server.schemas import NotebookRunResponse, RunResponse
 from server.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -30,95 +34,21 @@ UNJAILED_NOTICE = (
 )
 
 
-def is_loopback(host: str) -> bool:
-    """127.0.0.0/8, ::1 and localhost."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def start(settings: Settings, extra_sys_path: list[str] | None = None) -> Sandbox:
-    """Start the zygote and its workers; refuse an unjailed sandbox on a public address."""
-    short, long = capacity.run_slots(settings)
-    config = SandboxConfig(
-        workers=short,
-        long_workers=long,
-        slice_s=settings.sandbox_slice_s,
-        restart_deadline_s=settings.sandbox_restart_deadline_s,
-        wall_clock_s=settings.wall_clock_s,
-        grace_s=settings.hard_kill_grace_s,
-        cpu_seconds=settings.cpu_s,
-        memory_bytes=settings.sandbox_memory_limit_bytes,
-        max_output_chars=settings.max_output_chars,
-        max_result_bytes=settings.max_answer_bytes,
-        mode=settings.sandbox,
-        cuda_workers=1 if backend.cuda_is_available() else 0,
-        warm_workers=settings.sandbox_warm_workers,
-        extra_sys_path=list(extra_sys_path or []),
-    )
-    sandbox = Sandbox(config)
-    if sandbox.mode == "none":
-        if settings.sandbox == "auto" and not is_loopback(settings.host):
-            sandbox.close()
-            raise SandboxUnavailable(
-                f"no kernel jail here ({sandbox.reason}): refusing to run programs for "
-                f"{settings.host}; serve on a loopback address, or set AGP_SANDBOX=none to "
-                "run unjailed on purpose"
-            )
-        log.warning("sandbox: programs run WITHOUT a kernel jail (%s)", sandbox.reason)
-    else:
-        log.info(
-            "sandbox: seccomp jail, Landlock ABI %d, %d workers", sandbox.landlock, config.workers
-        )
-    return sandbox
-
-
-def job_for(request: RunRequest, settings: Settings) -> dict[str, Any]:
-    """The job a worker runs: the request plus the budgets (plain JSON)."""
-    return {
-        "source": request.source,
-        "device": request.device,
-        "seed": request.seed,
-        "bindings": {
-            k: (v.model_dump() if hasattr(v, "model_dump") else v)
-            for k, v in request.bindings.items()
-        },
-        "budgets": Budgets.from_settings(settings).as_dict(),
-        "compare": request.compare,
-    }
-
-
-def notebook_job_for(request: NotebookRunRequest, settings: Settings) -> dict[str, Any]:
-    """The job a worker runs for a notebook: its code cells and the cell to show."""
-    return {
-        "cells": list(request.cells),
-        "cell": request.cell,
-        "device": request.device,
-        "seed": request.seed,
-        "budgets": Budgets.from_settings(settings).as_dict(),
-        "compare": request.compare,
-    }
-
-
 def error_response(device: str, type_name: str, message: str, stdout: str = "") -> dict[str, Any]:
-    return {
-        "ok": False, "stdout": stdout, "output_truncated": False, "output_chars": None,
-        "graph": None, "graph_pass": None, "structures": [], "passes": [], "passes_total": 0,
-        "result": None, "notice": None, "device": device, "timing_ms": {},
-        "error": {"type": type_name, "message": message, "line": None, "col": None},
-    }  # fmt: skip
+    """A program's answer when it did not run to an answer of its own (its device is not here,
+    it was stopped or killed): :func:`empty_answer` with the error and what it printed."""
+    body = empty_answer(device)
+    body["stdout"] = stdout
+    body["error"] = {"type": type_name, "message": message, "line": None, "col": None}
+    return body
 
 
 def notebook_error_response(
     device: str, shown: int, type_name: str, message: str
 ) -> dict[str, Any]:
     """A notebook's answer when nothing ran (e.g. the device is not there)."""
-    body = error_response(device, type_name, message)
-    del body["result"]
-    body.update(cell=shown, cells=[])
+    body = empty_answer(device, shown=shown)
+    body["error"] = {"type": type_name, "message": message, "line": None, "col": None}
     return body
 
 
