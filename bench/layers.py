@@ -52,8 +52,9 @@ from bench.timing import torch_runner
 from server.examples import EXAMPLES
 from server.program.budgets import Budgets
 from server.program.imports import Importer, preload
+from server.program.output import StringSink
 from server.program.packing import pack_answer
-from server.program.runner import StringSink, run_program
+from server.program.runner import run_program
 from server.schemas import RunResponse
 from tests import lesson_programs
 

@@ -101,7 +101,8 @@ def measure(source: str, repeats: int = 25) -> dict[str, Any]:
     """Median CPU ms of the run and of run + graph, observed and not, and the graph's size."""
     from server.program import imports as modules
     from server.program import runner
-    from server.program.runner import StringSink, run_program
+    from server.program.output import StringSink
+    from server.program.runner import run_program
     from server.program.values import graph as values_graph
 
     loaded = modules.preload()

@@ -115,7 +115,7 @@ SERVER_LAYERS: list[set[str]] = [
     {"server.program", "server.program.budgets", "server.program.source",
      "server.program.imports", "server.program.values", "server.program.values.record",
      "server.program.values.names", "server.program.packing", "server.program.known",
-     "server.program.answer"},
+     "server.program.answer", "server.program.output", "server.program.clock"},
     {"server.program.values.groups"},
     {"server.program.values.observers", "server.program.values.graph"},
     {"server.program.values.observer", "server.program.values.compare"},

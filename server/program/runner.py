@@ -20,29 +20,29 @@ from __future__ import annotations
 import ast
 import bisect
 import builtins
-import collections
 import contextlib
 import linecache
 import random
-import signal
 import sys
 import time
 import traceback
 import types
 import warnings
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Protocol
+from typing import Any
 
 import numpy
 
 from server.program import source as src
 from server.program.answer import empty_answer
 from server.program.budgets import Budgets, cut_answer_text
+from server.program.clock import StoppedByUser, wall_clock
 from server.program.imports import Importer
 from server.program.known import known_names
+from server.program.output import Output, ProgramStream
 from server.program.values import graph as values_graph
 from server.program.values.compare import compare_pass
 from server.program.values.names import looks_like_value
@@ -53,156 +53,6 @@ IMPLICIT_BACKWARD_NOTICE = (
     "its last statement (a scalar that requires grad)."
 )
 MAX_RESULT_CHARS = 10_000
-
-
-class Output(Protocol):
-    """Where a program's printed text goes."""
-
-    def write(self, text: str) -> int: ...
-
-    def flush(self) -> None: ...
-
-
-def _cut_mark(characters: int) -> str:
-    """The line that stands where an output's middle was cut (as budgets.cut_text writes it)."""
-    return f"\n… [{characters:,} characters cut: budget max_output_chars] …\n"
-
-
-class ProgramStream:
-    """``sys.stdout`` / ``sys.stderr`` of a program, within the output budget of ``limit``
-    characters in all. Of the budget left, the first three quarters go to ``sink`` (the pipe,
-    or a buffer in tests) as the program prints; past them only the latest part is kept, in a
-    bounded ring, and sent when the program (or a notebook's cell) ends: in full if it fits,
-    else its end after a mark saying how many characters were cut. The program runs on to its
-    end (graph included), as a notebook cuts a cell's output."""
-
-    encoding = "utf-8"
-    errors = "strict"
-    newlines = None
-
-    def __init__(self, sink: Output, limit: int) -> None:
-        self._sink = sink
-        self._limit = limit
-        self._sent = 0  # characters handed to the sink
-        self._ring: collections.deque[str] = collections.deque()  # the latest, past the head
-        self._ring_chars = 0
-        self._dropped = 0  # characters the ring let go of since the last release
-        self._finished = False
-        self.written = 0  # characters the program printed, sent or not
-        self._plan()
-
-    def _plan(self) -> None:
-        """Split the budget left into a head that streams and a tail kept in the ring."""
-        left = max(0, self._limit - self._sent)
-        self._tail_room = left // 4
-        self._head = self._sent + left - self._tail_room
-
-    @property
-    def truncated(self) -> bool:
-        """The program printed more than the budget: a middle part was cut."""
-        return self.written > self._limit
-
-    def write(self, text: str) -> int:
-        if not isinstance(text, str):
-            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        size = len(text)
-        self.written += size
-        if self._finished:  # a finalizer printing after the end: counted, not sent
-            return size
-        room = self._head - self._sent
-        if room > 0:
-            self._send(text[:room])
-            text = text[room:]
-        if text:
-            self._keep(text)
-        return size
-
-    def _send(self, text: str) -> None:
-        self._sink.write(text)
-        self._sent += len(text)
-
-    def _keep(self, text: str) -> None:
-        """Add ``text`` to the ring, letting its oldest text go beyond the tail's room."""
-        if len(text) > self._tail_room:
-            self._dropped += self._ring_chars + len(text) - self._tail_room
-            self._ring.clear()
-            self._ring_chars = 0
-            text = text[len(text) - self._tail_room :]
-            if not text:
-                return
-        self._ring.append(text)
-        self._ring_chars += len(text)
-        while self._ring_chars - len(self._ring[0]) >= self._tail_room:
-            first = self._ring.popleft()
-            self._ring_chars -= len(first)
-            self._dropped += len(first)
-
-    def _release(self) -> None:
-        """Send what the ring kept (after the cut's mark, if it let text go or it does not
-        fit), then plan the budget left."""
-        pending = "".join(self._ring)
-        room = self._limit - self._sent
-        if self._dropped or len(pending) > room:
-            cut_in_all = self._dropped + len(pending)
-            keep = max(0, room - len(_cut_mark(cut_in_all)))  # the mark is at most that long
-            kept = pending[len(pending) - keep :] if keep else ""
-            mark = _cut_mark(cut_in_all - len(kept))
-            pending = mark + kept if len(mark) <= room else ""
-        if pending:
-            self._send(pending)
-        self._ring.clear()
-        self._ring_chars = 0
-        self._dropped = 0
-        self._plan()
-
-    def new_cell(self) -> None:
-        """A notebook's next cell starts: the cell before's kept end is sent now, so that each
-        cell's output (and its mark, if cut) is its own."""
-        self._release()
-        self.flush()
-
-    def finish(self) -> None:
-        """The program has ended: send the end the ring kept, and flush."""
-        if not self._finished:
-            self._release()
-            self._finished = True
-        self.flush()
-
-    def writelines(self, lines: Any) -> None:
-        for line in lines:
-            self.write(line)
-
-    def flush(self) -> None:
-        self._sink.flush()
-
-    def isatty(self) -> bool:
-        return False
-
-    def writable(self) -> bool:
-        return True
-
-    def readable(self) -> bool:
-        return False
-
-    def fileno(self) -> int:
-        raise OSError("the playground's output is not a file")
-
-
-class StringSink:
-    """An :class:`Output` that keeps the text (for running in-process, e.g. in tests)."""
-
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-
-    def write(self, text: str) -> int:
-        self.parts.append(text)
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-    def getvalue(self) -> str:
-        return "".join(self.parts)
 
 
 # ---- names ------------------------------------------------------------------------------------
@@ -436,79 +286,6 @@ def _innermost_program_line() -> tuple[str, int] | None:
     return None
 
 
-# ---- time ---------------------------------------------------------------------------------------
-
-
-#: a TimeoutError swallowed by the program (or code it calls) is raised again this much later
-AGAIN_S = 0.1
-
-
-class StoppedByUser(KeyboardInterrupt):
-    """Stop pressed while the program ran (a soft stop, the server's ``SIGINT``): raised where
-    the program is, as Jupyter's interrupt is, so that what it printed and recorded is kept."""
-
-
-def stopped_message(seconds: float) -> str:
-    return (
-        f"stopped by Stop after {seconds:.1f} s; what it printed and the passes it recorded "
-        "until then are kept"
-    )
-
-
-@contextlib.contextmanager
-def _wall_clock(seconds: float, enabled: bool) -> Iterator[None]:
-    """Raise TimeoutError in the program after ``seconds`` (the parent kills it a little later
-    if it does not stop: a handler cannot interrupt one long native call). Two signals from the
-    server end it early, softly, the same way: ``SIGUSR2`` (no long-run slot for it: a
-    TimeoutError that says so) and ``SIGINT`` (Stop: :class:`StoppedByUser`)."""
-    if not enabled or seconds <= 0:
-        yield
-        return
-
-    started = time.monotonic()
-    why = [f"stopped after {seconds:g} s (budget: wall_clock_s)"]
-    kind: list[type[BaseException]] = [TimeoutError]
-
-    def stop(signum: int, frame: Any) -> None:
-        raise kind[0](why[0])
-
-    def out_of_cpu(signum: int, frame: Any) -> None:
-        raise TimeoutError("used up its CPU time (budget: cpu_s)")
-
-    def overdue(signum: int, frame: Any) -> None:  # the server: no long-run slot for it
-        if kind[0] is StoppedByUser:
-            return  # already stopping, for a reason the learner gave
-        why[0] = (
-            f"stopped after {time.monotonic() - started:.1f} s: every long-run slot was taken "
-            "(a run that goes on past its first fraction of a second needs one, and this "
-            "client's or the whole class's are busy), so it could not go on (budget: "
-            "sandbox_overdue_s); run it again when a long run has ended"
-        )
-        signal.setitimer(signal.ITIMER_REAL, 0.001, AGAIN_S)  # as the wall clock, now
-
-    def stopped(signum: int, frame: Any) -> None:  # the server: the learner pressed Stop
-        kind[0] = StoppedByUser
-        why[0] = stopped_message(time.monotonic() - started)
-        signal.setitimer(signal.ITIMER_REAL, 0.001, AGAIN_S)
-
-    signal.signal(signal.SIGALRM, stop)
-    signal.signal(signal.SIGXCPU, out_of_cpu)
-    signal.signal(signal.SIGUSR2, overdue)
-    signal.signal(signal.SIGINT, stopped)
-    # Raised again every AGAIN_S while the program runs on: code that catches Exception
-    # (the program's, or a library's) cannot swallow its end; the parent's SIGKILL after the
-    # grace is the last word.
-    signal.setitimer(signal.ITIMER_REAL, seconds, AGAIN_S)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        # A stop that comes while the answer is being made is too late to end the program:
-        # it must not end the export instead.
-        for signum in (signal.SIGALRM, signal.SIGUSR2, signal.SIGINT):
-            signal.signal(signum, signal.SIG_IGN)
-
-
 # ---- the run ------------------------------------------------------------------------------------
 
 
@@ -635,7 +412,7 @@ def _run_program(
     on_cell: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
     """Run ``job`` = {source, device, seed, bindings, budgets}; return the response dict
-    without ``stdout`` (the caller collects what ``output`` received).
+    (``stdout`` empty: the caller collects what ``output`` received).
 
     A notebook's job has ``cells`` (the code cells' sources) and ``cell`` (the one to show,
     1-based) instead of ``source``: cells 1..cell run, and the answer says, in ``cells``, how
@@ -646,195 +423,273 @@ def _run_program(
 
     ``modules`` are the importable modules (:func:`server.program.imports.preload`); ``timed``
     arms the soft wall clock (a signal: only in a worker's main thread).
+
+    Three steps: prepare (compile every cell, build the namespace), execute (run the cells,
+    recording), describe (the passes, the notices, the timings).
     """
-    started = time.perf_counter()
-    budgets = Budgets(**job.get("budgets", {}))
-    device = str(job.get("device", "cpu"))
-    notebook = _sources(job)
-    sources, shown = notebook if notebook is not None else ([str(job.get("source", ""))], 1)
-    result = empty_answer(device, None if notebook is None else shown)
-    if notebook is not None:
-        result["error"] = _notebook_too_long(sources, budgets)
-        if result["error"] is not None:
-            return result
-    cell_runs: list[dict[str, Any]] = result.get("cells", [])
-    timing = result["timing_ms"]
-    engine = modules["torch"]
-    stream = ProgramStream(output, budgets.max_output_chars)
-    warning_log = _WarningLog()
-    notices: list[str] = []
-    cells: list[_Cell] = []
-    for number, source in enumerate(sources[:shown], 1):
-        filename = src.cell_filename(number) if notebook is not None else src.FILENAME
-        try:
-            cells.append(_compile(number, filename, source, budgets))
-        except src.SourceError as exc:
-            result["error"] = source_error_info(exc, source, filename)
-            if notebook is not None:
-                result["cell"] = number
-            timing["total"] = _ms(started)
-            return result
-    timing["parse"] = _ms(started)
-    for cell in cells:
-        linecache.cache[cell.filename] = (
-            len(cell.source), None, cell.source.splitlines(True), cell.filename,
-        )  # fmt: skip
+    run = _Run(job, output, modules)
+    if run.prepare():
+        run.execute(timed, on_cell)
+        run.describe()
+    return run.result
 
-    values = ValueObserver(
-        budgets.max_graph_nodes, budgets.max_drawn_numbers, budgets.max_recorded_passes
-    )
-    # a notebook watches only the cell it shows: the earlier ones run unrecorded
-    values.watching = notebook is None
-    namer = Namer(engine, values)
-    last: list[Any] = []
-    importer = Importer(modules)
-    importer.bind_sys_streams(stream, stream)
-    program_builtins = dict(vars(builtins))
-    program_builtins.update(known_names(modules))  # tanh, exp, torch, F ... (known.py)
-    program_builtins.update(
-        __import__=importer,
-        input=_no_input,
-        **{
-            src.NAME_HOOK: namer.name,
-            src.NAMES_HOOK: namer.names,
-            src.EXPR_HOOK: namer.expression,
-            src.LOOP_HOOK: namer.loop,
-            src.LAST_HOOK: last.append,
-            # watching can be switched off (bench/values_cost.py measures what it costs)
-            src.CLASS_HOOK: values.register_class if job.get("observe_values", True) else _same,
-        },
-    )
-    main = types.ModuleType("__main__")
-    namespace = main.__dict__
-    namespace["__builtins__"] = program_builtins
-    namespace["__file__"] = cells[0].filename
-    sys.modules["__main__"] = main
 
-    root = None
-    log = None
-    current = cells[0]
-    since = -1  # the sequence number the current cell's recording starts at
-    next_seq = engine.core.next_seq  # (taken now: the program may replace what it can reach)
-    run_started = time.perf_counter()
-    with contextlib.ExitStack() as stack:
-        stack.enter_context(contextlib.redirect_stdout(stream))  # type: ignore[type-var]
-        stack.enter_context(contextlib.redirect_stderr(stream))  # type: ignore[type-var]
-        stack.enter_context(warnings.catch_warnings())
-        warnings.simplefilter("default")
-        warnings.showwarning = warning_log.show
-        # ``record`` off: the program runs unrecorded (bench/layers.py measures what it costs)
-        if notebook is None and job.get("record", True):
-            log = stack.enter_context(
-                engine.autograd.record_passes(
-                    budgets.max_recorded_passes, budgets.max_graph_nodes, budgets.max_kept_nodes
+class _Run:
+    """One program's (or notebook's) run: what :func:`_run_program` prepares, executes and
+    describes, and the answer it fills in as it goes."""
+
+    def __init__(
+        self, job: Mapping[str, Any], output: Output, modules: Mapping[str, types.ModuleType]
+    ) -> None:
+        self.started = time.perf_counter()
+        self.job = job
+        self.modules = modules
+        self.budgets = Budgets(**job.get("budgets", {}))
+        self.device = str(job.get("device", "cpu"))
+        self.notebook = _sources(job)
+        self.sources, self.shown = (
+            self.notebook if self.notebook is not None else ([str(job.get("source", ""))], 1)
+        )
+        self.result = empty_answer(self.device, None if self.notebook is None else self.shown)
+        self.cell_runs: list[dict[str, Any]] = self.result.get("cells", [])
+        self.timing: dict[str, float] = self.result["timing_ms"]
+        self.engine = modules["torch"]
+        self.stream = ProgramStream(output, self.budgets.max_output_chars)
+        self.warning_log = _WarningLog()
+        self.notices: list[str] = []
+        self.cells: list[_Cell] = []
+        self.values = ValueObserver(
+            self.budgets.max_graph_nodes,
+            self.budgets.max_drawn_numbers,
+            self.budgets.max_recorded_passes,
+        )
+        # a notebook watches only the cell it shows: the earlier ones run unrecorded
+        self.values.watching = self.notebook is None
+        self.last: list[Any] = []
+        self.namespace: dict[str, Any] = {}
+        self.root: Any = None
+        self.log: Any = None
+        self.since = -1  # the sequence number the current cell's recording starts at
+
+    # ---- prepare ------------------------------------------------------------------------------
+
+    def prepare(self) -> bool:
+        """Compile every cell and build the program's namespace; False (the answer says why)
+        when a cell does not compile or a notebook is over its budget."""
+        if self.notebook is not None:
+            self.result["error"] = _notebook_too_long(self.sources, self.budgets)
+            if self.result["error"] is not None:
+                return False
+        for number, source in enumerate(self.sources[: self.shown], 1):
+            filename = src.cell_filename(number) if self.notebook is not None else src.FILENAME
+            try:
+                self.cells.append(_compile(number, filename, source, self.budgets))
+            except src.SourceError as exc:
+                self.result["error"] = source_error_info(exc, source, filename)
+                if self.notebook is not None:
+                    self.result["cell"] = number
+                self.timing["total"] = _ms(self.started)
+                return False
+        self.timing["parse"] = _ms(self.started)
+        for cell in self.cells:
+            linecache.cache[cell.filename] = (
+                len(cell.source), None, cell.source.splitlines(True), cell.filename,
+            )  # fmt: skip
+        self.namespace = self._namespace()
+        return True
+
+    def _namespace(self) -> dict[str, Any]:
+        """A fresh ``__main__`` whose builtins import only the preloaded modules, know the
+        usual names (tanh, torch, F ...), and carry the naming pass's hooks."""
+        namer = Namer(self.engine, self.values)
+        importer = Importer(self.modules)
+        importer.bind_sys_streams(self.stream, self.stream)
+        program_builtins = dict(vars(builtins))
+        program_builtins.update(known_names(self.modules))  # tanh, exp, torch, F ... (known.py)
+        observe = self.job.get("observe_values", True)
+        program_builtins.update(
+            __import__=importer,
+            input=_no_input,
+            **{
+                src.NAME_HOOK: namer.name,
+                src.NAMES_HOOK: namer.names,
+                src.EXPR_HOOK: namer.expression,
+                src.LOOP_HOOK: namer.loop,
+                src.LAST_HOOK: self.last.append,
+                # watching can be switched off (bench/values_cost.py measures what it costs)
+                src.CLASS_HOOK: self.values.register_class if observe else _same,
+            },
+        )
+        main = types.ModuleType("__main__")
+        namespace = main.__dict__
+        namespace["__builtins__"] = program_builtins
+        namespace["__file__"] = self.cells[0].filename
+        sys.modules["__main__"] = main
+        return namespace
+
+    # ---- execute ------------------------------------------------------------------------------
+
+    def execute(self, timed: bool, on_cell: Callable[[int], None] | None) -> None:
+        """Run the cells in order, recording; the program's error (whatever it is) is the
+        answer's, at its line."""
+        engine, budgets, job = self.engine, self.budgets, self.job
+        current = self.cells[0]
+        next_seq = engine.core.next_seq  # (taken now: the program may replace what it can reach)
+        run_started = time.perf_counter()
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(contextlib.redirect_stdout(self.stream))  # type: ignore[type-var]
+            stack.enter_context(contextlib.redirect_stderr(self.stream))  # type: ignore[type-var]
+            stack.enter_context(warnings.catch_warnings())
+            warnings.simplefilter("default")
+            warnings.showwarning = self.warning_log.show
+            # ``record`` off: the program runs unrecorded (bench/layers.py measures what it costs)
+            if self.notebook is None and job.get("record", True):
+                self.log = stack.enter_context(
+                    engine.autograd.record_passes(
+                        budgets.max_recorded_passes, budgets.max_graph_nodes, budgets.max_kept_nodes
+                    )
                 )
-            )
-            values.tensor_log = log
+                self.values.tensor_log = self.log
+            try:
+                _seed_everything(engine, int(job.get("seed", 0)))
+                engine.set_default_device(self.device)
+                for name, spec in (job.get("bindings") or {}).items():
+                    self.namespace[name] = _binding_tensor(engine, name, spec)
+                with wall_clock(budgets.wall_clock_s, timed):
+                    for current in self.cells:
+                        if self.notebook is not None:
+                            self._enter_cell(current, stack, next_seq, on_cell)
+                        if self._run_cell(current):
+                            break
+                self.result["ok"] = True
+            except BaseException as exc:  # the program's error, whatever it is
+                self._failed(exc, current)
+            finally:
+                with contextlib.suppress(Exception):
+                    self.stream.finish()  # the tail of an output past the budget, after its cut
+        if self.notebook is not None:
+            self.result["cell"] = current.number
+        self.timing["run"] = _ms(run_started)
+
+    def _enter_cell(
+        self,
+        cell: _Cell,
+        stack: contextlib.ExitStack,
+        next_seq: Callable[[], int],
+        on_cell: Callable[[int], None] | None,
+    ) -> None:
+        """A notebook's cell starts: its output is its own, and the cell shown is recorded."""
+        if on_cell is not None:
+            self.stream.new_cell()  # what the cell before printed is that cell's
+            on_cell(cell.number)
+        self.since = next_seq()
+        self.cell_runs.append({"cell": cell.number, "ok": False, "result": None})
+        if cell is self.cells[-1]:  # the cell shown: record it
+            self.log = stack.enter_context(_cell_passes(self.engine, self.budgets, self.since))
+            self.values.tensor_log = self.log
+            self.values.watching = True
+
+    def _run_cell(self, cell: _Cell) -> bool:
+        """Run one cell (a program is one); True when it ended the program (``exit()``)."""
+        self.last.clear()
+        ended = False
         try:
-            _seed_everything(engine, int(job.get("seed", 0)))
-            engine.set_default_device(device)
-            for name, spec in (job.get("bindings") or {}).items():
-                namespace[name] = _binding_tensor(engine, name, spec)
-            with _wall_clock(budgets.wall_clock_s, timed):
-                for current in cells:
-                    if notebook is not None:
-                        if on_cell is not None:
-                            stream.new_cell()  # what the cell before printed is that cell's
-                            on_cell(current.number)
-                        since = next_seq()
-                        cell_runs.append({"cell": current.number, "ok": False, "result": None})
-                        if current is cells[-1]:  # the cell shown: record it
-                            log = stack.enter_context(_cell_passes(engine, budgets, since))
-                            values.tensor_log = log
-                            values.watching = True
-                    last.clear()
-                    ended = False
-                    try:
-                        exec(current.code, namespace)
-                    except SystemExit as exc:
-                        if exc.code not in (None, 0):
-                            raise
-                        ended = True  # the program ends here, cleanly
-                    value = last[-1] if last else None
-                    if current is cells[-1] and log is not None and _unwalked(log, values):
-                        root = _implicit_root(engine, value)
-                        if root is not None:
-                            try:
-                                root.backward()
-                            except Exception as exc:
-                                raise exc.with_traceback(None) from None
-                            notices.append(IMPLICIT_BACKWARD_NOTICE)
-                    shown_value = None
-                    if current.has_last and value is not None:
-                        shown_value = _safe_repr(value)
-                    if notebook is None:
-                        result["result"] = shown_value
-                    else:
-                        cell_runs[-1].update(ok=True, result=shown_value)
-                    if ended:
-                        break
-            result["ok"] = True
-        except BaseException as exc:  # the program's error, whatever it is
-            stopped = isinstance(exc, StoppedByUser)
-            if stopped:
-                # Stop: said as Jupyter says it, where the program was
-                exc = KeyboardInterrupt(*exc.args).with_traceback(exc.__traceback__)
-            elif isinstance(exc, KeyboardInterrupt | GeneratorExit):
-                exc = RuntimeError(type(exc).__name__)
-            result["error"] = error_info(exc, src.last_position(current.tree), current.filename)
-            # A program stopped by the learner did nothing wrong: what it shows is the last
-            # pass it recorded, not the operation it happened to be in.
-            if not stopped:
-                _add_focus(engine, result, exc, budgets.max_graph_nodes)
-            if result["graph"] is None and not stopped:
-                _add_failed_op(engine, result, exc, namespace, budgets.max_graph_nodes, since)
-        finally:
-            with contextlib.suppress(Exception):
-                stream.finish()  # the tail of an output past the budget, after the cut's mark
-    if notebook is not None:
-        result["cell"] = current.number
-    timing["run"] = _ms(run_started)
-    export_started = time.perf_counter()
-    tensor_graphs = list(log.graphs) if log is not None else []
-    tensor_total = log.count if log is not None else 0
-    deadline = started + max(budgets.wall_clock_s - 0.1, 0.1)
-    graphs = merge_passes(
-        tensor_graphs,
-        _value_graphs(engine, values, bool(job.get("compare")), deadline),
-        values.tensor_counts,
-        budgets.max_recorded_passes,
-    )
-    result["passes_total"] = tensor_total + values.count
-    if not graphs and result["ok"] and log is not None:
-        value = last[-1] if last else None
-        tensor = root if root is not None else value
+            exec(cell.code, self.namespace)
+        except SystemExit as exc:
+            if exc.code not in (None, 0):
+                raise
+            ended = True  # the program ends here, cleanly
+        value = self.last[-1] if self.last else None
+        if cell is self.cells[-1] and self.log is not None and _unwalked(self.log, self.values):
+            self.root = _implicit_root(self.engine, value)
+            if self.root is not None:
+                try:
+                    self.root.backward()
+                except Exception as exc:
+                    raise exc.with_traceback(None) from None
+                self.notices.append(IMPLICIT_BACKWARD_NOTICE)
+        shown_value = None
+        if cell.has_last and value is not None:
+            shown_value = _safe_repr(value)
+        if self.notebook is None:
+            self.result["result"] = shown_value
+        else:
+            self.cell_runs[-1].update(ok=True, result=shown_value)
+        return ended
+
+    def _failed(self, exc: BaseException, current: _Cell) -> None:
+        """The program's error as the answer's, at its line, with the graph around it."""
+        stopped = isinstance(exc, StoppedByUser)
+        if stopped:
+            # Stop: said as Jupyter says it, where the program was
+            exc = KeyboardInterrupt(*exc.args).with_traceback(exc.__traceback__)
+        elif isinstance(exc, KeyboardInterrupt | GeneratorExit):
+            exc = RuntimeError(type(exc).__name__)
+        result, engine, max_nodes = self.result, self.engine, self.budgets.max_graph_nodes
+        result["error"] = error_info(exc, src.last_position(current.tree), current.filename)
+        # A program stopped by the learner did nothing wrong: what it shows is the last pass
+        # it recorded, not the operation it happened to be in.
+        if stopped:
+            return
+        _add_focus(engine, result, exc, max_nodes)
+        if result["graph"] is None:
+            _add_failed_op(engine, result, exc, self.namespace, max_nodes, self.since)
+
+    # ---- describe -----------------------------------------------------------------------------
+
+    def describe(self) -> None:
+        """The passes recorded (or, without a backward, what was recorded), the notices and
+        the timings, into the answer."""
+        result, budgets, log, values = self.result, self.budgets, self.log, self.values
+        export_started = time.perf_counter()
+        tensor_graphs = list(log.graphs) if log is not None else []
+        tensor_total = log.count if log is not None else 0
+        deadline = self.started + max(budgets.wall_clock_s - 0.1, 0.1)
+        graphs = merge_passes(
+            tensor_graphs,
+            _value_graphs(self.engine, values, bool(self.job.get("compare")), deadline),
+            values.tensor_counts,
+            budgets.max_recorded_passes,
+        )
+        result["passes_total"] = tensor_total + values.count
+        if not graphs and result["ok"] and log is not None:
+            graphs = self._unwalked_graphs()
+        notices = self.notices
+        notices.extend(values.notices)
+        if log is not None and log.failures:  # the program ran; only its drawing failed
+            notices.append(f"The playground could not draw {log.failures[0]}")
+        truncated = [g for g in graphs if g.get("truncated")]
+        if truncated:
+            notices.append(_truncated_notice(truncated, len(graphs)))
+        if self.stream.truncated:  # the page says so by the output (a REST client reads these)
+            result["output_truncated"] = True
+            result["output_chars"] = self.stream.written
+        result["passes"] = graphs
+        if result["graph"] is None:
+            result["graph"] = graphs[-1] if graphs else None
+        notices.extend(self.warning_log.lines)
+        result["notice"] = "\n".join(notices) if notices else None
+        self.timing["export"] = _ms(export_started)
+        if log is not None:  # of which (and of run) exporting kept passes, freezing pending
+            self.timing["passes_export"] = round(log.export_s * 1000, 3)
+            self.timing["passes_freeze"] = round(log.freeze_s * 1000, 3)
+        self.timing["total"] = _ms(self.started)
+
+    def _unwalked_graphs(self) -> list[dict[str, Any]]:
+        """A program that ran no backward: the graph of its last value (the implicit root's),
+        its own Value objects, or what it recorded, so that the page still shows a graph."""
+        engine, values, max_nodes = self.engine, self.values, self.budgets.max_graph_nodes
+        value = self.last[-1] if self.last else None
+        tensor = self.root if self.root is not None else value
+        graphs: list[dict[str, Any]] = []
         with contextlib.suppress(Exception):
-            if isinstance(tensor, engine.Tensor) and notebook is None:
-                graphs = [engine.graph.export(tensor, max_nodes=budgets.max_graph_nodes)]
+            if isinstance(tensor, engine.Tensor) and self.notebook is None:
+                graphs = [engine.graph.export(tensor, max_nodes=max_nodes)]
             elif not values.called and (fallback := _value_fallback(values, value)):
                 graphs = fallback  # the program's own Value objects, without a walk
-            else:  # no backward: what the program recorded, so the page still shows a graph
-                graphs = _recorded_graph(engine, namespace, tensor, since, budgets.max_graph_nodes)
-    notices.extend(values.notices)
-    if log is not None and log.failures:  # the program ran; only its drawing failed
-        notices.append(f"The playground could not draw {log.failures[0]}")
-    truncated = [g for g in graphs if g.get("truncated")]
-    if truncated:
-        notices.append(_truncated_notice(truncated, len(graphs)))
-    if stream.truncated:  # the page says so next to the output (a REST client reads these)
-        result["output_truncated"] = True
-        result["output_chars"] = stream.written
-    result["passes"] = graphs
-    if result["graph"] is None:
-        result["graph"] = graphs[-1] if graphs else None
-    notices.extend(warning_log.lines)
-    result["notice"] = "\n".join(notices) if notices else None
-    timing["export"] = _ms(export_started)
-    if log is not None:  # of which (and of run) exporting kept passes, freezing pending ones
-        timing["passes_export"] = round(log.export_s * 1000, 3)
-        timing["passes_freeze"] = round(log.freeze_s * 1000, 3)
-    timing["total"] = _ms(started)
-    return result
+            else:
+                graphs = _recorded_graph(engine, self.namespace, tensor, self.since, max_nodes)
+        return graphs
 
 
 def _unwalked(log: Any, values: ValueObserver) -> bool:

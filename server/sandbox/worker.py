@@ -210,7 +210,8 @@ for _ in range(2):
 
 
 def _warm(modules: Mapping[str, types.ModuleType]) -> None:
-    from server.program.runner import StringSink, run_program
+    from server.program.output import StringSink
+    from server.program.runner import run_program
 
     with contextlib.suppress(Exception):
         run_program({"source": WARM_UP}, StringSink(), modules, timed=False)

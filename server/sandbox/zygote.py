@@ -118,7 +118,8 @@ def _warm_up(loaded: dict[str, Any]) -> None:
     a program fills on its first run (the engine's dispatch tables, NumPy's, the compiler's)
     already filled, and their pages already touched. Our own code, not a learner's."""
     from server.examples import EXAMPLES
-    from server.program.runner import StringSink, run_program
+    from server.program.output import StringSink
+    from server.program.runner import run_program
 
     engine = loaded["torch"]
     main = sys.modules["__main__"]

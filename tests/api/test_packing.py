@@ -14,8 +14,9 @@ import orjson
 from fastapi.testclient import TestClient
 
 from server.program.imports import preload
+from server.program.output import StringSink
 from server.program.packing import pack_answer, unpack_answer
-from server.program.runner import StringSink, run_program
+from server.program.runner import run_program
 from server.sandbox.worker import encode
 from server.schemas import RunResponse
 from tests import lesson_programs

@@ -7,7 +7,8 @@ import pytest
 from bench.layers import FLOOR_PROGRAM, room
 from server.program.budgets import Budgets
 from server.program.imports import preload
-from server.program.runner import StringSink, run_program
+from server.program.output import StringSink
+from server.program.runner import run_program
 
 
 def test_room_is_each_target_less_the_bare_engine_and_the_floor() -> None:

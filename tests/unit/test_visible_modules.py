@@ -8,7 +8,7 @@ import sys
 
 from server.program import imports
 from server.program.imports import Importer, preload, visible_modules
-from server.program.runner import StringSink
+from server.program.output import StringSink
 
 
 def _bound(importer: Importer) -> dict[str, object]:

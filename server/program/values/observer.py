@@ -213,8 +213,7 @@ class ValueObserver:
         record = ValuePass(kind=kind, objs=objs, datas=[], ops=[], parents=[], grads_start=[])
         steps = record.steps
         parents = record.parents
-        # observers: the per-node function's name (found on the first result), and results
-        # that need the general observer (a repeated parent, three or more parents)
+        # attr: the per-node function's name; general: nodes with a repeated or third parent
         attr: str | None = None
         searched = installed is None
         general: list[int] = []
@@ -287,6 +286,21 @@ class ValueObserver:
             ds.append(pd)
             its.append(iter(pps))
             found.append([])
+        self._numbers(record, kind, dicts, op_attr, unordered)
+        if installed is not None and attr is not None and (record.arrays or general):
+            self._install_general(record, attr, installed, general)
+        return record
+
+    def _numbers(
+        self,
+        record: ValuePass,
+        kind: type,
+        dicts: list[dict[str, Any]],
+        op_attr: str | None,
+        unordered: bool,
+    ) -> None:
+        """Each node's data, gradient (as the backward pass starts) and op, into ``record``
+        (array-valued nodes snapped to copies: the program may change them in place)."""
         arrays = self._check_numbers(kind, dicts)
         datas = [d["data"] for d in dicts]
         grads = [d["grad"] for d in dicts]
@@ -297,11 +311,8 @@ class ValueObserver:
         record.ops = [op if type(op) is str else None for op in ops]
         record.grads_start = grads
         record.dicts = dicts
-        record.unordered = unordered
         record.arrays = arrays
-        if installed is not None and attr is not None and (arrays or general):
-            self._install_general(record, attr, installed, general)
-        return record
+        record.unordered = unordered
 
     def _install_general(
         self,
