@@ -128,6 +128,11 @@ class RunRequest(BaseModel):
         "with PyTorch: every recorded Value graph is replayed with the engine's tensors and "
         "each node is marked agrees / differs / not_comparable (see GraphNode.compare).",
     )
+    practice: bool = Field(
+        default=False,
+        description="Practice mode: each pass comes with what its walk asks the learner at "
+        "each step, the answer and the mistakes it can name (see Graph.practice).",
+    )
 
     @field_validator("bindings")
     @classmethod
@@ -437,6 +442,52 @@ class WalkStep(BaseModel):
     contributions: list[Contribution] = Field(default_factory=list)
 
 
+class PracticeMistake(BaseModel):
+    """A wrong answer a likely mistake gives, and which mistake it is."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal[
+        "accumulation",
+        "local_forgotten",
+        "upstream_forgotten",
+        "local_inverted",
+        "broadcast",
+        "transpose",
+        "sign",
+    ] = Field(
+        description="`accumulation`: this step's contribution alone (the `+=` missed); "
+        "`local_forgotten`: the upstream gradient passed on (×local left out); "
+        "`upstream_forgotten`: the local derivative alone; `local_inverted`: divided by the "
+        "local derivative; `broadcast`: not summed back to the input's shape; `transpose`: "
+        "transposed; `sign`: the sign flipped."
+    )
+    value: Any = Field(description="The numbers that mistake gives (as the answer's shape).")
+
+
+class PracticeAsk(BaseModel):
+    """One question of a backward step: the gradient of input `to` after the step."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    to: str = Field(description="The node whose gradient is asked (a node id).")
+    answer: Any = Field(description="Its gradient after this step (the sum so far).")
+    shape: list[int] = Field(description="The answer's shape ([] for a number).")
+    mistakes: list[PracticeMistake] = Field(
+        default_factory=list, description="Wrong answers the page can name, likeliest first."
+    )
+
+
+class PracticeStep(BaseModel):
+    """What walk step `step` (0-based) asks: one question per input it sends a gradient to
+    (small gradients only: a step whose gradients are too large to type asks nothing)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    step: int = Field(ge=0)
+    asks: list[PracticeAsk]
+
+
 class CompareSummary(BaseModel):
     """How many nodes of a Value graph agree with PyTorch (or why it was not compared)."""
 
@@ -481,6 +532,11 @@ class Graph(BaseModel):
     )
     compare: CompareSummary | None = Field(
         default=None, description="With RunRequest.compare, for a Value graph: the counts."
+    )
+    practice: list[PracticeStep] | None = Field(
+        default=None,
+        description="With RunRequest.practice: what each walk step asks the learner, with the "
+        "answer and the wrong answers it can diagnose (all from the recorded walk).",
     )
 
 
@@ -549,6 +605,9 @@ class PassValues(BaseModel):
     )
     compare: CompareSummary | None = Field(
         default=None, description="With RunRequest.compare, for a Value graph: the counts."
+    )
+    practice: list[PracticeStep] | None = Field(
+        default=None, description="With RunRequest.practice: as Graph.practice."
     )
 
 
@@ -766,6 +825,9 @@ class NotebookRunRequest(BaseModel):
     )
     compare: bool = Field(
         default=False, description="As RunRequest.compare, for the shown cell's Value graphs."
+    )
+    practice: bool = Field(
+        default=False, description="As RunRequest.practice, for the shown cell's passes."
     )
 
     @field_validator("cells")

@@ -9,7 +9,7 @@ modules. Packed (what the worker sends and ``RunResponse`` documents):
   ``truncated`` ...);
 - ``passes``: per pass, ``structure`` (an index into ``structures``), ``values`` and ``grads``
   (one entry per node of the structure, in its order), and the graph's per-pass keys (``walk``,
-  ``pass_index``, ``compare``);
+  ``pass_index``, ``compare``, ``practice``);
 - ``graph``: only a graph that is not one of the passes (an error's); when the graph to show
   is a pass, ``graph`` is null and ``graph_pass`` is its index in ``passes``.
 
@@ -38,7 +38,7 @@ import orjson
 #: a node's keys that belong to its pass, not its structure
 PASS_NODE_KEYS = ("value", "grad")
 #: a graph's keys that belong to its pass
-PASS_GRAPH_KEYS = ("walk", "pass_index", "compare")
+PASS_GRAPH_KEYS = ("walk", "pass_index", "compare", "practice")
 _FLOAT32 = "torch.float32"
 
 

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy
 
+from server.program import practice
 from server.program import source as src
 from server.program.answer import empty_answer
 from server.program.budgets import Budgets, cut_answer_text
@@ -664,6 +665,9 @@ class _Run:
         if self.stream.truncated:  # the page says so by the output (a REST client reads these)
             result["output_truncated"] = True
             result["output_chars"] = self.stream.written
+        if self.job.get("practice"):  # what each step asks the learner (practice mode)
+            for graph in graphs:
+                graph["practice"] = practice.exercises(graph)
         result["passes"] = graphs
         if result["graph"] is None:
             result["graph"] = graphs[-1] if graphs else None

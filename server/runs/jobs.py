@@ -23,6 +23,7 @@ class ProgramJob(TypedDict):
     bindings: dict[str, Any]
     budgets: dict[str, Any]
     compare: bool
+    practice: bool
 
 
 class NotebookJob(TypedDict):
@@ -35,6 +36,7 @@ class NotebookJob(TypedDict):
     seed: int
     budgets: dict[str, Any]
     compare: bool
+    practice: bool
 
 
 #: what a worker is given to run
@@ -53,6 +55,7 @@ def job_for(request: RunRequest, settings: Settings) -> ProgramJob:
         },
         "budgets": Budgets.from_settings(settings).as_dict(),
         "compare": request.compare,
+        "practice": request.practice,
     }
 
 
@@ -65,23 +68,5 @@ def notebook_job_for(request: NotebookRunRequest, settings: Settings) -> Noteboo
         "seed": request.seed,
         "budgets": Budgets.from_settings(settings).as_dict(),
         "compare": request.compare,
+        "practice": request.practice,
     }
-
-
-def error_response(device: str, type_name: str, message: str, stdout: str = "") -> dict[str, Any]:
-    return {
-        "ok": False, "stdout": stdout, "output_truncated": False, "output_chars": None,
-        "graph": None, "graph_pass": None, "structures": [], "passes": [], "passes_total": 0,
-        "result": None, "notice": None, "device": device, "timing_ms": {},
-        "error": {"type": type_name, "message": message, "line": None, "col": None},
-    }  # fmt: skip
-
-
-def notebook_error_response(
-    device: str, shown: int, type_name: str, message: str
-) -> dict[str, Any]:
-    """A notebook's answer when nothing ran (e.g. the device is not there)."""
-    body = error_response(device, type_name, message)
-    del body["result"]
-    body.update(cell=shown, cells=[])
-    return body
