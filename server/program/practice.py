@@ -22,6 +22,7 @@ whose values are summarised (too large to type) or not finite asks nothing.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -163,34 +164,53 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
     if a.shape != b.shape:
         return False
     scale = np.maximum(np.abs(a), np.abs(b))
-    return bool(np.all(np.abs(a - b) <= 4 * np.finfo(np.float32).eps * scale + 1e-30))
+    return bool(np.all(np.abs(a - b) <= EPS32 * scale + 1e-30))
 
 
 # ---- checking a guess (the page does the same; tests/unit/practice_cases.json holds both) ----
 
 
+#: a number as a learner types it (the page's minus sign "−" is read as "-")
+NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+#: float32's rounding: a typed number this close (relatively) to a value is that value
+EPS32 = 4 * 2.0**-23
+
+
+def parse_number(text: str) -> float | None:
+    """The number ``text`` spells, or None (the page parses exactly the same way)."""
+    cleaned = text.strip().replace("−", "-")
+    return float(cleaned) if NUMBER.match(cleaned) else None
+
+
 def significant_digits(text: str) -> int:
-    """How many significant digits a typed number has (``-0.00963`` has 3, ``-12`` 2)."""
+    """How many significant digits a typed number has (``-0.00963`` has 3, ``-12`` 2,
+    ``0.004000`` 4: trailing zeros count, as the learner wrote them)."""
     mantissa = text.strip().lstrip("+-−").lower().split("e")[0]
     digits = mantissa.replace(".", "").lstrip("0")
     return max(1, len(digits))
+
+
+def rounds_to(typed: str, value: float) -> bool:
+    """``value`` rounded to the significant digits typed is what was typed (any count)."""
+    guess = parse_number(typed)
+    if guess is None:
+        return False
+    if guess == 0:
+        return value == 0
+    unit = 10.0 ** (math.floor(math.log10(abs(guess))) - significant_digits(typed) + 1)
+    return abs(guess - value) <= unit / 2 * (1 + 1e-9)
 
 
 def matches(typed: str, value: float) -> bool:
     """``typed`` is ``value`` as far as its digits go: equal after rounding ``value`` to the
     significant digits typed (at least 3 of them, unless the value is exactly what was typed:
     ``-12`` for −12, not ``-1`` for −1.2)."""
-    try:
-        guess = float(typed.strip().replace("−", "-"))
-    except ValueError:
+    guess = parse_number(typed)
+    if guess is None:
         return False
-    if guess == value or abs(guess - value) <= 4 * np.finfo(np.float32).eps * abs(value):
+    if abs(guess - value) <= EPS32 * abs(value):
         return True
-    digits = significant_digits(typed)
-    if digits < 3 or guess == 0 or not math.isfinite(guess):
-        return False
-    unit = 10.0 ** (math.floor(math.log10(abs(guess))) - digits + 1)
-    return abs(guess - value) <= unit / 2 * (1 + 1e-9)
+    return significant_digits(typed) >= 3 and rounds_to(typed, value)
 
 
 def diagnose(typed: list[str], ask: dict[str, Any]) -> str:
@@ -214,15 +234,3 @@ def diagnose(typed: list[str], ask: dict[str, Any]) -> str:
     if len(typed) != np.asarray(ask["answer"]).size:
         return "shape"
     return "wrong"
-
-
-def rounds_to(typed: str, value: float) -> bool:
-    """``value`` rounded to the significant digits typed is what was typed (any count)."""
-    try:
-        guess = float(typed.strip().replace("−", "-"))
-    except ValueError:
-        return False
-    if guess == 0 or not math.isfinite(guess):
-        return guess == value
-    unit = 10.0 ** (math.floor(math.log10(abs(guess))) - significant_digits(typed) + 1)
-    return abs(guess - value) <= unit / 2 * (1 + 1e-9)

@@ -8,6 +8,8 @@ that mistake (a diagnosis no typed answer can reach teaches nothing)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -182,3 +184,17 @@ def test_the_table_of_diagnoses_each_row_gives(name: str) -> None:
         for m in ask["mistakes"]
     }
     assert TABLE[name] <= kinds, (name, kinds)
+
+
+# ---- the page checks the same way: one table of typed answers for both ----------------------
+
+CASES_FILE = Path(__file__).with_name("practice_cases.json")
+
+
+def test_the_shared_table_of_typed_answers() -> None:
+    """static/tests/practice.test.ts checks the page's diagnose on the same cases."""
+    cases = json.loads(CASES_FILE.read_text(encoding="utf-8"))
+    kinds = {c["expected"] for c in cases}
+    assert {"right", "digits", "shape", "wrong", "broadcast", "transpose"} <= kinds
+    for case in cases:
+        assert diagnose(case["typed"], case["ask"]) == case["expected"], case["typed"]
