@@ -3,6 +3,7 @@ page's live run, WebSocket /api/v1/train/live (its protocol documented by GET on
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from fastapi import APIRouter, Request, WebSocket
@@ -10,7 +11,7 @@ from starlette.responses import Response, StreamingResponse
 
 from server.admission import Busy
 from server.routes.deps import Runs, TrainPool
-from server.runs.service import refused
+from server.runs.service import refused, stop_when_gone
 from server.serialize import OrjsonResponse
 from server.training import live, stream, worker
 from server.training.errors import SpecError
@@ -41,7 +42,7 @@ def _refuse(exc: SpecError) -> Response:
     responses=SPEC_ERRORS,
     summary="Train an MLP on a toy dataset for some steps; resume from a returned state",
 )
-async def train(request: TrainRequest, runs: Runs, pool: TrainPool) -> Response:
+async def train(request: TrainRequest, http: Request, runs: Runs, pool: TrainPool) -> Response:
     """Stateless and deterministic: two calls of 100 steps passing ``state`` equal one of 200.
 
     Returns one history row per step, the new ``state``, the decision-boundary grid, and with
@@ -64,8 +65,12 @@ async def train(request: TrainRequest, runs: Runs, pool: TrainPool) -> Response:
             clock.start()  # the wall clock counts from the slot: an answer comes within it
             if trainer.estimated_ms() <= INLINE_MS:
                 result = run(trainer, clock)
-            else:
-                result = await worker.in_thread(lambda: run(trainer, clock), clock, pool)
+            else:  # a client that hangs up stops it at its next step, freeing the slot
+                watcher = asyncio.create_task(stop_when_gone(http, clock.cancel))
+                try:
+                    result = await worker.in_thread(lambda: run(trainer, clock), clock, pool)
+                finally:
+                    watcher.cancel()
     except Busy as exc:  # 503 (saturated) or 429 (this client's share is taken)
         return refused(exc, runs.stats)
     except SpecError as exc:

@@ -90,13 +90,14 @@ def overdue_policy(cancel: Cancel, seconds: float) -> Callable[[bool], None]:
     return overdue
 
 
-async def _stop_when_gone(http: Request, cancel: Cancel) -> None:
-    """Stop the run when its client disconnects: nobody is left to read its answer, and its
-    worker and slot are the class's. (The body has been read: what comes next is the end.)"""
+async def stop_when_gone(http: Request, stop: Callable[[], None]) -> None:
+    """``stop()`` when the client disconnects: nobody is left to read the answer, and the
+    worker (or training thread) and the slot are the class's. (The body has been read: what
+    comes next is the end.) Run it as a task beside the work; cancel it when the work ends."""
     while True:
         message = await http.receive()
         if message["type"] == "http.disconnect":
-            cancel.set()
+            stop()
             return
         await asyncio.sleep(0.05)  # (nothing else is expected; never a busy loop)
 
@@ -155,7 +156,7 @@ class RunService:
                     return respond.off_loop(outcome)
 
                 started = time.perf_counter()
-                watcher = asyncio.create_task(_stop_when_gone(http, cancel))
+                watcher = asyncio.create_task(stop_when_gone(http, cancel.set))
                 try:
                     body_bytes, ok = await run_in_threadpool(run_and_answer)
                 finally:

@@ -260,3 +260,26 @@ def test_a_live_hang_up_stops_the_update_at_once(roomy_server: str) -> None:
     stopped_in = wait_until(lambda: live.runs.active == 0, 3)
     print(f"\nlive update stopped {stopped_in * 1e3:.0f} ms after the hang-up")
     assert 0 < live.runs.steps - before < 20_000
+
+
+def test_a_post_hang_up_frees_its_slot_at_the_next_step() -> None:
+    """POST /train of 20,000 maximum-size steps (tens of seconds) under a 60 s training clock:
+    the client hangs up once the run holds its slot, and the run stops at its next step,
+    freeing the slot, not at its end."""
+    import socket
+    from urllib.parse import urlsplit
+
+    settings = clocked_settings(60.0, sandbox_workers=2, max_train_steps_per_call=20_000)
+    app = create_app(settings)
+    with live_server(app) as url:
+        host, port = urlsplit(url).hostname, urlsplit(url).port
+        body = json.dumps({**MAX_REQUEST, "steps": 20_000}).encode()
+        with socket.create_connection((host, port)) as sock:
+            sock.sendall(
+                b"POST /api/v1/train HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+            )
+            wait_until(lambda: app.state.admission.running == 1, 10)
+            time.sleep(0.3)  # well into its steps
+        freed_in = wait_until(lambda: app.state.admission.running == 0, 3)
+        print(f"\nPOST /train freed its slot {freed_in * 1e3:.0f} ms after the hang-up")
