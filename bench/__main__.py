@@ -56,7 +56,17 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="shorter timings")
     parser.add_argument(
         "--only",
-        choices=["engine", "api", "programs", "layers", "classroom", "train", "values", "lessons"],
+        choices=[
+            "engine",
+            "api",
+            "programs",
+            "layers",
+            "classroom",
+            "train",
+            "values",
+            "draw",
+            "lessons",
+        ],
         default=None,
     )
     args = parser.parse_args()
@@ -78,6 +88,8 @@ def main() -> None:
         )
     if args.only in (None, "train"):
         optional_table("bench.train_api", "Training through the API vs the engine")
+    if args.only in (None, "draw"):
+        optional_table("bench.graph_draw", "Run → first draw in Chromium: 1,000 and 5,000 nodes")
     if args.only in (None, "lessons"):  # (the longest: 6 lessons x 3 rounds, ~15-25 min)
         optional_table("bench.long_lessons", "Lessons that train for minutes (issue 41)")
     sys.stdout.flush()

@@ -73,6 +73,10 @@ export class DetailsPanel {
       this.title.textContent = `${box.module.name} (${box.module.type})`;
       rows.push(["module", `${box.module.type} call, collapsed: click its box to expand`]);
       rows.push(["output", nodeWord(node)]);
+    } else if (box.collapsed && box.group) {
+      this.title.textContent = box.group.title;
+      rows.push([box.group.kind === "part" ? "part" : "series", `${box.group.subtitle}, collapsed: click its box to expand`]);
+      rows.push(["output", nodeWord(node)]);
     } else {
       this.title.textContent = nodeWord(node);
     }
@@ -118,7 +122,7 @@ export class HoverCard {
       return;
     }
     const node = box.node;
-    const name = box.collapsed && box.module ? `${box.module.name} (${box.module.type})` : nodeWord(node);
+    const name = box.collapsed && box.module ? `${box.module.name} (${box.module.type})` : box.collapsed && box.group ? box.group.title : nodeWord(node);
     const title = `${name}${node.grad_fn ? `  ${node.grad_fn}` : ""}`;
     const value = el("pre", "", `value ${node.kind === "error" ? "not computed" : formatFull(node.value)}`);
     const grad = el("pre", "", `grad  ${gradAtText(node, frame)}`);

@@ -10,6 +10,7 @@ function layout(request: LayoutRequest, arrangement: Arrangement): LayoutResult 
   g.setGraph({ ...options, rankdir });
   g.setDefaultEdgeLabel(() => ({}));
   for (const frame of request.frames) g.setNode(frame.id, {});
+  for (const frame of request.frames) if (frame.parent && g.hasNode(frame.parent)) g.setParent(frame.id, frame.parent);
   for (const node of request.nodes) {
     g.setNode(node.id, { width: node.width, height: node.height });
     if (node.parent && g.hasNode(node.parent)) g.setParent(node.id, node.parent);
@@ -18,7 +19,7 @@ function layout(request: LayoutRequest, arrangement: Arrangement): LayoutResult 
   const hasInput = new Set(request.edges.map((e) => e.dst));
   const leafCount = new Map<string, number>();
   request.edges.forEach((edge, index) => {
-    if (!g.hasNode(edge.src) || !g.hasNode(edge.dst)) return;
+    if (!g.hasNode(edge.src) || !g.hasNode(edge.dst) || edge.laidOut === false) return;
     let minlen = 1;
     if (arrangement === "BT-stacked" && !hasInput.has(edge.src)) {
       minlen = 1 + (leafCount.get(edge.dst) ?? 0);
@@ -51,7 +52,8 @@ function layout(request: LayoutRequest, arrangement: Arrangement): LayoutResult 
 
 self.onmessage = (event: MessageEvent<{ id: number; request: LayoutRequest }>) => {
   const { request } = event.data;
+  const started = performance.now();
   const results = request.directions.map((arrangement) => layout(request, arrangement));
-  const result = chooseLayout(results, request.pane);
+  const result = { ...chooseLayout(results, request.pane), workerMs: performance.now() - started };
   (self as unknown as { postMessage: (message: unknown) => void }).postMessage({ id: event.data.id, result });
 };

@@ -19,9 +19,16 @@ export interface LayoutRequest {
   /** Boxes with their measured sizes; `parent` is the expanded module frame around a node. */
   nodes: { id: string; width: number; height: number; parent: string | null }[];
   /** Edges; `label` is the room the gradient drawn on the edge needs (reserved left to right). */
-  edges: { src: string; dst: string; label: { width: number; height: number } | null }[];
-  /** Frames of expanded modules, each with the width its title needs. */
-  frames: { id: string; labelWidth: number }[];
+  edges: {
+    src: string;
+    dst: string;
+    label: { width: number; height: number } | null;
+    /** False for an edge the layout leaves out (a weight feeding every iteration: its long edges
+     * would each make a chain of dagre's dummy nodes); it is drawn straight between its boxes. */
+    laidOut?: boolean;
+  }[];
+  /** Frames of expanded groups, each with the width its title needs and the frame it lies in. */
+  frames: { id: string; labelWidth: number; parent: string | null }[];
   /** Arrangements to try; the first wins ties. */
   directions: Arrangement[];
   /** The pane the graph is shown in (CSS pixels). */
@@ -51,6 +58,8 @@ export interface LayoutResult {
   labels: (Box | null)[];
   width: number;
   height: number;
+  /** How long the worker took to make it (ms), for the benchmark. */
+  workerMs?: number;
 }
 
 /** The scale at which a `width` x `height` drawing fits the pane. */

@@ -1,9 +1,10 @@
 /**
  * Pan (drag, one finger) and zoom (wheel, buttons, two fingers pinching) of an SVG group, and the
  * view's legibility rule (Netron):
- * the page never opens a graph smaller than the size its text can be read at; a graph that does
+ * the page never shows a graph smaller than the size its text can be read at; a graph that does
  * not fit at that size is shown around the node of interest, and the view pans to follow the walk.
- * Fit still shows the whole graph, however small, when the user asks.
+ * Zooming out past that size does not shrink the text: it asks the page to collapse a level
+ * (`onZoomOutPast`); zooming in well past it over a collapsed group asks to open it (`onZoomIn`).
  */
 import { LEGIBLE, NODE, ZOOM } from "./config";
 import type { Box } from "./layout";
@@ -41,6 +42,10 @@ export class PanZoom {
    * or the user's own panning and zooming ("user"), which a resize of the pane must not undo.
    */
   mode: "auto" | "fit" | "user" = "auto";
+  /** Zooming out was asked past the legible scale (the page may collapse a level). */
+  onZoomOutPast: () => void = () => {};
+  /** Zooming in reached twice the legible scale, around this point of the pane. */
+  onZoomIn: (at: { x: number; y: number }) => void = () => {};
 
   constructor(
     private readonly svg: SVGSVGElement,
@@ -87,10 +92,23 @@ export class PanZoom {
     return Math.min(this.fitMax(), (pane.width - 2 * pad) / box.width, (pane.height - 2 * pad) / box.height);
   }
 
-  /** Fit a box of content coordinates into the pane, centred, whatever the scale. */
-  fit(box: Rect): void {
+  /** Whether `box` fits the pane at a legible scale. */
+  fitsLegibly(box: { width: number; height: number }): boolean {
+    return this.fitScale(box) >= legibleScale(this.presenting);
+  }
+
+  /**
+   * Fit a box of content coordinates into the pane, centred; never below the legible scale: what
+   * does not fit then is shown around `focus` (or its centre) at that scale.
+   */
+  fit(box: Rect, focus: Box | null = null): void {
     const pane = this.pane();
     if (pane.width === 0 || pane.height === 0 || box.width === 0) return;
+    if (!this.fitsLegibly(box)) {
+      this.autoView(box, focus);
+      this.mode = "fit";
+      return;
+    }
     this.mode = "fit";
     this.k = Math.max(ZOOM.min, this.fitScale(box));
     this.x = pane.x + (pane.width - box.width * this.k) / 2 - box.x * this.k;
@@ -169,11 +187,17 @@ export class PanZoom {
     const pane = this.pane();
     const px = at?.x ?? pane.x + pane.width / 2;
     const py = at?.y ?? pane.y + pane.height / 2;
-    const k = Math.max(ZOOM.min, Math.min(ZOOM.max, this.k * factor));
+    const legible = legibleScale(this.presenting);
+    const wanted = this.k * factor;
+    // Never below the legible scale (nor further below it, when the view already was).
+    const floor = Math.min(legible, this.k);
+    if (factor < 1 && wanted < floor) this.onZoomOutPast();
+    const k = Math.max(floor, ZOOM.min, Math.min(ZOOM.max, wanted));
     this.x = px - ((px - this.x) * k) / this.k;
     this.y = py - ((py - this.y) * k) / this.k;
     this.k = k;
     this.apply();
+    if (factor > 1 && k >= 2 * legible) this.onZoomIn({ x: px, y: py });
   }
 
   private apply(): void {

@@ -8,14 +8,14 @@
  */
 import { ERROR_TAG, LAYOUT, NODE } from "./config";
 import { formatShort } from "./format";
-import { gradRowText, isUntracked, kindOf, nodeRows, type Flow, type ForwardFrame, type WalkFrame } from "./graphmodel";
+import { gradRowText, isUntracked, kindOf, nodeRows, nodeWord, type Flow, type ForwardFrame, type WalkFrame } from "./graphmodel";
 import { bandSlot, freeBands, spreadApart } from "./labels";
 import type { Arrangement, Box, LayoutRequest, LayoutResult, Point } from "./layout";
 import { TextMeasurer } from "./measure";
-import { matchFlowEdges, type DisplayNode } from "./modules";
+import { groupKindAttr, matchFlowEdges, type DisplayNode } from "./modules";
 import { PanZoom } from "./panzoom";
 import type { Graph, TensorValue } from "./types";
-import type { DisplayGraph } from "./modules";
+import type { DisplayGraph, Group } from "./modules";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -84,6 +84,7 @@ interface EdgeElements {
   arg: number | null;
   graphSrc: string;
   graphDst: string;
+  merged: Set<string> | null;
   label: Box | null;
   points: Point[];
 }
@@ -108,11 +109,15 @@ export class GraphView {
   private layout: LayoutResult | null = null;
   private selected: string | null = null;
   private edgeLabels: ({ width: number; height: number } | null)[] = [];
+  /** The previous drawing, shown while the next one is laid out. */
+  private ghost: SVGGElement | null = null;
 
   /** Called with a box id when the user clicks or presses Enter on a box, null on the background. */
   onSelect: (id: string | null) => void = () => {};
   /** Called with a module id when the user opens a collapsed module or shuts an expanded one. */
   onToggleModule: (moduleId: string) => void = () => {};
+  /** Called when zooming out went past the legible scale (the page may collapse a level). */
+  onZoomOutPast: () => void = () => {};
   /** Called when the pointer enters a box (with its position in the page) or leaves it (null). */
   onHover: (id: string | null, at: { x: number; y: number }) => void = () => {};
 
@@ -135,6 +140,14 @@ export class GraphView {
     this.nodeLayer = svgEl("g", { class: "nodes", role: "list", "aria-label": "Nodes of the graph", tabindex: -1 }, this.viewport);
     this.flowLayer = svgEl("g", { class: "flows" }, this.viewport);
     this.panzoom = new PanZoom(svg, this.viewport);
+    this.panzoom.onZoomOutPast = () => this.onZoomOutPast();
+    // Zoomed in well past the legible size over a collapsed group: it opens (semantic zoom).
+    this.panzoom.onZoomIn = (at) => {
+      const rect = svg.getBoundingClientRect();
+      const hit = document.elementFromPoint(rect.left + at.x, rect.top + at.y)?.closest("[data-node-id]");
+      const els = this.boxes.get(hit?.getAttribute("data-node-id") ?? "");
+      if (els?.box.collapsed && els.box.group) this.onToggleModule(els.box.group.id);
+    };
     this.measurer = new TextMeasurer(svg);
     svg.addEventListener("click", (e) => {
       const target = e.target as Element;
@@ -164,8 +177,8 @@ export class GraphView {
   /** A click or Enter on box `id`: a collapsed module opens, any other box is selected. */
   private activate(id: string | null): void {
     const els = id ? this.boxes.get(id) : undefined;
-    if (els?.box.collapsed && els.box.module) {
-      this.onToggleModule(els.box.module.id);
+    if (els?.box.collapsed && els.box.group) {
+      this.onToggleModule(els.box.group.id);
       return;
     }
     this.select(id);
@@ -173,6 +186,9 @@ export class GraphView {
 
   /** Remove everything drawn. */
   clear(): void {
+    this.ghost?.remove();
+    this.ghost = null;
+    this.viewport.classList.remove("building");
     this.frameLayer.replaceChildren();
     this.edgeLayer.replaceChildren();
     this.nodeLayer.replaceChildren();
@@ -190,7 +206,13 @@ export class GraphView {
    * their sizes, the room each edge's gradient label needs, and the directions to try in `pane`.
    */
   build(input: RenderInput, pane: { width: number; height: number }, directions: Arrangement[]): LayoutRequest {
+    const ghost = this.keepAsGhost();
     this.clear();
+    if (ghost) {
+      this.ghost = ghost;
+      this.viewport.insertBefore(ghost, this.frameLayer);
+      this.viewport.classList.add("building");
+    }
     this.input = input;
     const { graph, display, marks } = input;
     const accumulating = new Set<string>();
@@ -231,15 +253,25 @@ export class GraphView {
       });
       this.edgeLabels = widths.map((w) => (w > 0 ? { width: Math.ceil(w), height: LAYOUT.labelHeight } : null));
     }
-    const parentOf = new Map<string, string>();
-    for (const frame of display.frames) for (const member of frame.members) parentOf.set(display.boxOf.get(member) ?? member, frame.id);
+    // A box feeding more than FAN_OUT others (a weight used by every iteration of an open series)
+    // keeps its first edge in the layout; the others are drawn straight (see LayoutRequest).
+    const fanOut = new Set<number>();
+    const outSeen = new Map<string, number>();
+    const outDegree = new Map<string, number>();
+    for (const e of display.edges) outDegree.set(e.src, (outDegree.get(e.src) ?? 0) + 1);
+    display.edges.forEach((e, i) => {
+      if ((outDegree.get(e.src) ?? 0) <= FAN_OUT) return;
+      const seen = outSeen.get(e.src) ?? 0;
+      outSeen.set(e.src, seen + 1);
+      if (seen > 0) fanOut.add(i);
+    });
     return {
       nodes: display.nodes.map((box) => {
         const els = this.boxes.get(box.id);
-        return { id: box.id, width: els?.width ?? NODE.minWidth, height: els?.height ?? 60, parent: parentOf.get(box.id) ?? null };
+        return { id: box.id, width: els?.width ?? NODE.minWidth, height: els?.height ?? 60, parent: box.parent };
       }),
-      edges: display.edges.map((e, i) => ({ src: e.src, dst: e.dst, label: this.edgeLabels[i] ?? null })),
-      frames: display.frames.map((f) => ({ id: f.id, labelWidth: this.measurer.width(frameTitle(f.module.name, f.module.type), "frame-title", "frame") + 30 })),
+      edges: display.edges.map((e, i) => ({ src: e.src, dst: e.dst, label: this.edgeLabels[i] ?? null, laidOut: !fanOut.has(i) })),
+      frames: display.frames.map((f) => ({ id: f.id, parent: f.parent, labelWidth: this.measurer.width(frameTitle(f.group), "frame-title", "frame") + 30 })),
       directions: big ? ["BT"] : directions,
       pane,
       options: LAYOUT,
@@ -249,20 +281,29 @@ export class GraphView {
   private buildBox(box: DisplayNode, root: string | null, accumulates: boolean, isError: boolean, gradTexts: string[]): void {
     const node = box.node;
     const kind = kindOf(node, root);
-    const title = box.collapsed && box.module ? box.module.name : (node.name ?? (box.module ? box.module.name : undefined));
+    const collapsedGroup = box.collapsed ? box.group : null;
+    const title = collapsedGroup ? collapsedGroup.title : (node.name ?? (box.module ? box.module.name : undefined));
     const rows = nodeRows(node, root, title);
-    if (box.collapsed && box.module) {
-      rows.subtitle = `${box.module.type} module${node.shape?.length ? ` → (${node.shape.join(", ")}${node.shape.length === 1 ? "," : ""})` : ""}`;
-      rows.note = box.params.length ? `holds ${box.params.map((p) => (p.name ?? p.label ?? "param").split(".").pop()).join(", ")}` : null;
+    if (collapsedGroup) {
+      const shape = node.shape?.length ? ` → (${node.shape.join(", ")}${node.shape.length === 1 ? "," : ""})` : "";
+      rows.subtitle = `${collapsedGroup.kind === "module" && collapsedGroup.module ? `${collapsedGroup.module.type} module` : collapsedGroup.subtitle}${shape}`;
+      const held = box.params.map((p) => (collapsedGroup.kind === "module" ? (p.name ?? p.label ?? "param").split(".").pop() : nodeWord(p)));
+      rows.note = held.length ? `holds ${held.length > 4 ? `${held.slice(0, 3).join(", ")} +${held.length - 3}` : held.join(", ")}` : null;
     } else if (box.module && !node.name) {
       rows.subtitle = `${box.module.type} · ${rows.subtitle}`;
     }
+    if (box.iteration !== null) rows.subtitle = `t = ${box.iteration} · ${rows.subtitle}`;
     const group = svgEl("g", { class: `node kind-${kind}`, role: "listitem", tabindex: -1 }, this.nodeLayer);
     group.dataset.nodeId = box.id;
     if (node.name && !box.collapsed) group.dataset.nodeName = node.name;
-    if (box.collapsed && box.module) {
+    if (box.iteration !== null) group.dataset.iteration = String(box.iteration);
+    if (collapsedGroup) {
       group.classList.add("module");
-      group.dataset.moduleId = box.module.id;
+      group.dataset.groupKind = groupKindAttr(collapsedGroup);
+      if (collapsedGroup.kind === "module" && collapsedGroup.module) group.dataset.moduleId = collapsedGroup.module.id;
+      else group.dataset.groupId = collapsedGroup.id;
+      if (collapsedGroup.count !== null) group.dataset.groupCount = String(collapsedGroup.count);
+      if (collapsedGroup.index !== null) group.dataset.iteration = String(collapsedGroup.index);
       group.setAttribute("aria-expanded", "false");
     }
     if (isUntracked(node) && !box.collapsed) group.classList.add("untracked");
@@ -337,10 +378,33 @@ export class GraphView {
     this.order.push(box.id);
   }
 
+  /**
+   * While a new drawing is laid out, the one on screen stays as a picture (no ids, no focus, no
+   * pointer): the pane is never blank and never shows boxes piled up before they are placed.
+   */
+  private keepAsGhost(): SVGGElement | null {
+    // A drawing that was never placed (superseded) is no picture: keep the one before it.
+    if (this.boxes.size === 0 || this.viewport.classList.contains("building")) return this.ghost;
+    this.ghost?.remove();
+    const ghost = svgEl("g", { class: "ghost", "aria-hidden": "true" });
+    // (The gradients flowing in the last frame are not kept: they belong to that frame only.)
+    for (const layer of [this.frameLayer, this.edgeLayer, this.nodeLayer]) {
+      const copy = svgEl("g", { class: layer.getAttribute("class") ?? "" }, ghost);
+      copy.append(...layer.childNodes);
+    }
+    for (const el of ghost.querySelectorAll("[data-node-id], [data-frame-module], [tabindex], [role]")) {
+      for (const name of [...el.getAttributeNames()]) if (name.startsWith("data-") || name === "tabindex" || name === "role" || name === "aria-label") el.removeAttribute(name);
+    }
+    return ghost;
+  }
+
   /** Put the built boxes, frames and edges where `layout` says. */
   place(layout: LayoutResult): void {
     const input = this.input;
     if (!input) return;
+    this.ghost?.remove();
+    this.ghost = null;
+    this.viewport.classList.remove("building");
     this.layout = layout;
     for (const [id, els] of this.boxes) {
       const box = layout.nodes[id];
@@ -351,26 +415,30 @@ export class GraphView {
       if (!box) continue;
       const g = svgEl("g", { class: "module-frame" }, this.frameLayer);
       g.dataset.frameId = frame.id;
+      g.dataset.groupKind = groupKindAttr(frame.group);
       svgEl("rect", { class: "frame-box", x: box.x - box.width / 2, y: box.y - box.height / 2, width: box.width, height: box.height, rx: 10 }, g);
       // The title is a button that shuts the module again.
       const title = svgEl("g", { class: "frame-title-button", role: "button", tabindex: 0, "aria-expanded": "true" }, g);
-      title.dataset.frameModule = frame.module.id;
-      title.setAttribute("aria-label", `Collapse ${frame.module.name} (${frame.module.type})`);
+      title.dataset.frameModule = frame.group.id;
+      title.setAttribute("aria-label", `Collapse ${frameTitle(frame.group).slice(2)}`);
       const text = svgEl("text", { class: "frame-title", x: box.x - box.width / 2 + 10, y: box.y - box.height / 2 + 15 }, title);
-      text.textContent = frameTitle(frame.module.name, frame.module.type);
+      text.textContent = frameTitle(frame.group);
       title.addEventListener("keydown", (e) => {
         if (e.key === "Enter" || e.key === " ") {
           e.preventDefault();
           e.stopPropagation();
-          this.onToggleModule(frame.module.id);
+          this.onToggleModule(frame.group.id);
         }
       });
     }
     const bands = layout.rankdir === "LR" ? [] : freeBands(Object.values(layout.nodes));
+    const byNode = new Map(input.graph.nodes.map((n) => [n.id, n]));
     input.display.edges.forEach((edge, index) => {
-      const points = layout.edges[index] ?? [];
-      const path = svgEl("path", { class: "edge", d: edgePath(points), "marker-end": "url(#arrow)" }, this.edgeLayer);
-      const source = input.graph.nodes.find((n) => n.id === edge.graphSrc);
+      let points = layout.edges[index] ?? [];
+      const straight = points.length === 0;
+      if (straight) points = straightEdge(layout.nodes[edge.src], layout.nodes[edge.dst]);
+      const path = svgEl("path", { class: straight ? "edge fan-out" : "edge", d: edgePath(points), "marker-end": "url(#arrow)" }, this.edgeLayer);
+      const source = byNode.get(edge.graphSrc);
       if (source && isUntracked(source)) path.classList.add("untracked");
       const size = this.edgeLabels[index];
       let label: Box | null = layout.labels[index] ?? null;
@@ -460,7 +528,7 @@ export class GraphView {
   /** The accessible name of a box: what it is, its value and its gradient now. */
   private describe(els: BoxElements, grad: TensorValue | undefined, walked: boolean): string {
     const parts = [els.title, els.subtitle, els.valueText.replace(/^= /, "value "), gradRowText(els.box.node, grad, walked)];
-    if (els.box.collapsed) parts.push("collapsed module, Enter expands");
+    if (els.box.collapsed) parts.push(`collapsed ${els.box.group?.kind === "module" ? "module" : "series"}, Enter expands`);
     if (els.group.dataset.errorNode) parts.push("the error is here");
     return parts.join(", ");
   }
@@ -532,9 +600,19 @@ export class GraphView {
     this.panzoom.presenting = on;
   }
 
-  /** Fit the whole graph into the view, however small that makes it (the Fit button). */
-  fit(): void {
-    if (this.layout) this.panzoom.fit({ x: 0, y: 0, width: this.layout.width, height: this.layout.height });
+  /**
+   * Fit the whole graph into the view (the Fit button), never below the legible size: a graph
+   * that does not fit then is shown around node `focus` at that size.
+   */
+  fit(focus: string | null = null): void {
+    if (!this.layout) return;
+    const box = focus ? this.layout.nodes[this.boxOf(focus)] : undefined;
+    this.panzoom.fit({ x: 0, y: 0, width: this.layout.width, height: this.layout.height }, box ?? null);
+  }
+
+  /** Whether the whole drawing fits the pane at the legible size. */
+  get fitsLegibly(): boolean {
+    return this.layout !== null && this.panzoom.fitsLegibly(this.layout);
   }
 
   /** The opening view: the whole graph if it fits legibly, else node `focus` at the legible size. */
@@ -553,7 +631,7 @@ export class GraphView {
    * (around `focus`, or fitted after Fit); a view the user panned or zoomed is left as it is.
    */
   paneResized(focus: string | null): void {
-    if (this.panzoom.mode === "fit") this.fit();
+    if (this.panzoom.mode === "fit") this.fit(focus);
     else if (this.panzoom.mode === "auto") this.autoView(focus);
   }
 
@@ -601,12 +679,31 @@ export class GraphView {
   }
 }
 
+/** A box with more drawn outputs than this has all but its first left out of the layout. */
+const FAN_OUT = 6;
+
+/** A straight edge from the side of box `a` that faces box `b` to the side of `b` facing `a`. */
+function straightEdge(a: Box | undefined, b: Box | undefined): Point[] {
+  if (!a || !b) return [];
+  const toward = (from: Box, to: Box): Point => {
+    const dx = to.x - from.x;
+    const dy = to.y - from.y;
+    if (dx === 0 && dy === 0) return { x: from.x, y: from.y };
+    // Where the line from the centre leaves the box.
+    const t = Math.min(dx !== 0 ? from.width / 2 / Math.abs(dx) : Infinity, dy !== 0 ? from.height / 2 / Math.abs(dy) : Infinity);
+    return { x: from.x + dx * t, y: from.y + dy * t };
+  };
+  return [toward(a, b), toward(b, a)];
+}
+
 /** The text of a gradient flowing back along an edge. */
 function flowText(grad: TensorValue, accumulates: boolean): string {
   return `${accumulates ? "+= " : ""}${formatShort(grad)}`;
 }
 
-/** A frame's title: the module's name and class. */
-function frameTitle(name: string, type: string): string {
-  return `▾ ${name} · ${type}`;
+/** A frame's title: a module's name and class, a series' name and count, an iteration's index. */
+function frameTitle(group: Group): string {
+  if (group.kind === "module" && group.module) return `▾ ${group.title} · ${group.module.type}`;
+  if (group.kind === "part") return `▾ ${group.title} · ${group.subtitle}`;
+  return group.kind === "repeat" ? `▾ ${group.title} · t = 0 … ${(group.count ?? 1) - 1}` : `▾ ${group.title}`;
 }

@@ -42,7 +42,7 @@ export const SHORTCUTS: Shortcut[] = [
   { keys: ["Home"], label: "Home", action: "first", what: "start of the walk (forward pass done)" },
   { keys: ["End"], label: "End", action: "last", what: "end of the walk" },
   { keys: ["f", "F"], label: "f", action: "forward", what: "replay the forward pass" },
-  { keys: ["m", "M"], label: "m", action: "modules", what: "expand / collapse every module" },
+  { keys: ["m", "M"], label: "m", action: "modules", what: "expand / collapse every module and series" },
   { keys: ["+", "="], label: "+", action: "zoomIn", what: "zoom in" },
   { keys: ["-", "_"], label: "−", action: "zoomOut", what: "zoom out" },
   { keys: ["0"], label: "0", action: "fit", what: "fit the whole graph" },

@@ -1,8 +1,9 @@
 /**
  * The walk view: a response's graphs drawn and walked. It picks the pass, lays it out (in the
- * layout worker), draws it (render.ts), follows the backward walk with the view, opens the module
- * the walk is inside, steps over shut ones, replays the forward pass, and keeps the walk bar,
- * captions, details panel and hover card on the current step. The playground (main.ts) and the
+ * layout worker), draws it (render.ts), follows the backward walk with the view, opens the groups
+ * (module calls, series and their iterations) the walk is inside, steps over shut ones, shuts a
+ * level when Fit or zooming out would make text unreadable, replays the forward pass, and keeps
+ * the walk bar, captions, details panel and hover card on the current step. The playground (main.ts) and the
  * notebook (graph-pane.ts) each show one; its decisions are walknav.ts's, tested without a DOM.
  */
 import { PLAYER } from "./config";
@@ -10,7 +11,7 @@ import { DetailsPanel, HoverCard } from "./details";
 import { byId } from "./dom";
 import { accumulationMarks, forwardFrame, forwardOrder, walkFrame, type WalkFrame } from "./graphmodel";
 import { layoutGraph } from "./layout";
-import { collapsibleModules, displayGraph, stepOverTarget } from "./modules";
+import { displayGraph, hierarchyOf, stepOverTarget } from "./modules";
 import { Player } from "./player";
 import { GraphView } from "./render";
 import type { Action } from "./shortcuts";
@@ -106,8 +107,9 @@ export class WalkView {
       this.hoverCard.show(this.graph, id ? this.view.boxInfo(id) : null, at, this.frame);
     };
     this.view.onToggleModule = (id) => this.toggleModule(id);
+    this.view.onZoomOutPast = () => this.collapseLevel();
     byId("details-close", HTMLButtonElement).addEventListener("click", () => this.view.select(null));
-    byId("graph-fit", HTMLButtonElement).addEventListener("click", () => this.view.fit());
+    byId("graph-fit", HTMLButtonElement).addEventListener("click", () => void this.fit());
     byId("graph-zoom-in", HTMLButtonElement).addEventListener("click", () => this.view.zoomBy(1.25));
     byId("graph-zoom-out", HTMLButtonElement).addEventListener("click", () => this.view.zoomBy(0.8));
     // Focusing a node off screen (Tab) would scroll the clipped graph pane; the view pans instead.
@@ -202,7 +204,7 @@ export class WalkView {
       modules: () => this.toggleAllModules(),
       zoomIn: () => this.view.zoomBy(1.25),
       zoomOut: () => this.view.zoomBy(0.8),
-      fit: () => this.view.fit(),
+      fit: () => void this.fit(),
     };
     const run = actions[action];
     if (!run) return false;
@@ -250,8 +252,8 @@ export class WalkView {
       this.walkBar.update(null, null, false);
       return;
     }
-    const modules = collapsibleModules(graph);
-    this.expanded = new Set([...this.expanded].filter((id) => modules.has(id)));
+    const groups = hierarchyOf(graph).groups;
+    this.expanded = new Set([...this.expanded].filter((id) => groups.has(id)));
     this.marks = accumulationMarks(graph);
     const total = graph.walk.length;
     const position = this.options.opening(total, step);
@@ -274,15 +276,27 @@ export class WalkView {
     const rect = this.svg.getBoundingClientRect();
     this.drawnPane = { width: rect.width, height: rect.height };
     const keep = fresh ? null : this.view.arrangement;
+    // The boxes are replaced: a card over one of them would stay stuck.
+    this.hoverCard.show(null, null, { x: 0, y: 0 }, null);
     const errorNode = errorNodeIn(this.response, graph);
+    // Timings of the phases (the browser benchmark reads them): build = hierarchy, boxes and
+    // their text; layout = the worker's dagre; place = putting the boxes where it says.
+    const started = performance.now();
     const request = this.view.build(
       { graph, display: displayGraph(graph, expansion), marks: this.marks, errorNode },
       { width: rect.width, height: rect.height },
       keep ? [keep] : ["BT", "BT-stacked", "LR"],
     );
+    const built = performance.now();
     const layout = await layoutGraph(request);
     if (token !== this.drawToken || this.graph !== graph) return false;
+    const laidOut = performance.now();
     this.view.place(layout);
+    this.svg.dataset.buildMs = String(Math.round(built - started));
+    this.svg.dataset.layoutMs = String(Math.round(laidOut - built));
+    this.svg.dataset.layoutWorkerMs = String(Math.round(layout.workerMs ?? 0));
+    this.svg.dataset.placeMs = String(Math.round(performance.now() - laidOut));
+    this.svg.dataset.boxCount = String(request.nodes.length);
     this.options.decorate(this.svg, graph);
     this.svg.dataset.rankdir = layout.rankdir;
     this.svg.dataset.arrangement = layout.arrangement;
@@ -322,7 +336,11 @@ export class WalkView {
     if (graph) {
       const expansion = expansionAt(graph, this.expanded, position, this.overFrom);
       if (expansionKey(expansion) !== this.drawnExpansion) {
+        // A group opens or shuts: drawn again (tests wait for "ready" before measuring).
+        const idle = !this.loading && !this.options.busy();
+        if (idle) this.svg.dataset.state = "loading";
         const drawn = await this.draw(graph, expansion, false, position);
+        if (idle && this.graph === graph && !this.options.busy() && drawn) this.svg.dataset.state = "ready";
         if (!drawn || this.player.current !== position) return;
       }
     }
@@ -353,6 +371,38 @@ export class WalkView {
       this.pendingOver = null;
       void this.showPosition(target.position);
     } else this.player.seek(target.position);
+  }
+
+  /**
+   * Fit: the whole graph at a legible size. When it does not fit with the groups the user opened,
+   * they shut first (a level at a time); what still does not fit is shown around the focus.
+   */
+  private async fit(): Promise<void> {
+    const graph = this.graph;
+    while (graph && !this.view.fitsLegibly && this.expanded.size > 0 && this.graph === graph) {
+      this.collapseDeepest();
+      await this.showPosition(this.player.current);
+    }
+    this.view.fit(this.focus());
+  }
+
+  /** Zooming out past the legible size: the deepest group the user opened shuts. */
+  private collapseLevel(): void {
+    if (this.collapseDeepest()) void this.showPosition(this.player.current);
+  }
+
+  private collapseDeepest(): boolean {
+    const graph = this.graph;
+    if (!graph || this.expanded.size === 0) return false;
+    const groups = hierarchyOf(graph).groups;
+    const depth = (id: string): number => {
+      let d = 0;
+      for (let g = groups.get(id)?.parent ?? null; g; g = g.parent) d++;
+      return d;
+    };
+    const deepest = [...this.expanded].reduce((a, b) => (depth(b) > depth(a) ? b : a));
+    this.expanded.delete(deepest);
+    return true;
   }
 
   /** Open a shut module or shut an open one (a click on its box or frame title). */

@@ -9,6 +9,7 @@ import { clipMiddle, formatShort, passLabel } from "./format";
 import { formulaLine } from "./formula";
 import { formulaLines, gradOwner, nodeExpression, nodeWord, type ForwardFrame, type WalkFrame } from "./graphmodel";
 import { captionTex } from "./mathtree";
+import { iterationOf } from "./modules";
 import type { Player } from "./player";
 import type { Graph } from "./types";
 
@@ -147,6 +148,14 @@ export class WalkBar {
     });
     // Lines are separated by a space in the caption's text, as they are on screen.
     this.caption.replaceChildren(head, ...lines.flatMap((line, i) => [...(i ? [" "] : []), formulaLine(line, tex?.[i] ?? null)]));
+    // Inside a series (a loop's iterations, an RNN's time steps): which iteration this step is in.
+    const where = iterationOf(graph, frame.active);
+    if (where) {
+      const tag = el("span", "walk-iteration", `t = ${where.index}`);
+      tag.dataset.testid = "walk-iteration";
+      tag.title = `${where.series}: iteration t = ${where.index} of 0 … ${where.count - 1}`;
+      this.caption.prepend(tag, " ");
+    }
     for (const flow of frame.flows) {
       const owner = `${gradOwner(clipMiddle(word(flow.to), 28))}.grad`;
       const item = el("li", flow.accumulates ? "accumulates" : "");

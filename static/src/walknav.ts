@@ -5,7 +5,7 @@
  * gradient), which modules are open at a position, what "step over" offers, and which node the
  * view centres on.
  */
-import { collapsibleModules, stepModule } from "./modules";
+import { groupsAround, hierarchyOf, stepModule } from "./modules";
 import type { Graph, GraphNode } from "./types";
 
 /** What a run answers that the walk view replays (the playground's and the notebook's). */
@@ -65,14 +65,16 @@ export function failedNode(response: Replayable | null, graph: Graph | null): Gr
 }
 
 /**
- * The modules open at walk position `position`: the ones the user opened, and the one the walk
- * is inside (unless a step over a shut module is being shown: `overFrom`).
+ * The groups open at walk position `position`: the ones the user opened, and every group the walk
+ * is inside (a series, its iteration, the module call in it), unless a step over a shut group is
+ * being shown (`overFrom`): then the groups around it, not it.
  */
 export function expansionAt(graph: Graph, expanded: ReadonlySet<string>, position: number, overFrom: number | null): Set<string> {
   const open = new Set(expanded);
-  if (overFrom === null && position > 0 && position < graph.walk.length) {
-    const inside = stepModule(graph, position);
-    if (inside) open.add(inside);
+  const step = graph.walk[position - 1];
+  if (step && position > 0 && position < graph.walk.length) {
+    const around = groupsAround(graph, step.node);
+    for (const group of overFrom === null ? around : around.slice(1)) open.add(group.id);
   }
   return open;
 }
@@ -82,21 +84,21 @@ export function expansionKey(expansion: Iterable<string>): string {
   return [...expansion].sort().join("\n");
 }
 
-/** `m`: every module open, or none when any is. */
+/** `m`: every group open (modules and series), or none when any is. */
 export function toggledAll(graph: Graph, expanded: ReadonlySet<string>): Set<string> {
-  return expanded.size > 0 ? new Set() : new Set(collapsibleModules(graph).keys());
+  return expanded.size > 0 ? new Set() : new Set(hierarchyOf(graph).groups.keys());
 }
 
-/** The modules drawn around node `node` (a click on it keeps them open). */
+/** The groups drawn around node `node` (a click on it keeps them open). */
 export function modulesAround(graph: Graph, node: string): string[] {
-  return [...collapsibleModules(graph)].filter(([, group]) => group.members.includes(node)).map(([id]) => id);
+  return groupsAround(graph, node).map((group) => group.id);
 }
 
-/** "Step over" is offered while the next step is inside a module that is shut (named here). */
+/** "Step over" is offered while the next step is inside a group that is shut (named here). */
 export function stepOverOffer(graph: Graph | null, position: number, expanded: ReadonlySet<string>): { offer: boolean; name: string | null } {
   const next = graph ? stepModule(graph, position + 1) : null;
-  const module = next ? graph?.modules?.find((m) => m.id === next) : undefined;
-  return { offer: next !== null && !expanded.has(next), name: module?.name ?? null };
+  const group = next && graph ? hierarchyOf(graph).groups.get(next) : undefined;
+  return { offer: next !== null && !expanded.has(next), name: group?.title ?? null };
 }
 
 /** The node a freshly drawn graph opens around: the step's (inside the walk), the error's, the root. */

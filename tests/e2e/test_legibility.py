@@ -84,7 +84,8 @@ def test_legible_and_clear_presented_at_1024x768(page: Page, which: str) -> None
 
 def test_deep_graph_goes_bottom_to_top_and_follows_the_walk(page: Page) -> None:
     """The MLP reads bottom to top (never one thin row), at a legible size, and the view pans so
-    the active node is always on screen; Fit still shows the whole graph."""
+    the active node is always on screen; Fit never makes its text unreadable (a graph that does not
+    fit legibly stays at that size, around the walk's node)."""
     page.set_viewport_size({"width": 1280, "height": 800})
     open_graph(page, "mlp")
     graph = page.get_by_test_id("graph")
@@ -100,9 +101,11 @@ def test_deep_graph_goes_bottom_to_top_and_follows_the_walk(page: Page) -> None:
         assert pane["y"] <= box["y"] and box["y"] + box["height"] <= pane["y"] + pane["height"]
     page.get_by_test_id("graph-fit").click()
     drawing = measure(page)
-    left, top, right, bottom = drawing.pane
-    for _, (x0, y0, x1, y1) in drawing.boxes:
-        assert left - 1 <= x0 and x1 <= right + 1 and top - 1 <= y0 and y1 <= bottom + 1
+    assert drawing.min_font_px >= 11 - 0.01, sorted(drawing.font_px)[:3]
+    box = graph.locator("[data-walk-active=true] > .node-box").bounding_box()
+    assert box
+    assert pane["x"] <= box["x"] and box["x"] + box["width"] <= pane["x"] + pane["width"]
+    assert pane["y"] <= box["y"] and box["y"] + box["height"] <= pane["y"] + pane["height"]
 
 
 def test_tall_pane_is_not_one_thin_row(page: Page) -> None:
