@@ -81,7 +81,7 @@ def test_a_node_with_two_consumers_needs_both_contributions() -> None:
 
     asks = asks_for(recorded(program), "y")
     assert len(asks) == 2  # asked at each consumer's step: the sum so far
-    first, second = asks
+    _, second = asks
     total = float(np.cos(1.4)) + 4.0
     assert diagnose([repr(total)], second) == "right"
     # the second step's own contribution, without the first's: the += missed
