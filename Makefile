@@ -92,6 +92,7 @@ fmt: venv
 screenshots: venv frontend chromium
 	$(PY) -m tests.e2e.screenshots
 	$(PY) -m tests.e2e.train_screenshots
+	$(PY) -m tests.e2e.big_graph_screenshots
 
 clean:
 	rm -rf $(VENV) node_modules static/dist .pytest_cache .mypy_cache .ruff_cache
