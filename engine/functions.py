@@ -13,7 +13,6 @@ method from the table.
 
 from __future__ import annotations
 
-import builtins
 import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -294,35 +293,33 @@ def argmin(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
 def var(
     a: Tensor, dim: Any = None, unbiased: bool = True, keepdim: bool = False, correction: Any = None
 ) -> Tensor:
-    # NOTE: a composite (mean of squared deviations), so the graph shows its parts rather than
-    # PyTorch's single VarBackward0 node.
-    corr = (1 if unbiased else 0) if correction is None else correction
-    m = mean(a, dim, keepdim=True)
-    d = a - m
-    n = (
-        a._data.size
-        if dim is None
-        else int(
-            np.prod(
-                [
-                    a._data.shape[d_]
-                    for d_ in (
-                        _norm_dims(dim, a._data.ndim)
-                        if isinstance(dim, list | tuple)
-                        else (_norm_dim(dim, a._data.ndim),)
-                    )
-                ]
-            )
-        )
-    )
-    return sum(d * d, dim, keepdim) / builtins.max(n - corr, 0)
+    return _variance(a, dim, unbiased, keepdim, correction, root=False)
 
 
 @public("std", method=True, axis=True)
 def std(
     a: Tensor, dim: Any = None, unbiased: bool = True, keepdim: bool = False, correction: Any = None
 ) -> Tensor:
-    return var(a, dim, unbiased=unbiased, keepdim=keepdim, correction=correction).sqrt()
+    return _variance(a, dim, unbiased, keepdim, correction, root=True)
+
+
+def _variance(
+    a: Tensor, dim: Any, unbiased: bool, keepdim: bool, correction: Any, root: bool
+) -> Tensor:
+    """var, or std (``root``), over ``dim`` with Bessel's ``correction``: one node."""
+    corr = (1 if unbiased else 0) if correction is None else correction
+    axis = _norm_dims(dim, a._data.ndim)
+    if a._data.dtype.kind != "f":
+        mean(a, dim, keepdim=True)  # PyTorch's error for an integer input
+    n = (
+        a._data.size
+        if axis is None
+        else int(
+            np.prod([a._data.shape[d] for d in (axis if isinstance(axis, tuple) else (axis,))])
+        )
+    )
+    attrs = {"axis": axis, "keepdim": keepdim, "count": n, "corr": corr, "root": root}
+    return apply(O.VAR, (a,), attrs, name="StdBackward0" if root else None)
 
 
 @public("norm", method=True, axis=True)

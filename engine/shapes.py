@@ -18,6 +18,7 @@ from engine.dtypes import DType
 from engine.factories import _shape_arg, _to_nested, tensor
 from engine.registry import implements, method, public
 from engine.tensor import Tensor, _cast_keep_graph, _norm_dim, apply, failed
+from engine.tensor import _share_version as share_version
 
 
 @implements(S.VIEW, "reshape", method=False)
@@ -168,6 +169,14 @@ def _index(key: Any, ndim: int) -> tuple[Any, bool]:
         )
     ):
         return key, False
+    if ndim and key.__class__ is slice and key.step is None:  # x[i : i + 8], i a 0-d tensor
+        start, stop = key.start, key.stop
+        if start.__class__ is Tensor:
+            start = operator.index(start)
+        if stop.__class__ is Tensor:
+            stop = operator.index(stop)
+        if start.__class__ in _PLAIN and stop.__class__ in _PLAIN:
+            return slice(start, stop), False
     parts = key if isinstance(key, tuple) else (key,)
     out: list[Any] = []
     advanced = False
@@ -261,6 +270,22 @@ def _check_masks(parts: tuple[Any, ...], shape: tuple[int, ...]) -> None:
 
 @method("__getitem__")
 def getitem(a: Tensor, key: Any) -> Tensor:
+    data = a._data
+    if not a.requires_grad and data.__class__ is np.ndarray and data.ndim:
+        # data[i : i + 8] in a batch loop: nothing to record, so not apply()'s work (an error
+        # goes the long way below, which words it as PyTorch does)
+        try:
+            index, advanced = _index(key, data.ndim)
+            out = None
+            if not advanced:
+                out = Tensor._wrap(S.GETITEM.forward(np, data, index=index, advanced=False))
+        except (RuntimeError, IndexError, ValueError, TypeError):
+            out = None
+        if out is not None:
+            base = out._data.base
+            if base is not None and (base is data or base is data.base):
+                share_version(a, out)  # a view: in-place changes count for both
+            return out
     try:
         index, advanced = _index(key, a._data.ndim)
         parts = index if isinstance(index, tuple) else (index,)
@@ -366,16 +391,17 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         if not list(tensors):
             raise RuntimeError("stack expects a non-empty TensorList")
         ts = _seq_tensors(tensors, "stack")
-        shape = ts[0]._data.shape
+        shape, dtype = ts[0]._data.shape, ts[0]._data.dtype
+        same = True
         for i, x in enumerate(ts[1:], 1):
             if x._data.shape != shape:
                 raise RuntimeError(
                     f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 "
                     f"and {list(x._data.shape)} at entry {i}"
                 )
+            same = same and x._data.dtype == dtype
         d = _norm_dim(dim, len(shape) + 1)
-        ts = _promote_all(ts)
-        return apply(S.STACK, tuple(ts), {"dim": d})
+        return apply(S.STACK, tuple(ts if same else _promote_all(ts)), {"dim": d})
     except (RuntimeError, TypeError, IndexError) as exc:
         failed(exc, "stack", tuple(tensors))
         raise

@@ -263,11 +263,10 @@ class Tensor:
 
     # --- conversion -----------------------------------------------------------------------------
     def item(self) -> Any:
-        if self._data.size != 1:
-            raise RuntimeError(
-                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
-            )
-        return to_numpy(self._data).reshape(()).item()
+        data = self._data
+        if data.size != 1:
+            raise RuntimeError(f"a Tensor with {data.size} elements cannot be converted to Scalar")
+        return data.item() if data.__class__ is np.ndarray else to_numpy(data).reshape(()).item()
 
     def tolist(self) -> Any:
         return to_numpy(self._data).tolist()
@@ -308,9 +307,10 @@ class Tensor:
         return bool(self.item())
 
     def __index__(self) -> builtins.int:
-        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+        data = self._data
+        if data.dtype.kind not in "iub" or data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self.item())
+        return int(data.item() if data.__class__ is np.ndarray else self.item())
 
     def _scalar(self, what: str) -> Any:
         """float(t), int(t): PyTorch's ValueError for several elements (item() says otherwise)."""
@@ -324,9 +324,14 @@ class Tensor:
         return int(self._data.shape[0])
 
     def __iter__(self) -> Any:
-        if self._data.ndim == 0:
+        data = self._data
+        if data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._data.shape[0]))
+        if data.ndim == 1 and data.__class__ is np.ndarray and not self.requires_grad:
+            # a batch of indices, say: the elements as 0-d tensors, as self[i] makes them
+            # (copies, as NumPy's elements are, outside any graph), without its per-item work
+            return (Tensor._wrap(np.asarray(x)) for x in data)
+        return (self[i] for i in range(data.shape[0]))
 
     __hash__ = object.__hash__  # identity, at C speed (== is elementwise, as in PyTorch)
 

@@ -70,6 +70,7 @@ ENGINE_LAYERS: list[set[str]] = [
     {
         "engine.nn.conv_ops",
         "engine.nn.loss_ops",
+        "engine.nn.rnn_ops",
         "engine.nn.init",
         "engine.nn.spatial",
         "engine.nn.losses",

@@ -60,8 +60,10 @@ def conv_out_size(size: int, k: int, stride: int, pad: int, dil: int, ceil: bool
 
 
 def _conv_cols(xp: ModuleType, x: Array, w: Array, at: Any) -> tuple[Array, tuple[int, ...]]:
-    """im2col: ``(N, G, P, Cg·K)`` (P output positions, K kernel positions) and the output's
-    spatial shape."""
+    """im2col: ``(G, Cg·K, N·P)`` (K kernel positions, P output positions) and the output's
+    spatial shape: one matrix product per group covers the whole batch. The copy runs along
+    the output positions, which are contiguous in ``x`` for stride 1 (rows of the image, not
+    windows of a few elements)."""
     d = w.ndim - 2
     stride, padding, dilation, groups = at["stride"], at["padding"], at["dilation"], at["groups"]
     kernel = tuple(w.shape[2:])
@@ -71,12 +73,9 @@ def _conv_cols(xp: ModuleType, x: Array, w: Array, at: Any) -> tuple[Array, tupl
         for i in range(d)
     )
     win = _windows(xp, xpad, kernel, stride, dilation, out)  # (N, C, *out, *kernel)
-    n, c = x.shape[0], x.shape[1]
-    win = win.reshape(n, groups, c // groups, *out, *kernel)
-    order = (0, 1, *range(3, 3 + d), 2, *range(3 + d, 3 + 2 * d))  # (N, G, *out, Cg, *kernel)
+    order = (1, *range(2 + d, 2 + 2 * d), 0, *range(2, 2 + d))  # (C, *kernel, N, *out)
     cols = xp.ascontiguousarray(win.transpose(order))
-    positions = int(np.prod(out)) if out else 1
-    return cols.reshape(n, groups, positions, -1), out
+    return cols.reshape(groups, -1, x.shape[0] * int(np.prod(out))), out
 
 
 def _conv_fwd(xp: ModuleType, x: Array, w: Array, b: Array | None = None, **at: Any) -> Array:
@@ -84,11 +83,43 @@ def _conv_fwd(xp: ModuleType, x: Array, w: Array, b: Array | None = None, **at: 
     cols, out = _conv_cols(xp, x, w, at)
     cout = w.shape[0]
     wg = w.reshape(groups, cout // groups, -1)  # (G, Og, Cg·K)
-    y = xp.matmul(cols, wg.transpose(0, 2, 1)[None])  # (N, G, P, Og)
-    y = y.transpose(0, 1, 3, 2).reshape(x.shape[0], cout, *out)
+    y = xp.matmul(wg, cols).reshape(cout, x.shape[0], -1)  # (Cout, N, P)
+    y = xp.ascontiguousarray(y.transpose(1, 0, 2)).reshape(x.shape[0], cout, *out)
     if b is not None:
         y += b.reshape((1, cout) + (1,) * len(out))
     return y
+
+
+def _col2im(xp: ModuleType, gg: Array, w: Array, shape: tuple[int, ...], at: Any) -> Array:
+    """The input's gradient from the output's ``gg`` ``(N, G, Og, P)``: each kernel
+    position's products added into the (padded) input in turn. The batch is the last axis
+    while adding, so each addition runs along whole rows of the batch, not a few pixels."""
+    d = w.ndim - 2
+    groups, cout = at["groups"], w.shape[0]
+    batch, channels = shape[0], shape[1]
+    kernel = tuple(w.shape[2:])
+    padding, stride, dilation = at["padding"], at["stride"], at["dilation"]
+    outsize = tuple(
+        conv_out_size(shape[2 + i], kernel[i], stride[i], padding[i], dilation[i]) for i in range(d)
+    )
+    wg = w.reshape(groups, cout // groups, -1)  # (G, Og, Cg·K)
+    gt = xp.ascontiguousarray(gg.transpose(1, 2, 3, 0)).reshape(groups, cout // groups, -1)
+    gcols = xp.matmul(wg.transpose(0, 2, 1), gt)  # (G, Cg·K, P·N)
+    gcols = gcols.reshape(channels, *kernel, *outsize, batch)
+    padded = tuple(shape[2 + i] + 2 * padding[i] for i in range(d))
+    gpad = xp.zeros((channels, *padded, batch), dtype=gg.dtype)
+    for offset in np.ndindex(*kernel):
+        where = tuple(
+            slice(
+                offset[i] * dilation[i],
+                offset[i] * dilation[i] + stride[i] * (outsize[i] - 1) + 1,
+                stride[i],
+            )
+            for i in range(d)
+        )
+        gpad[(slice(None), *where)] += gcols[(slice(None), *offset)]
+    crop = tuple(slice(padding[i], padding[i] + shape[2 + i]) for i in range(d))
+    return xp.ascontiguousarray(xp.moveaxis(gpad[(slice(None), *crop)], -1, 0))
 
 
 def _conv_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -98,34 +129,12 @@ def _conv_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) ->
     batch = x.shape[0]
     gg = g.reshape(batch, groups, cout // groups, -1)  # (N, G, Og, P)
     gx = gw = gb = None
-    if n[1] or n[0]:
-        cols, outsize = _conv_cols(xp, x, w, at)
     if n[1]:
-        gw = xp.matmul(gg, cols).sum(axis=0).reshape(w.shape)  # (G, Og, Cg·K)
+        cols, _ = _conv_cols(xp, x, w, at)
+        gn = xp.ascontiguousarray(gg.transpose(1, 2, 0, 3)).reshape(groups, cout // groups, -1)
+        gw = xp.matmul(gn, cols.transpose(0, 2, 1)).reshape(w.shape)  # (G, Og, Cg·K)
     if n[0]:
-        wg = w.reshape(groups, cout // groups, -1)
-        gcols = xp.matmul(gg.transpose(0, 1, 3, 2), wg[None])  # (N, G, P, Cg·K)
-        kernel = tuple(w.shape[2:])
-        cg = x.shape[1] // groups
-        gcols = gcols.reshape(batch, groups, *outsize, cg, *kernel)
-        padding, stride, dilation = at["padding"], at["stride"], at["dilation"]
-        padded = tuple(x.shape[2 + i] + 2 * padding[i] for i in range(d))
-        gpad = xp.zeros((batch, groups, cg, *padded), dtype=g.dtype)
-        for offset in np.ndindex(*kernel):  # col2im: each kernel position adds its slice
-            where = tuple(
-                slice(
-                    offset[i] * dilation[i],
-                    offset[i] * dilation[i] + stride[i] * (outsize[i] - 1) + 1,
-                    stride[i],
-                )
-                for i in range(d)
-            )
-            part = gcols[(slice(None), slice(None), *[slice(None)] * d, slice(None), *offset)]
-            # part: (N, G, *out, Cg) -> (N, G, Cg, *out)
-            part = xp.moveaxis(part, -1, 2)
-            gpad[(slice(None), slice(None), slice(None), *where)] += part
-        crop = tuple(slice(padding[i], padding[i] + x.shape[2 + i]) for i in range(d))
-        gx = gpad.reshape(batch, x.shape[1], *padded)[(slice(None), slice(None), *crop)]
+        gx = _col2im(xp, gg, w, x.shape, at)
     if len(xs) > 2 and n[2]:
         gb = g.sum(axis=(0, *range(2, 2 + d)))
     return (gx, gw, gb) if len(xs) > 2 else (gx, gw)
@@ -171,8 +180,7 @@ def _pool_windows(xp: ModuleType, a: Array, at: Any, fill: float) -> tuple[Array
 
 def _max_pool_fwd(xp: ModuleType, a: Array, **at: Any) -> Array:
     win, _ = _pool_windows(xp, a, at, -np.inf)
-    d = len(at["kernel"])
-    return win.max(axis=tuple(range(-d, 0)))
+    return _window_reduce(xp, win, len(at["kernel"]), "max")
 
 
 def _max_pool_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -221,11 +229,52 @@ def _avg_divisor(xp: ModuleType, shape: tuple[int, ...], at: Any, out: tuple[int
     return total
 
 
+def _window_reduce(xp: ModuleType, win: Array, d: int, how: str) -> Array:
+    """Each window's sum (``how="sum"``) or maximum, from ``_windows``'s view
+    ``(..., *out, *kernel)``: for small kernels one strided slice per kernel position,
+    combined in turn, row by row (ATen's order for a sum, which NumPy's reduction over a
+    strided view does not keep; and several times faster)."""
+    kernel = win.shape[-d:]
+    if int(np.prod(kernel)) > 16:
+        axes = tuple(range(-d, 0))
+        return win.sum(axis=axes) if how == "sum" else win.max(axis=axes)
+    combine = xp.add if how == "sum" else xp.maximum
+    result = None
+    for offset in np.ndindex(*kernel):
+        part = win[(..., *offset)]
+        result = part.copy() if result is None else combine(result, part, out=result)
+    return result
+
+
+def _divide(xp: ModuleType, x: Array, divisor: Array) -> Array:
+    """``x / divisor`` (window sizes: small whole numbers) in ``x``'s float32 or float64, as
+    ATen's kernel divides; other dtypes through float64."""
+    if x.dtype == np.float32 or x.dtype == np.float64:
+        return x / xp.asarray(divisor, dtype=x.dtype)
+    return (x / xp.asarray(divisor)).astype(x.dtype)
+
+
 def _avg_pool_fwd(xp: ModuleType, a: Array, **at: Any) -> Array:
     win, out = _pool_windows(xp, a, at, 0.0)
     d = len(at["kernel"])
-    summed = win.sum(axis=tuple(range(-d, 0)))
-    return (summed / xp.asarray(_avg_divisor(xp, a.shape, at, out))).astype(a.dtype)
+    summed = _window_reduce(xp, win, d, "sum")
+    return _divide(xp, summed, _avg_divisor(xp, a.shape, at, out))
+
+
+def _tile_windows(xp: ModuleType, share: Array, shape: tuple[int, ...], kernel: Any) -> Array:
+    """Non-overlapping windows' gradient: each window's ``share`` written over the window,
+    one strided assignment per kernel position (not an addition onto zeros), zeros where no
+    window reaches. ``+ 0.0`` first, as in the sum onto zeros it stands for (−0.0 → +0.0)."""
+    d = len(kernel)
+    share = share + share.dtype.type(0.0)
+    outsize = share.shape[-d:]
+    covered = tuple(o * k for o, k in zip(outsize, kernel, strict=True))
+    full = covered == tuple(shape[-d:])
+    grad = (xp.empty if full else xp.zeros)(shape, dtype=share.dtype)
+    for offset in np.ndindex(*kernel):
+        where = tuple(slice(offset[i], covered[i], kernel[i]) for i in range(d))
+        grad[(..., *where)] = share
+    return grad
 
 
 def _avg_pool_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -233,7 +282,13 @@ def _avg_pool_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any
     kernel, stride, padding = at["kernel"], at["stride"], at["padding"]
     d = len(kernel)
     outsize = g.shape[-d:]
-    share = (g / xp.asarray(_avg_divisor(xp, a.shape, at, outsize))).astype(g.dtype)
+    share = _divide(xp, g, _avg_divisor(xp, a.shape, at, outsize))
+    if (
+        tuple(stride) == tuple(kernel)
+        and not any(padding)
+        and all(outsize[i] * kernel[i] <= a.shape[-d + i] for i in range(d))
+    ):  # windows side by side inside the input (not ceil_mode's last one past its end)
+        return (_tile_windows(xp, share, a.shape, kernel),)
     padded = tuple(
         max(a.shape[-d + i] + 2 * padding[i], (outsize[i] - 1) * stride[i] + kernel[i])
         for i in range(d)

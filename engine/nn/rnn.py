@@ -19,8 +19,10 @@ from engine.factories import empty, zeros
 from engine.nn import functional as F
 from engine.nn import init
 from engine.nn.modules import Module, Parameter
+from engine.nn.rnn_ops import GRU_CELL
+from engine.registry import implements
 from engine.shapes import cat, stack
-from engine.tensor import Tensor
+from engine.tensor import Tensor, apply
 
 __all__ = ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNCell", "RNNBase"]
 
@@ -46,12 +48,22 @@ def _lstm_step(
 
 
 def _gru_step(igates: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
-    ir, iz, in_ = igates.chunk(3, -1)
-    hr, hz, hn = F.linear(h, w_hh, b_hh).chunk(3, -1)
-    r = (hr + ir).sigmoid()
-    z = (hz + iz).sigmoid()
-    n = (in_ + hn * r).tanh()
-    return (h - n) * z + n
+    """One GRU step from its input projection: the hidden projection, then the gates (one
+    fused row, engine/nn/rnn_ops.py)."""
+    return apply(GRU_CELL, (igates, F.linear(h, w_hh, b_hh), h))
+
+
+@implements(GRU_CELL)
+def gru_cell(
+    input: Tensor,
+    hx: Tensor,
+    w_ih: Tensor,
+    w_hh: Tensor,
+    b_ih: Tensor | None = None,
+    b_hh: Tensor | None = None,
+) -> Tensor:
+    """``torch.gru_cell``: one GRU step of ``input`` from the hidden state ``hx``."""
+    return _gru_step(F.linear(input, w_ih, b_ih), hx, w_hh, b_hh)
 
 
 class RNNBase(Module):

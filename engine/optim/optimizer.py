@@ -170,6 +170,12 @@ def _fma(a: Any, b: Any, c: Any) -> Any:
     float32 values fits a double's mantissa); other dtypes round twice."""
     if c.dtype != np.float32 or getattr(c, "size", 1) > EXACT_MAX_ELEMENTS:
         return a * b + c
+    return fma32(a, b, c)
+
+
+def fma32(a: Any, b: Any, c: Any) -> Any:
+    """``a * b + c`` for float32 ``c`` rounded once, whatever its size (``_fma``'s exact
+    route; the flat step of several parameters at once takes it for each of them)."""
     if not hasattr(a, "astype"):
         a = np.float32(a)  # a Python number becomes the op's dtype first, as in PyTorch
     wide = np.multiply(a, b, dtype=np.float64)  # exact: 24 + 24 bits fit in 53
@@ -308,14 +314,18 @@ class ParameterRule(Optimizer):
     def step(self, closure: Any = None) -> Any:
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            for p, grad, state in self._with_grads(group):
-                if not state:
-                    state["step"] = 0
-                    self._init_state(state, p, group)
-                state["step"] += 1
-                grad = _decayed(p, grad, group, group.get("decoupled_weight_decay", False))
-                self._step_parameter(p, grad, state, group)
+            self._step_group(group)
         return loss
+
+    def _step_group(self, group: dict[str, Any]) -> None:
+        """One step of each parameter of ``group`` that has a gradient, in turn."""
+        for p, grad, state in self._with_grads(group):
+            if not state:
+                state["step"] = 0
+                self._init_state(state, p, group)
+            state["step"] += 1
+            grad = _decayed(p, grad, group, group.get("decoupled_weight_decay", False))
+            self._step_parameter(p, grad, state, group)
 
 
 class AdamFamily(ParameterRule):

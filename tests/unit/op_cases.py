@@ -39,6 +39,7 @@ CASES: dict[str, list[Case]] = {
         (lambda T, a: a**3, [((3,), R)]),
         (lambda T, a: a**0.5, [((3,), P)]),
         (lambda T, a: a.square(), [((2, 2), R)]),
+        (lambda T, a: a**4 + a**5.0, [((3, 2), R)]),
     ],
     "pow_tensor": [(lambda T, a, b: a**b, [((3,), P), ((3,), R)])],
     "rpow": [(lambda T, a: 2.0**a, [((4,), R)])],
@@ -285,6 +286,22 @@ CASES: dict[str, list[Case]] = {
         ),
         (lambda T, x: T.nn.functional.avg_pool1d(x, 2), [((2, 3, 7), R)]),
         (lambda T, x: T.nn.functional.adaptive_avg_pool2d(x, (2, 3)), [((1, 2, 4, 6), R)]),
+    ],
+    "var": [
+        (lambda T, a: a.var(), [((3, 4), R)]),
+        (lambda T, a: a.std(1, keepdim=True), [((3, 4), R)]),
+        (lambda T, a: T.var(a, (0, 2), correction=0), [((2, 3, 4), R)]),
+        (lambda T, a: T.std(a, 0, unbiased=False), [((5, 2), R)]),
+    ],
+    "gru_cell": [
+        (
+            lambda T, x, h, wi, wh, bi, bh: T.gru_cell(x, h, wi, wh, bi, bh),
+            [((2, 3), R), ((2, 4), R), ((12, 3), R), ((12, 4), R), ((12,), R), ((12,), R)],
+        ),
+        (
+            lambda T, x, h, wi, wh, bi, bh: T.gru_cell(x, h, wi, wh, bi, bh),
+            [((1, 3), R), ((1, 2), R), ((6, 3), R), ((6, 2), R), ((6,), R), ((6,), R)],
+        ),
     ],
     "index_put": [
         (lambda T, a, v: _put(T, a * 1.0, [0, 2], v), [((3, 4), R), ((4,), R)]),

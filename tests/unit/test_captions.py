@@ -136,6 +136,13 @@ SCALAR: dict[str, list[tuple[Callable[..., Any], list[tuple[tuple[int, ...], str
     "conv": [(lambda T, x, w: F.conv1d(x, w), [((1, 1, 1), R), ((1, 1, 1), R)])],
     "max_pool": [(lambda T, x: F.max_pool1d(x, 1), [((1, 1, 1), R)])],
     "avg_pool": [(lambda T, x: F.avg_pool1d(x, 1), [((1, 1, 1), R)])],
+    "var": [(lambda T, a: a.var(0, unbiased=False), [((1,), R)])],
+    "gru_cell": [
+        (
+            lambda T, x, h, wi, wh: T.gru_cell(x, h, wi, wh),
+            [((1, 1), R), ((1, 1), R), ((3, 1), R), ((3, 1), R)],
+        )
+    ],
 }
 
 #: An elementwise row made from its dtype rule (engine.ops.unary) needs no entry above: its
@@ -217,7 +224,7 @@ def test_every_numeric_caption_line_over_the_op_table_is_true() -> None:
     # rows whose rule is written as arithmetic show it with numbers (the rest say it in words:
     # a slice, a reshape, a normalisation over x̂)
     in_words = {"cumsum", "cumprod", "prod", "max_dim", "diag", "einsum", "view", "permute",
-                "expand", "getitem", "gather", "cat", "stack", "layer_norm", "nll_loss"}  # fmt: skip
+                "expand", "getitem", "gather", "cat", "stack", "layer_norm", "nll_loss", "gru_cell", "var"}  # fmt: skip
     assert numeric_ops >= set(OPS) - in_words, set(OPS) - in_words - numeric_ops
 
 

@@ -185,3 +185,41 @@ def test_programs_import_these_optimizers_from_torch_optim() -> None:
 @pytest.mark.usefixtures("fake_cupy")
 def test_steps_on_fake_gpu_match_cpu() -> None:
     vs.assert_fake_gpu_matches_cpu(MAKERS.values())
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda ps: engine.optim.AdamW(ps, lr=0.1, betas=(0.3, 0.9), weight_decay=0.5),
+        lambda ps: engine.optim.Adam(ps, lr=0.01, weight_decay=0.1, maximize=True),
+        lambda ps: engine.optim.Adam(ps, lr=0.01),
+    ],
+)
+def test_the_flat_step_of_a_group_is_the_step_of_each_parameter(
+    make: Callable[[Any], Any],
+) -> None:
+    """Adam's step of a whole group on flat buffers gives the numbers, the state and the
+    version counts of the step of each parameter in turn, bit for bit; and a group whose
+    state was loaded (not the flat buffers' views) takes the step of each."""
+
+    def train(flat: bool, load_at: int | None = None) -> tuple[list[np.ndarray], list[int]]:
+        engine.manual_seed(0)
+        ps = [engine.nn.Parameter(engine.randn(*s)) for s in [(5, 3), (3,), (4, 4), (7,)]]
+        opt = make(ps)
+        if not flat:
+            opt._flat_step = lambda group: False
+        rng = np.random.default_rng(1)
+        for i in range(12):
+            for p in ps:
+                p.grad = engine.tensor(rng.standard_normal(p.shape).astype(np.float32))
+            if i == load_at:
+                opt.load_state_dict(opt.state_dict())
+            opt.step()
+        state = [np.array(opt.state[id(p)][k]) for p in ps for k in ("exp_avg", "exp_avg_sq")]
+        return [p.detach().numpy() for p in ps] + state, [p._version for p in ps]
+
+    each, versions = train(flat=False)
+    for arrays, counts in (train(flat=True), train(flat=True, load_at=5)):
+        assert counts == versions
+        for ours, theirs in zip(arrays, each, strict=True):
+            np.testing.assert_array_equal(ours, theirs)
