@@ -816,14 +816,16 @@ def einsum(equation: str, *operands: Any) -> Tensor:
         output = rhs
     else:  # implicit: the letters seen once, in alphabetical order
         output = "".join(sorted(c for c in sizes if lhs.count(c) == 1))
+    summed = set(sizes) - set(output)
+    # ATen contracts with a (batched) matrix product, which wants one dtype; a product with
+    # nothing summed (an outer product) it multiplies, promoting as ``*`` does
     first = operands[0]._data.dtype
     for t in operands[1:]:
-        if t._data.dtype != first:
+        if summed and t._data.dtype != first:
             raise RuntimeError(
                 f"expected scalar type {dtypes.type_word(first)} but found "
                 f"{dtypes.type_word(t._data.dtype)}"
             )
-    summed = set(sizes) - set(output)
     if len(operands) == 1:
         name = "SumBackward1" if summed else "PermuteBackward0"
     else:

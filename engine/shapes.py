@@ -571,6 +571,13 @@ def _setitem(self: Tensor, key: Any, value: Any) -> None:
     index, advanced = _index(key, self._data.ndim)
     if advanced:
         _check_masks(index if isinstance(index, tuple) else (index,), self._data.shape)
+        # (basic indexing copies, casting; ATen's index_put does not cast a tensor)
+        if isinstance(value, Tensor) and value._data.dtype != self._data.dtype:
+            raise RuntimeError(
+                "Index put requires the source and destination dtypes match, got "
+                f"{dtypes.type_word(self._data.dtype)} for the destination and "
+                f"{dtypes.type_word(value._data.dtype)} for the source."
+            )
     tracked = isinstance(value, Tensor) and core.is_grad_enabled() and value.requires_grad
     if self._check_inplace() or tracked:  # recorded: y[index] = value in the graph
         val = value if isinstance(value, Tensor) else tensor(value, dtype=self.dtype)

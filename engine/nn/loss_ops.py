@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.dtypes import type_word
 from engine.ops import Array, Grads, _sigmoid, row
 
 # --- losses ---------------------------------------------------------------------------------------
@@ -130,11 +131,13 @@ def _huber_terms(xp: ModuleType, d: Array, at: Any) -> tuple[Array, Array]:
 
 def _huber_fwd(xp: ModuleType, a: Array, b: Array, **at: Any) -> Array:
     loss, _ = _huber_terms(xp, a - b, at)
-    return _reduce(xp, loss, at["reduction"]).astype(a.dtype, copy=False)
+    return _reduce(xp, loss, at["reduction"]).astype(xp.result_type(a, b), copy=False)
 
 
 def _huber_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
     a, b = xs
+    if a.dtype != b.dtype:  # ATen's huber backward: the forward promoted, its backward refuses
+        raise RuntimeError(f"Found dtype {type_word(b.dtype)} but expected {type_word(a.dtype)}")
     _, slope = _huber_terms(xp, a - b, at)
     d = slope * _reduce_grad(g, a, at["reduction"])
     return (d if n[0] else None, -d if n[1] else None)

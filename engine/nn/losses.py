@@ -154,8 +154,10 @@ def binary_cross_entropy_with_logits(
             f"result type {dtypes.type_word(input._data.dtype)} can't be cast to the desired "
             f"output type {dtypes.type_word(target._data.dtype)}"
         )
+    wanted = target._data.dtype  # ATen works in place on (1 − target): the result is its dtype
     input, target = _promote_pair(input, target)
-    return _pointwise(loss_ops.BCE_LOGITS, input, target, weight, reduction)
+    out = _pointwise(loss_ops.BCE_LOGITS, input, target, weight, reduction)
+    return out if out._data.dtype == wanted else out.to(dtypes.from_numpy(wanted))
 
 
 def _pointwise(
@@ -293,7 +295,9 @@ def _robust(
     op: Any, input: Tensor, target: Tensor, reduction: str, delta: float, kind: str
 ) -> Tensor:
     _same_shape_or_broadcast(input, target)
-    input, target = _promote_pair(input, target)
+    floats = input._data.dtype.kind == "f" and target._data.dtype.kind == "f"
+    if not (kind == "huber" and floats):  # (huber keeps two float dtypes: its backward refuses)
+        input, target = _promote_pair(input, target)
     attrs = {"reduction": _reduction(reduction), "delta": float(delta), "kind": kind}
     return apply(op, (input, target), attrs)
 

@@ -101,7 +101,7 @@ def _conv(
                 f"Kernel size: ({' x '.join(str(k) for k in kernel)}). Kernel size can't be "
                 "greater than actual input size"
             )
-    _same_dtypes(x, weight, bias)
+    _same_dtypes(x, weight, bias, _onednn(x, weight, st, dil, int(groups)))
     attrs = {"stride": st, "padding": pad, "dilation": dil, "groups": int(groups)}
     inputs = (x, weight) if bias is None else (x, weight, bias)
     out = apply(conv_ops.CONV, inputs, attrs)
@@ -111,9 +111,23 @@ def _conv(
 _DTYPE_WORD = {"float32": "float", "float64": "double", "float16": "c10::Half"}
 
 
-def _same_dtypes(x: Tensor, weight: Tensor, bias: Tensor | None) -> None:
+def _onednn(x: Tensor, weight: Tensor, stride: Any, dilation: Any, groups: int) -> bool:
+    """Whether ATen would run this float convolution on a CPU with oneDNN (MKL-DNN): its
+    ``use_mkldnn`` rule (one thread), which decides the words of a dtype refusal."""
+    shape = x._data.shape  # (N, C, *spatial), a 1-d convolution as a 2-d one of height 1
+    kernel = weight._data.shape[2:]
+    kh, kw = (1, kernel[0]) if len(kernel) == 1 else (kernel[-2], kernel[-1])
+    n = shape[0]
+    wide = n >= 16 or kw != 1 or kh != 1
+    wide = wide or any(s != 1 for s in stride) or any(d != 1 for d in dilation)
+    big = groups > 1 or (kw > 3 and kh > 3) or n > 1 or int(np.prod(shape)) > 20480
+    return x._data.dtype == np.float32 and wide and big
+
+
+def _same_dtypes(x: Tensor, weight: Tensor, bias: Tensor | None, onednn: bool) -> None:
     """PyTorch's refusals of a convolution whose input, weight and bias differ in dtype (its
-    kernels compute in one dtype: a float input is never quietly run in double)."""
+    kernels compute in one dtype: a float input is never quietly run in double), in the words
+    of the kernel ATen picks (``onednn``: see :func:`_onednn`)."""
     xd = x._data.dtype
     if bias is not None and bias._data.dtype != xd:
         raise RuntimeError(
@@ -122,6 +136,12 @@ def _same_dtypes(x: Tensor, weight: Tensor, bias: Tensor | None) -> None:
             "same"
         )
     if weight._data.dtype != xd:
+        if onednn:
+            raise RuntimeError(
+                f"Input type (torch.{type_word(xd)}Tensor) and weight type "
+                f"(torch.{type_word(weight._data.dtype)}Tensor) should be the same or input "
+                "should be a MKLDNN tensor and weight is a dense tensor"
+            )
         raise RuntimeError(
             f"expected scalar type {type_word(xd)} but found {type_word(weight._data.dtype)}"
         )
