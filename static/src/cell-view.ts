@@ -8,7 +8,7 @@
 import { el } from "./dom";
 import { Editor } from "./editor";
 import { parseMarkdown, renderMarkdown } from "./markdown";
-import type { CellOutput, CellState } from "./notebook-model";
+import { type CellOutput, type CellState, isExercise } from "./notebook-model";
 
 /** Said to screen readers on each code cell's editor. */
 export const CELL_HELP = "Code cell. Shift+Enter runs it (and the cells above it, in order); Tab indents; Escape, then Tab, leaves the editor.";
@@ -173,7 +173,9 @@ export class CellView {
     this.root.dataset.stale = String(look.stale);
     this.root.dataset.running = String(look.running);
     this.root.dataset.selected = String(look.selected);
-    this.root.setAttribute("aria-label", look.number === null ? "Text cell" : `Code cell ${look.number}`);
+    this.root.dataset.exercise = String(this.state.kind === "code" && isExercise(this.state.source));
+    const exercise = this.root.dataset.exercise === "true" ? ", an exercise (practice mode)" : "";
+    this.root.setAttribute("aria-label", look.number === null ? "Text cell" : `Code cell ${look.number}${exercise}`);
     this.gutter.textContent = look.number === null ? "" : `[${look.number}]`;
     this.stopButton.hidden = !look.running;
     this.graphButton.hidden = !look.hasGraph;

@@ -32,6 +32,7 @@ const KNOWN = new Set([
 /** The gradient `node` holds at `frame` as text ("not reached yet" before the walk gets there). */
 export function gradAtText(node: GraphNode, frame: WalkFrame | null): string {
   const grad: TensorValue | undefined = frame ? frame.grads.get(node.id) : (node.grad ?? undefined);
+  if (frame?.asked?.has(node.id)) return "? (asked: type it under the caption)";
   if (grad !== undefined) return formatFull(grad);
   if (node.kind === "error" || (!node.requires_grad && !node.grad_fn)) return "None (not tracked)";
   return frame && frame.position === 0 ? "· (no gradient before the backward pass)" : "· (not reached yet)";

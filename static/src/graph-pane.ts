@@ -61,6 +61,11 @@ export class GraphPane {
     this.svg.dataset.state = "ready";
   }
 
+  /** Practice mode on or off (the next graph shown asks its walk's questions). */
+  setPractice(on: boolean): void {
+    this.walk.setPractice(on);
+  }
+
   /** Mark the pane busy while a run is on its way (tests wait for "ready"). */
   loadingState(): void {
     this.svg.dataset.state = "loading";

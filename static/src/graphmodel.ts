@@ -83,7 +83,9 @@ export function nodeRows(node: GraphNode, root: string | null, title?: string, s
  * Text of the gradient row: "grad −24", "grad ·" (not reached yet), "grad None" (not tracked, or
  * no backward pass ran: `walked` false).
  */
-export function gradRowText(node: GraphNode, grad: TensorValue | undefined, walked = true, shown?: number): string {
+export function gradRowText(node: GraphNode, grad: TensorValue | undefined, walked = true, shown?: number, asked = false): string {
+  // Practice mode: asked for, so hidden; what it held before the step shows where `+=` adds.
+  if (asked) return grad !== undefined ? `grad ${formatShort(grad, shown)} += ?` : "grad ?";
   if (grad !== undefined) return `grad ${formatShort(grad, shown)}`;
   return !walked || isUntracked(node) || node.kind === "error" ? "grad None" : "grad ·";
 }
@@ -120,6 +122,9 @@ export interface WalkFrame {
   flows: Flow[];
   /** One caption line per contribution (numbers in the page's one format). */
   formulaLines: string[];
+  /** Practice mode: the nodes whose gradient the learner is asked for at this step (hidden
+   * everywhere until answered), each with the gradient it held before the step. */
+  asked?: Map<string, TensorValue | undefined>;
 }
 
 /** For each contribution of the walk, whether its receiver already held a gradient. */

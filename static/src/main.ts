@@ -43,6 +43,7 @@ const DEFAULTS: AppState = {
   step: null,
   pass: null,
   compare: false,
+  practice: false,
 };
 
 /** The page's one-column layout (phones, upright tablets: playground.css's breakpoint). */
@@ -140,6 +141,8 @@ class Playground {
     byId("export-png", HTMLButtonElement).addEventListener("click", () => void exportPng(this.svg, this.walk.view.size));
     byId("export-json", HTMLButtonElement).addEventListener("click", () => exportJson({ request: this.request(), response: this.response }));
     byId("share", HTMLButtonElement).addEventListener("click", () => void this.share());
+    byId("practice-toggle", HTMLButtonElement).addEventListener("click", () => this.setPractice(!this.store.state.practice));
+    this.showPractice();
     byId("present", HTMLButtonElement).addEventListener("click", () => this.setPresenting(!this.presentingNow));
     byId("present-exit", HTMLButtonElement).addEventListener("click", () => this.setPresenting(false));
     byId("shortcuts-open", HTMLButtonElement).addEventListener("click", () => this.openShortcuts());
@@ -197,7 +200,8 @@ class Playground {
     for (const [name, b] of Object.entries(bindings) as [string, BindingState][]) {
       sent[name] = { value: b.value, requires_grad: b.requires_grad };
     }
-    return { source, device, seed, bindings: sent, ...(this.store.state.compare ? { compare: true } : {}) };
+    const { compare, practice } = this.store.state;
+    return { source, device, seed, bindings: sent, ...(compare ? { compare: true } : {}), ...(practice ? { practice: true } : {}) };
   }
 
   /**
@@ -295,6 +299,7 @@ class Playground {
     const state = { ...decoded, device: this.devices.resolve(decoded.device) };
     if (JSON.stringify(state) === JSON.stringify(this.store.state)) return;
     this.store.set(state, state.device === decoded.device ? "none" : "replace");
+    this.showPractice();
     this.editor.setText(state.source);
     this.run(true);
   }
@@ -302,6 +307,22 @@ class Playground {
   private async share(): Promise<void> {
     this.store.writeUrl("replace");
     await offerLink(this.store.link(), (message) => this.runPanel.say(message));
+  }
+
+  /** Practice mode on or off: the program runs again (asking for the walk's questions when on)
+   * and the walk opens at its first step. */
+  private setPractice(on: boolean): void {
+    this.store.set({ practice: on, step: null }, "replace");
+    this.showPractice();
+    this.run(true);
+  }
+
+  /** The toggle and the walk view follow the state's practice flag. */
+  private showPractice(): void {
+    const on = this.store.state.practice;
+    byId("practice-toggle", HTMLButtonElement).setAttribute("aria-pressed", String(on));
+    document.body.classList.toggle("practicing", on);
+    this.walk.setPractice(on);
   }
 
   private setPresenting(on: boolean): void {
@@ -343,6 +364,7 @@ class Playground {
     if (ownedByFocus(e)) return;
     const page: Partial<Record<Action, () => void>> = {
       present: () => this.setPresenting(!this.presentingNow),
+      practice: () => this.setPractice(!this.store.state.practice),
       leave: () => {
         if (this.walk.detailsOpen) this.walk.unselect();
         else if (this.presentingNow) this.setPresenting(false);

@@ -11,6 +11,16 @@
 import { CUT_MARK, outputCutNotice } from "./output-cut";
 import type { NotebookCell, NotebookRunResponse, RunError } from "./types";
 
+/**
+ * A code cell marked as an exercise (its first line is the comment `# exercise`): its graph is
+ * walked in practice mode, the learner computing each gradient. The mark is in the code, so
+ * links, lessons and .ipynb files keep it.
+ */
+export function isExercise(source: string): boolean {
+  const first = source.split("\n").find((line) => line.trim() !== "") ?? "";
+  return /^\s*#\s*exercise\b/i.test(first);
+}
+
 /** What one code cell printed and returned the last time it ran. */
 export interface CellOutput {
   stdout: string;

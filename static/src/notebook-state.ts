@@ -5,7 +5,7 @@
  * long (deflate, base64url), so a link reopens the same cells, the cell shown and its walk step.
  * DOM-free apart from the store's URL writes.
  */
-import { decodeHash, encodeHash, int, intOrNull, matching, type StateTable, text, UrlStore } from "./urlstate";
+import { decodeHash, encodeHash, flag, int, intOrNull, matching, type StateTable, text, UrlStore } from "./urlstate";
 import type { NotebookCell } from "./types";
 
 export interface NotebookUrlState {
@@ -20,9 +20,11 @@ export interface NotebookUrlState {
   step: number | null;
   /** Which backward pass of that cell is shown; null = the last. */
   pass: number | null;
+  /** Practice mode: the learner computes each gradient of the shown cell's walk. */
+  practice: boolean;
 }
 
-export const NOTEBOOK_DEFAULTS: NotebookUrlState = { lesson: "", nb: "", seed: 0, cell: null, step: null, pass: null };
+export const NOTEBOOK_DEFAULTS: NotebookUrlState = { lesson: "", nb: "", seed: 0, cell: null, step: null, pass: null, practice: false };
 
 const TABLE: StateTable<NotebookUrlState> = {
   lesson: { param: "lesson", codec: { ...matching(/^[\w.-]{1,80}$/), encode: (v) => v || null } },
@@ -31,6 +33,7 @@ const TABLE: StateTable<NotebookUrlState> = {
   cell: { param: "cell", codec: intOrNull },
   step: { param: "step", codec: intOrNull },
   pass: { param: "pass", codec: intOrNull },
+  practice: { param: "practice", codec: flag },
 };
 
 export function decodeNotebookState(hash: string): NotebookUrlState {

@@ -12,7 +12,7 @@ import { CellView } from "./cell-view";
 import { byId, el, offerLink } from "./dom";
 import { GraphPane } from "./graph-pane";
 import { IpynbError, parseIpynb, toIpynb, type CellOutputs } from "./ipynb";
-import { NotebookModel } from "./notebook-model";
+import { isExercise, NotebookModel } from "./notebook-model";
 import { decodeNotebookState, NotebookStore, packCells, PackError, unpackCells } from "./notebook-state";
 import { RunController } from "./run-controller";
 import { actionFor, ownedByFocus, renderShortcutList } from "./shortcuts";
@@ -86,6 +86,7 @@ class NotebookPage {
       file.value = "";
     });
     byId("share", HTMLButtonElement).addEventListener("click", () => void this.share());
+    byId("practice-toggle", HTMLButtonElement).addEventListener("click", () => this.setPractice(!this.store.state.practice));
     byId("examples-open", HTMLButtonElement).addEventListener("click", () => void this.openLessons());
     byId("shortcuts-open", HTMLButtonElement).addEventListener("click", () => byId("shortcuts-dialog", HTMLDialogElement).showModal());
     renderShortcutList(byId("shortcuts-list", HTMLElement));
@@ -101,6 +102,7 @@ class NotebookPage {
     const state = decodeNotebookState(window.location.hash);
     const same = state.lesson === this.store.state.lesson && state.nb === this.store.state.nb && this.views.length > 0;
     this.store.set(state, "none");
+    this.showPractice();
     if (same) return;
     try {
       if (state.nb) this.open(await unpackCells(state.nb), "Notebook from a link");
@@ -243,7 +245,8 @@ class NotebookPage {
     this.chain = []; // a run asked for ends a Run all in progress
     const { cells, cell } = this.model.request(index);
     const seed = this.store.state.seed;
-    const request: NotebookRunRequest = { cells, cell, device: "cpu", seed };
+    const practice = this.practiceFor(index);
+    const request: NotebookRunRequest = { cells, cell, device: "cpu", seed, ...(practice ? { practice: true } : {}) };
     this.pane.loadingState();
     this.runs.submit({ request, index, seed, printed: new Map(), live: null, started: performance.now() });
   }
@@ -351,6 +354,7 @@ class NotebookPage {
     this.store.set({ cell: number, step, pass }, "replace");
     this.refresh();
     this.showGraphTitle();
+    this.showPractice();
     await this.pane.show(this.model.cells[index]?.graph?.response ?? null, step, pass);
   }
 
@@ -445,11 +449,33 @@ class NotebookPage {
     }
   }
 
+  /** Practice mode on or off: the shown cell runs again (asking its walk's questions when on),
+   * its walk from the first step. */
+  private setPractice(on: boolean): void {
+    this.store.set({ practice: on, step: null }, "replace");
+    this.showPractice();
+    if (this.selected !== null && this.model.cells[this.selected]?.kind === "code") this.runCell(this.selected);
+  }
+
+  /** Practice mode for code cell `index`: the toggle's, or the cell is marked an exercise. */
+  private practiceFor(index: number | null): boolean {
+    const cell = index === null ? undefined : this.model.cells[index];
+    return this.store.state.practice || (cell?.kind === "code" && isExercise(cell.source));
+  }
+
+  /** The toggle and the graph pane follow the practice flag (or the shown cell's exercise mark). */
+  private showPractice(): void {
+    const on = this.practiceFor(this.selected);
+    byId("practice-toggle", HTMLButtonElement).setAttribute("aria-pressed", String(on));
+    this.pane.setPractice(on);
+  }
+
   /** Page keys: the walk's (when no cell or field has the focus). */
   private onKey(e: KeyboardEvent): void {
     if (e.defaultPrevented || ownedByFocus(e)) return;
     const action = actionFor(e);
     if (action === "help") byId("shortcuts-dialog", HTMLDialogElement).showModal();
+    else if (action === "practice") this.setPractice(!this.store.state.practice);
     else if (action === null || !this.pane.act(action)) return;
     e.preventDefault();
   }

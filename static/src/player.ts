@@ -11,6 +11,8 @@ export class Player {
   private token = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
   speed = 1;
+  /** The furthest position the walk may reach now (practice mode stops at an open question). */
+  limit: () => number = () => Infinity;
 
   /**
    * `stepMs`: milliseconds per step at speed 1; `endHold`: how many steps' time the last position
@@ -46,7 +48,7 @@ export class Player {
 
   /** Move to `position` (clamped). */
   seek(position: number): void {
-    const next = Math.max(0, Math.min(this.total, position));
+    const next = Math.max(0, Math.min(this.total, this.limit(), position));
     if (next === this.position) return;
     this.position = next;
     this.onChange(this.position, this.playing);
@@ -84,7 +86,7 @@ export class Player {
     const token = ++this.token;
     const tick = () => {
       if (token !== this.token) return;
-      if (this.position >= this.total) {
+      if (this.position >= Math.min(this.total, this.limit())) {
         this.stop();
         return;
       }

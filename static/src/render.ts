@@ -75,6 +75,8 @@ interface BoxElements {
   /** The gradient value (and whether a walk exists) its text was last set from. */
   shownGrad?: TensorValue | undefined;
   shownWalked?: boolean;
+  /** Practice mode: the gradient shown is asked for (hidden). */
+  shownAsked?: boolean;
 }
 
 interface EdgeElements {
@@ -461,13 +463,16 @@ export class GraphView {
     const walked = frame.total > 0;
     for (const [id, els] of this.boxes) {
       const grad = frame.grads.get(els.box.node.id);
+      const asked = frame.asked?.has(els.box.node.id) ?? false;
       // Text and name change only when the gradient shown does (a step touches a few boxes).
-      if (els.shownGrad !== grad || els.shownWalked !== walked) {
+      if (els.shownGrad !== grad || els.shownWalked !== walked || els.shownAsked !== asked) {
         els.shownGrad = grad;
         els.shownWalked = walked;
-        els.grad.textContent = this.fitted((shown) => gradRowText(els.box.node, grad, walked, shown), "node-grad", els.gradWidth);
-        els.group.setAttribute("aria-label", this.describe(els, grad, walked));
+        els.shownAsked = asked;
+        els.grad.textContent = this.fitted((shown) => gradRowText(els.box.node, grad, walked, shown, asked), "node-grad", els.gradWidth);
+        els.group.setAttribute("aria-label", this.describe(els, grad, walked, asked));
       }
+      els.group.classList.toggle("asked", asked);
       els.group.classList.toggle("has-grad", grad !== undefined);
       els.group.classList.toggle("done", frame.done.has(els.box.node.id));
       els.group.classList.remove("receiving", "accumulating");
@@ -502,7 +507,7 @@ export class GraphView {
       flowing.push(edge.path);
       // An edge with no free slot for its label still lights up; the rows under the caption say the number.
       if (!edge.label) return;
-      const text = flowText(flow.grad, flow.accumulates);
+      const text = frame.asked?.has(flow.to) ? (flow.accumulates ? "+= ?" : "?") : flowText(flow.grad, flow.accumulates);
       labels.push({ x: edge.label.x, y: edge.label.y, width: this.measurer.width(text, "flow-text", "flow-label") + 14, text });
     });
     // Each step's flow runs its cycles from the start (graph.css), also on an edge that flowed in
@@ -526,8 +531,9 @@ export class GraphView {
   }
 
   /** The accessible name of a box: what it is, its value and its gradient now. */
-  private describe(els: BoxElements, grad: TensorValue | undefined, walked: boolean): string {
-    const parts = [els.title, els.subtitle, els.valueText.replace(/^= /, "value "), gradRowText(els.box.node, grad, walked)];
+  private describe(els: BoxElements, grad: TensorValue | undefined, walked: boolean, asked = false): string {
+    const gradText = asked ? "gradient asked: type it under the caption" : gradRowText(els.box.node, grad, walked);
+    const parts = [els.title, els.subtitle, els.valueText.replace(/^= /, "value "), gradText];
     if (els.box.collapsed) parts.push(`collapsed ${els.box.group?.kind === "module" ? "module" : "series"}, Enter expands`);
     if (els.group.dataset.errorNode) parts.push("the error is here");
     return parts.join(", ");

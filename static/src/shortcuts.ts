@@ -16,6 +16,7 @@ export type Action =
   | "last"
   | "forward"
   | "present"
+  | "practice"
   | "leave"
   | "help"
   | "run"
@@ -47,6 +48,7 @@ export const SHORTCUTS: Shortcut[] = [
   { keys: ["-", "_"], label: "−", action: "zoomOut", what: "zoom out" },
   { keys: ["0"], label: "0", action: "fit", what: "fit the whole graph" },
   { keys: ["p", "P"], label: "p", action: "present", what: "presentation mode on / off" },
+  { keys: ["g", "G"], label: "g", action: "practice", what: "practice mode: you compute each gradient (Enter checks)" },
   { keys: ["Escape"], label: "Esc", action: "leave", what: "close details, leave presentation mode" },
   { keys: ["?"], label: "?", action: "help", what: "this list" },
   { keys: ["Ctrl+Enter"], label: "Ctrl + Enter", action: "run", what: "run the program (in the editor too)" },
@@ -58,6 +60,7 @@ const FOCUS_KEYS: [string, string][] = [
   ["Tab", "reach the graph's nodes, then the controls"],
   ["↑ / ↓", "on a node: the previous / next node"],
   ["Enter", "on a node: its details (a module: expand it)"],
+  ["Enter", "practice: in the field, check the gradient typed; on Next step, go on"],
 ];
 
 /** True when a key press belongs to the focused control (so page shortcuts must not steal it). */

@@ -4,7 +4,7 @@
  * control is one row here and one control. DOM-free.
  */
 import { DEVICE } from "./config";
-import { decodeHash, encodeHash, int, intOrNull, matching, type Codec, text, type StateTable, UrlStore } from "./urlstate";
+import { decodeHash, encodeHash, flag, int, intOrNull, matching, type Codec, text, type StateTable, UrlStore } from "./urlstate";
 
 /** A free variable's current value and whether it is a leaf that requires grad. */
 export interface BindingState {
@@ -27,10 +27,9 @@ export interface AppState {
   pass: number | null;
   /** Compare the program's own Value graphs with PyTorch (compare.ts). */
   compare: boolean;
+  /** Practice mode: the learner computes each gradient of the walk (practice-view.ts). */
+  practice: boolean;
 }
-
-/** A setting that is off unless the link says `1`. */
-const flag: Codec<boolean> = { encode: (v) => (v ? "1" : null), decode: (t) => t === "1" };
 
 /** Bindings as `w:0.5:g,x:2` (g = requires_grad): short enough to read in a link. */
 const bindings: Codec<Record<string, BindingState>> = {
@@ -59,6 +58,7 @@ const TABLE: StateTable<AppState> = {
   step: { param: "step", codec: intOrNull },
   pass: { param: "pass", codec: intOrNull },
   compare: { param: "cmp", codec: flag },
+  practice: { param: "practice", codec: flag },
 };
 
 /** Parse a hash (`#src=...&step=2`) on top of `defaults`. A link without a program is no

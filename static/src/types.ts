@@ -1,4 +1,5 @@
 /** Shapes of the JSON the server sends (docs/architecture.md, "API contract"; server/schemas.py); no logic here. */
+import type { PracticeStep } from "./practice";
 
 /** A big tensor arrives as a summary instead of its full contents. */
 export interface TensorSummary {
@@ -138,6 +139,8 @@ export interface Graph {
   modules?: ModuleInfo[] | null;
   /** Which backward pass of the program this is (0-based, counting every pass it ran). */
   pass_index?: number | null;
+  /** With RunRequest.practice: what each walk step asks the learner (practice.ts). */
+  practice?: PracticeStep[] | null;
 }
 
 /**
@@ -167,6 +170,7 @@ export interface PassValues {
    * of its structure), with its own gradients put back where that walk leaves them out. */
   walk_from?: number | null;
   compare?: Graph["compare"];
+  practice?: Graph["practice"];
   [extra: string]: unknown;
 }
 
@@ -253,6 +257,8 @@ export interface RunRequest {
   bindings: Record<string, BindingValue>;
   /** Compare the program's own Value graphs with PyTorch (see compare.ts). */
   compare?: boolean;
+  /** Practice mode: each pass carries what each walk step asks (Graph.practice). */
+  practice?: boolean;
 }
 
 /** One cell of a notebook: prose (markdown) or code. */
@@ -277,6 +283,8 @@ export interface NotebookRunRequest {
   cell: number;
   device: string;
   seed: number;
+  /** As RunRequest.practice, for the shown cell's passes. */
+  practice?: boolean;
 }
 
 /** How one cell that ran ended, and what it printed. */

@@ -32,6 +32,9 @@ export const intOrNull: Codec<number | null> = {
   decode: (t) => (/^-?\d+$/.test(t) ? Number(t) : undefined),
 };
 
+/** A setting that is off unless the link says `1`. */
+export const flag: Codec<boolean> = { encode: (v) => (v ? "1" : null), decode: (t) => t === "1" };
+
 /** A finite number in [min, max]. */
 export const num = (min = -Infinity, max = Infinity): Codec<number> => ({
   encode: (v) => String(v),

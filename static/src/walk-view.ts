@@ -13,6 +13,8 @@ import { accumulationMarks, forwardFrame, forwardOrder, walkFrame, type WalkFram
 import { layoutGraph } from "./layout";
 import { displayGraph, hierarchyOf, stepOverTarget } from "./modules";
 import { Player } from "./player";
+import { maskFrame, PracticeSession } from "./practice-session";
+import { PracticeView } from "./practice-view";
 import { GraphView } from "./render";
 import type { Action } from "./shortcuts";
 import type { Graph, GraphNode } from "./types";
@@ -52,6 +54,11 @@ export class WalkView {
   private readonly walkBar = new WalkBar(this.player, this.forward);
   private readonly details = new DetailsPanel(byId("details", HTMLElement), byId("details-body", HTMLElement), byId("details-title", HTMLElement));
   private readonly hoverCard = new HoverCard(byId("hovercard", HTMLElement), byId("graph-wrap", HTMLElement));
+  private readonly practiceView = new PracticeView();
+  /** Practice mode is on (the page re-runs with `practice: true` when it turns on). */
+  private practiceOn = false;
+  /** The learner's work through the shown pass's walk (practice mode, a pass that asks). */
+  private practice: PracticeSession | null = null;
 
   private response: Replayable | null = null;
   /** The pass asked for (a key of choosePass), null for the last. */
@@ -126,6 +133,24 @@ export class WalkView {
     }).observe(this.svg);
     this.walkBar.update(null, null, false);
     this.walkBar.setStepOver(false, null);
+    // Practice mode stops the walk at the first step still asking.
+    this.player.limit = () => this.practice?.limit() ?? Infinity;
+    this.practiceView.onAnswered = () => void this.showPosition(this.player.current);
+    this.practiceView.onNext = () => this.player.next();
+    this.practiceView.onSeek = (position) => {
+      this.player.stop(false);
+      this.player.seek(position);
+    };
+  }
+
+  /** Practice mode on or off: the next pass shown asks its questions (its run must have
+   * asked for them: RunRequest.practice). */
+  setPractice(on: boolean): void {
+    this.practiceOn = on;
+    if (!on) {
+      this.practice = null;
+      if (this.graph) void this.showPosition(this.player.current);
+    }
   }
 
   /** The response whose graphs are shown (null: none). */
@@ -193,7 +218,10 @@ export class WalkView {
   /** A page shortcut (shortcuts.ts) that concerns the graph; false when it does not. */
   act(action: Action): boolean {
     const actions: Partial<Record<Action, () => void>> = {
-      next: () => this.player.next(),
+      next: () => {
+        if (this.practice && this.player.current >= this.practice.limit() && this.player.current < this.player.length) this.practiceView.nudge();
+        else this.player.next();
+      },
       prev: () => this.player.prev(),
       over: () => this.stepOver(1),
       backOver: () => this.stepOver(-1),
@@ -245,6 +273,8 @@ export class WalkView {
     this.walkMoved = false;
     this.loading = true;
     if (!graph) {
+      this.practice = null;
+      this.practiceView.show(null, 0);
       this.drawnExpansion = "";
       this.view.clear();
       this.frame = null;
@@ -257,6 +287,9 @@ export class WalkView {
     this.marks = accumulationMarks(graph);
     const total = graph.walk.length;
     const position = this.options.opening(total, step);
+    // Practice: a new session for this pass; a link that opened it further on gives the steps before.
+    this.practice = this.practiceOn && graph.practice ? new PracticeSession(graph, graph.practice) : null;
+    this.practice?.giveBefore(position);
     const started = performance.now();
     const drawn = await this.draw(graph, expansionAt(graph, this.expanded, position, this.overFrom), true, position);
     if (!drawn) return;
@@ -346,11 +379,13 @@ export class WalkView {
     }
     if (!this.loading) this.walkMoved = true;
     this.frame = graph ? walkFrame(graph, position, this.marks, this.overFrom ?? undefined) : null;
+    if (graph && this.frame && this.practice) this.frame = maskFrame(this.frame, graph, this.marks, this.practice.hiddenAt(position));
     if (this.frame) this.view.showFrame(this.frame, this.walkMoved || position < this.frame.total);
     this.walkBar.update(graph, this.frame, this.player.playing);
     const over = stepOverOffer(graph, this.player.current, this.expanded);
     this.walkBar.setStepOver(over.offer, over.name);
     if (this.selected) this.details.show(graph, this.view.boxInfo(this.selected), this.frame);
+    this.practiceView.show(this.practice, position);
     this.onPosition(position, this.frame?.total ?? 0, this.loading);
   }
 

@@ -9,6 +9,7 @@ import { clipMiddle, formatShort, passLabel } from "./format";
 import { formulaLine } from "./formula";
 import { formulaLines, gradOwner, nodeExpression, nodeWord, type ForwardFrame, type WalkFrame } from "./graphmodel";
 import { captionTex } from "./mathtree";
+import { questionLine, stepLines } from "./practice-caption";
 import { iterationOf } from "./modules";
 import type { Player } from "./player";
 import type { Graph } from "./types";
@@ -139,13 +140,20 @@ export class WalkBar {
     };
     const active = frame.active ? word(frame.active) : "";
     const head = el("span", "sr-only", `Step ${frame.position} of ${total}, at ${active}: `);
-    const lines = frame.formulaLines.length ? frame.formulaLines : [`the gradient reaches ${active}`];
+    let lines = frame.formulaLines.length ? frame.formulaLines : [`the gradient reaches ${active}`];
     // Each step's lines typeset from its caption trees (the server's brackets, nothing re-parsed).
-    const tex = frame.steps.flatMap((step) => {
+    let tex = frame.steps.flatMap((step) => {
       const count = formulaLines(step).length;
       const trees = step.caption ?? [];
       return Array.from({ length: count }, (_, i) => (trees.length === count && trees[i] ? captionTex(trees[i]) : null));
     });
+    // Practice mode: a line whose gradient is asked for becomes its question (`∂loss/∂w = ?`).
+    const asked = frame.asked;
+    if (asked && asked.size > 0 && frame.formulaLines.length) {
+      const questions = frame.steps.flatMap(stepLines).map((line) => (line.to !== null && asked.has(line.to) ? questionLine(line) : null));
+      lines = lines.map((line, i) => questions[i]?.text ?? line);
+      tex = tex.map((t, i) => (questions[i] ? questions[i].tex : t));
+    }
     // Lines are separated by a space in the caption's text, as they are on screen.
     this.caption.replaceChildren(head, ...lines.flatMap((line, i) => [...(i ? [" "] : []), formulaLine(line, tex?.[i] ?? null)]));
     // Inside a series (a loop's iterations, an RNN's time steps): which iteration this step is in.
@@ -160,11 +168,14 @@ export class WalkBar {
       const owner = `${gradOwner(clipMiddle(word(flow.to), 28))}.grad`;
       const item = el("li", flow.accumulates ? "accumulates" : "");
       item.dataset.to = flow.to;
-      const sent = flow.accumulates ? `${owner} += ${formatShort(flow.grad)} → ${formatShort(flow.accumulated)}` : `${owner} = ${formatShort(flow.grad)}`;
+      const hidden = frame.asked?.has(flow.to) ?? false;
+      let sent = flow.accumulates ? `${owner} += ${formatShort(flow.grad)} → ${formatShort(flow.accumulated)}` : `${owner} = ${formatShort(flow.grad)}`;
+      if (hidden) sent = flow.accumulates ? `${owner} += ?` : `${owner} = ?`;
       const to = el("span", "flow-to", sent);
       to.dataset.testid = "flow-value";
       const local = flow.localSymbolic && flow.localSymbolic !== flow.local ? `local ${flow.localSymbolic} = ${flow.local}` : `local ${flow.local}`;
-      item.append(to, el("span", "flow-local", local));
+      // Practice mode: the local derivative is the hint's to give.
+      item.append(to, ...(hidden ? [] : [el("span", "flow-local", local)]));
       this.flows.append(item);
     }
   }

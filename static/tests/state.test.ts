@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { decodeState, encodeState, type AppState } from "../src/state";
 
-const DEFAULTS: AppState = { source: "x", bindings: { w: { value: 1, requires_grad: true } }, device: "cpu", seed: 0, step: null, pass: null, compare: false };
+const DEFAULTS: AppState = { source: "x", bindings: { w: { value: 1, requires_grad: true } }, device: "cpu", seed: 0, step: null, pass: null, compare: false, practice: false };
 
 test("state round-trips through the hash", () => {
   const state: AppState = {
@@ -14,6 +14,7 @@ test("state round-trips through the hash", () => {
     step: 3,
     pass: -1,
     compare: true,
+    practice: true,
   };
   assert.deepEqual(decodeState(`#${encodeState(state)}`, DEFAULTS), state);
 });
