@@ -4,8 +4,8 @@ import { el } from "./dom";
 import type { Example } from "./types";
 
 export class ExamplesGallery {
-  /** Called with the example the user picked. */
-  onPick: (example: Example) => void = () => {};
+  /** Called with the example the user picked; `practice`: to walk it in practice mode. */
+  onPick: (example: Example, practice: boolean) => void = () => {};
 
   constructor(
     private readonly dialog: HTMLDialogElement,
@@ -29,16 +29,26 @@ export class ExamplesGallery {
     }
   }
 
+  /** An example's card (it loads the example) and, beside it, its practice version. */
   private card(example: Example): HTMLElement {
     const button = el("button", "example-card");
     button.type = "button";
     button.dataset.example = example.id;
     button.dataset.testid = `example-${example.id}`;
     button.append(el("strong", "", example.title), el("span", "", example.explanation));
-    button.addEventListener("click", () => {
-      this.dialog.close();
-      this.onPick(example);
-    });
-    return button;
+    button.addEventListener("click", () => this.pick(example, false));
+    const practice = el("button", "example-practice ghost", "✎ Practice");
+    practice.type = "button";
+    practice.dataset.testid = `example-${example.id}-practice`;
+    practice.setAttribute("aria-label", `Practice: ${example.title} (you compute each gradient)`);
+    practice.addEventListener("click", () => this.pick(example, true));
+    const item = el("div", "example-item");
+    item.append(button, practice);
+    return item;
+  }
+
+  private pick(example: Example, practice: boolean): void {
+    this.dialog.close();
+    this.onPick(example, practice);
   }
 }

@@ -149,13 +149,15 @@ class Playground {
     byId("legend-toggle", HTMLButtonElement).addEventListener("click", () => this.toggleLegend());
     renderShortcutList(byId("shortcuts-list", HTMLElement));
     const gallery = new ExamplesGallery(byId("examples-dialog", HTMLDialogElement), byId("examples-list", HTMLElement), byId("examples-open", HTMLButtonElement));
-    gallery.onPick = (example) => {
+    gallery.onPick = (example, practice) => {
       if (example.cells) {
-        window.location.assign(`/notebook#lesson=${encodeURIComponent(example.id)}`); // a lesson is a notebook
+        // a lesson is a notebook
+        window.location.assign(`/notebook#lesson=${encodeURIComponent(example.id)}${practice ? "&practice=1" : ""}`);
         return;
       }
       this.editor.setText(example.source);
-      this.store.set({ source: example.source, step: null, pass: null }, "push");
+      this.store.set({ source: example.source, step: null, pass: null, practice }, "push");
+      this.showPractice();
       this.run(false);
     };
     document.addEventListener("keydown", (e) => this.onPageKey(e));

@@ -431,16 +431,26 @@ class NotebookPage {
       const lessons = await this.lessonList();
       list.replaceChildren(
         ...lessons.map((lesson) => {
+          const pick = (practice: boolean) => {
+            dialog.close();
+            this.store.set({ lesson: lesson.id, nb: "", cell: null, step: null, pass: null, practice }, "push");
+            this.showPractice();
+            this.open(lesson.cells ?? [], lesson.title, lesson.id);
+          };
           const card = el("button", "example-card");
           card.type = "button";
           card.dataset.testid = `lesson-${lesson.id}`;
           card.append(el("strong", "", lesson.title), el("span", "", lesson.explanation));
-          card.addEventListener("click", () => {
-            dialog.close();
-            this.store.set({ lesson: lesson.id, nb: "", cell: null, step: null, pass: null }, "push");
-            this.open(lesson.cells ?? [], lesson.title, lesson.id);
-          });
-          return card;
+          card.addEventListener("click", () => pick(false));
+          // its practice version: the same lesson, each walk asked of the learner
+          const practice = el("button", "example-practice ghost", "✎ Practice");
+          practice.type = "button";
+          practice.dataset.testid = `lesson-${lesson.id}-practice`;
+          practice.setAttribute("aria-label", `Practice: ${lesson.title} (you compute each gradient)`);
+          practice.addEventListener("click", () => pick(true));
+          const item = el("div", "example-item");
+          item.append(card, practice);
+          return item;
         }),
       );
       list.dataset.loaded = "true";

@@ -265,3 +265,28 @@ def test_a_notebook_cell_marked_as_an_exercise_is_practised(page: Page) -> None:
     expect(page.get_by_test_id("guess")).to_be_visible()
     expect(page.get_by_test_id("practice")).to_have_attribute("aria-pressed", "true")
     expect(page).not_to_have_url(re.compile(r"practice=1"))
+
+
+def test_every_gallery_example_and_lesson_has_a_practice_version(page: Page) -> None:
+    """The Examples gallery offers each example's practice version beside it, and the
+    notebook's Lessons each lesson's: picking one opens it in practice mode, asking."""
+    page.goto("/")
+    wait_ready(page)
+    page.get_by_test_id("examples").click()
+    cards = page.locator("[data-testid^=example-][data-example]")
+    expect(cards.first).to_be_visible()
+    practice = page.locator("[data-testid$=-practice][data-testid^=example-]")
+    expect(practice).to_have_count(cards.count())
+    first = cards.first.get_attribute("data-example")
+    page.get_by_test_id(f"example-{first}-practice").click()
+    expect(page.get_by_test_id("practice")).to_have_attribute("aria-pressed", "true")
+    expect(page.get_by_test_id("guess")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"practice=1"))
+    page.goto("/notebook")
+    expect(page.get_by_test_id("cells")).to_have_attribute("data-state", "ready")
+    page.get_by_test_id("lessons").click()
+    lesson = page.locator("[data-testid^=lesson-][data-testid$=-practice]").first
+    expect(lesson).to_be_visible()
+    lesson.click()
+    expect(page.get_by_test_id("practice")).to_have_attribute("aria-pressed", "true")
+    expect(page).to_have_url(re.compile(r"practice=1"))
