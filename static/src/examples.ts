@@ -35,12 +35,15 @@ export class ExamplesGallery {
     button.type = "button";
     button.dataset.example = example.id;
     button.dataset.testid = `example-${example.id}`;
-    button.append(el("strong", "", example.title), el("span", "", example.explanation));
+    const title = el("strong", "", example.title);
+    title.id = `example-title-${example.id}`;
+    button.append(title, el("span", "", example.explanation));
     button.addEventListener("click", () => this.pick(example, false));
     const practice = el("button", "example-practice ghost", "✎ Practice");
     practice.type = "button";
     practice.dataset.testid = `example-${example.id}-practice`;
-    practice.setAttribute("aria-label", `Practice: ${example.title} (you compute each gradient)`);
+    practice.title = "Walk it computing each gradient yourself";
+    practice.setAttribute("aria-describedby", title.id); // its name stays "Practice"
     practice.addEventListener("click", () => this.pick(example, true));
     const item = el("div", "example-item");
     item.append(button, practice);

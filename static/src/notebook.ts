@@ -440,13 +440,16 @@ class NotebookPage {
           const card = el("button", "example-card");
           card.type = "button";
           card.dataset.testid = `lesson-${lesson.id}`;
-          card.append(el("strong", "", lesson.title), el("span", "", lesson.explanation));
+          const title = el("strong", "", lesson.title);
+          title.id = `lesson-title-${lesson.id}`;
+          card.append(title, el("span", "", lesson.explanation));
           card.addEventListener("click", () => pick(false));
           // its practice version: the same lesson, each walk asked of the learner
           const practice = el("button", "example-practice ghost", "✎ Practice");
           practice.type = "button";
           practice.dataset.testid = `lesson-${lesson.id}-practice`;
-          practice.setAttribute("aria-label", `Practice: ${lesson.title} (you compute each gradient)`);
+          practice.title = "Walk it computing each gradient yourself";
+          practice.setAttribute("aria-describedby", title.id); // its name stays "Practice"
           practice.addEventListener("click", () => pick(true));
           const item = el("div", "example-item");
           item.append(card, practice);
