@@ -114,6 +114,8 @@ async (steps) => {
   const times = [];
   for (let i = 0; i < steps; i++) {
     const before = counter.textContent;
+    const [at, total] = before.split('/').map((part) => Number(part.trim()));
+    if (at >= total) break; // the walk's end: a pass shorter than `steps` (LeNet's)
     const started = performance.now();
     svg.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
     await new Promise((resolve) => {
