@@ -90,7 +90,7 @@ class Cancel:
 
 STOPPED_MESSAGE = "the run was stopped before it finished (Stop, or a newer run)"
 #: what a hurried program is sent when its time is up: the runner raises a TimeoutError that
-#: says every long-run slot was taken (server.program.runner._wall_clock)
+#: says every long-run slot was taken (server.program.clock.wall_clock)
 OVERDUE_SIGNAL = signal.SIGUSR2
 #: what a program is sent on Stop: the runner raises a KeyboardInterrupt where it is
 SOFT_STOP_SIGNAL = signal.SIGINT
