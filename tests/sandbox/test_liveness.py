@@ -26,7 +26,7 @@ from server.app import create_app
 from server.sandbox import jail
 from server.sandbox.pool import Outcome, Sandbox, SandboxConfig
 from tests.api.conftest import make_settings
-from tests.sandbox.test_supervision import _alive, _job, _replaced, _wait, _zygotes
+from tests.sandbox.test_supervision import _alive, _job, _replaced, _standby, _wait, _zygotes
 
 ROOT = Path(__file__).resolve().parents[2]
 LOOP = "while True:\n    pass"
@@ -57,8 +57,7 @@ def test_a_stopped_zygote_is_killed_by_the_heartbeat_and_runs_go_on() -> None:
     box = Sandbox(SandboxConfig(workers=1))
     try:
         old = box._zygote.pid  # type: ignore[union-attr]
-        assert _wait(lambda: len(_zygotes(box)) == 2, 5.0)
-        (standby,) = set(_zygotes(box)) - {old}
+        standby = _standby(box)
         with _stopped(old) as stopped:
             first = box.run(_job("print(6 * 7)"), queue_timeout_s=14.0)  # its ready worker
             later: list[Outcome] = []
