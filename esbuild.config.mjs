@@ -32,16 +32,16 @@ const common = {
 };
 
 /** The layout worker, built first: the pages load it by its hashed name. */
-const workerOptions = { ...common, entryPoints: { "layout-worker": "static/src/layout-worker.ts" } };
+const workerOptions = { ...common, entryPoints: { "layout-worker": "static/src/graph/layout-worker.ts" } };
 
 /** The pages. */
 function pageOptions(workerFile) {
   return {
     ...common,
     entryPoints: {
-      playground: "static/src/main.ts",
+      playground: "static/src/playground/main.ts",
       train: "static/src/train/main.ts",
-      notebook: "static/src/notebook.ts",
+      notebook: "static/src/notebook/main.ts",
     },
     define: { LAYOUT_WORKER_URL: JSON.stringify(`./${workerFile}`) },
   };
@@ -142,6 +142,8 @@ function finishing(workerMeta) {
 }
 
 if (tests) {
+  // A test renamed or removed must not run again from an earlier bundle.
+  rmSync(testOptions.outdir, { recursive: true, force: true });
   await esbuild.build(testOptions);
 } else {
   // Outputs are named by content: drop the previous build's, or they would pile up.

@@ -1,5 +1,5 @@
 /**
- * The page's types (static/src/types.ts) checked against the API's schema (build/api-contract,
+ * The page's types (static/src/api/types.ts) checked against the API's schema (build/api-contract,
  * generated from /openapi.json by tests/e2e/openapi_types.py). `make lint` runs tsc on this file:
  * it fails, naming the field, when the server may send something the page does not expect (a
  * field renamed or retyped, null where the page expects a value) or when a request the page
@@ -9,7 +9,7 @@
  * graph objects do), so fields other helpers are adding can be read before they are declared.
  */
 import type * as Api from "../../build/api-contract/api.gen";
-import type * as Page from "../src/types";
+import type * as Page from "../src/api/types";
 
 type IsUnknown<T> = unknown extends T ? true : false;
 /** T without its index signature. */

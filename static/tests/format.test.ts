@@ -1,7 +1,7 @@
 /** The one number format: four significant digits, a true minus, one exponent style. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { formatFull, formatScalar, formatShort, normalizeNumbers } from "../src/format";
+import { formatFull, formatScalar, formatShort, normalizeNumbers } from "../src/common/format";
 
 test("integers and ordinary numbers", () => {
   assert.equal(formatScalar(-24), "−24");

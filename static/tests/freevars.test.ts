@@ -1,8 +1,8 @@
 /** An expression's inputs: its unknown names, never a function it calls or a known name. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { BINDING } from "../src/config";
-import { freeVariables, isExpression, KNOWN_NAMES, startingValues } from "../src/freevars";
+import { BINDING } from "../src/common/config";
+import { freeVariables, isExpression, KNOWN_NAMES, startingValues } from "../src/playground/freevars";
 
 test("the table's functions, torch, F and nn are known: only the other names are inputs", () => {
   assert.deepEqual(freeVariables("tanh(w*x + b)"), ["w", "x", "b"]);

@@ -1,7 +1,7 @@
 /** nbformat 4 in and out (the export is also validated by Python's nbformat in the e2e tests). */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { IpynbError, lines, parseIpynb, toIpynb, type CellOutputs } from "../src/ipynb";
+import { IpynbError, lines, parseIpynb, toIpynb, type CellOutputs } from "../src/notebook/ipynb";
 
 const colab = {
   nbformat: 4,

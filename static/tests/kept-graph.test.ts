@@ -1,9 +1,9 @@
 /** Graphs kept when a run fails before recording one; stale when the program changes; the splitter's bounds. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { GraphKeeper, hasGraph } from "../src/kept-graph";
-import { clampShare } from "../src/splitter";
-import type { RunResponse } from "../src/types";
+import { GraphKeeper, hasGraph } from "../src/playground/kept-graph";
+import { clampShare } from "../src/playground/splitter";
+import type { RunResponse } from "../src/api/types";
 import { fixture } from "./fixtures";
 
 const good = fixture("tiny_run.json");

@@ -1,7 +1,7 @@
 /** The layout memo: a request asked again gets the layout made for it, as a copy of its own. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { LayoutMemo, type LayoutResult } from "../src/layout";
+import { LayoutMemo, type LayoutResult } from "../src/graph/layout";
 
 function result(width: number): LayoutResult {
   return {

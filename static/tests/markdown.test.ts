@@ -1,7 +1,7 @@
 /** Markdown for prose cells: the blocks and inline parts lessons use; HTML is never HTML. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { inlineText, parseInline, parseMarkdown } from "../src/markdown";
+import { inlineText, parseInline, parseMarkdown } from "../src/notebook/markdown";
 
 test("headings, paragraphs, lists and fenced blocks", () => {
   const blocks = parseMarkdown("# Title\n\nA paragraph\nwrapped.\n\n- one\n- two\n  continued\n\n3. three\n4. four\n\n```text\nstep 0: loss=36\n```\n---\n> quoted");

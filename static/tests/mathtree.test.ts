@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import katex from "katex";
-import { captionTex, mathTex } from "../src/mathtree";
-import type { CaptionLine, MathNode } from "../src/types";
+import { captionTex, mathTex } from "../src/formula/mathtree";
+import type { CaptionLine, MathNode } from "../src/api/types";
 
 const num = (v: number, t: string): MathNode => ({ k: "num", v, t });
 const name = (t: string): MathNode => ({ k: "name", t });

@@ -1,8 +1,8 @@
 /** Modules collapse into one box; the walk can take a collapsed module as one step. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { collapsibleModules, displayGraph, leafModules, matchFlowEdges, moduleBoxId, stepModule, stepOverTarget } from "../src/modules";
-import type { Graph } from "../src/types";
+import { collapsibleModules, displayGraph, leafModules, matchFlowEdges, moduleBoxId, stepModule, stepOverTarget } from "../src/graph/modules";
+import type { Graph } from "../src/api/types";
 import { fixture } from "./fixtures";
 
 const mlp = fixture("mlp_modules_run.json").graph as Graph;

@@ -1,9 +1,9 @@
 /** The notebook's model: numbering, requests, outputs that belong to their code, stale marks. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { NotebookModel } from "../src/notebook-model";
-import { packCells, PackError, unpackCells } from "../src/notebook-state";
-import type { NotebookRunResponse } from "../src/types";
+import { NotebookModel } from "../src/notebook/model";
+import { packCells, PackError, unpackCells } from "../src/notebook/state";
+import type { NotebookRunResponse } from "../src/api/types";
 
 const cells = [
   { kind: "markdown" as const, source: "# Intro" },

@@ -1,9 +1,9 @@
-/** The answer's packed passes decoded into the Graphs the engine exported (passes.ts). */
+/** The answer's packed passes decoded into the Graphs the engine exported (api/decode-passes.ts). */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { decodeNotebookResponse, decodePass, decodeRunResponse, PackingError } from "../src/passes";
-import type { GraphStructure, PassValues, RunResponse, WireNotebookRunResponse, WireRunResponse } from "../src/types";
+import { decodeNotebookResponse, decodePass, decodeRunResponse, PackingError } from "../src/api/decode-passes";
+import type { GraphStructure, PassValues, RunResponse, WireNotebookRunResponse, WireRunResponse } from "../src/api/types";
 
 const read = (name: string): unknown => JSON.parse(readFileSync(`tests/e2e/fixtures/${name}`, "utf8"));
 // A real answer of a 3-step training loop then one scalar pass (2 structures, 4 passes), as the

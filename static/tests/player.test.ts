@@ -1,7 +1,7 @@
 /** The player steps through a recorded sequence; a stale timer never moves a newer one. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Player } from "../src/player";
+import { Player } from "../src/walk/player";
 
 test("steps are clamped to the walk and reported", () => {
   const player = new Player(10);

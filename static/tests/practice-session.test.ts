@@ -2,11 +2,11 @@
  * score and the review; and the words cut from the caption (question, hint). */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { accumulationMarks, walkFrame } from "../src/graphmodel";
-import { hintLine, questionLine, stepLines } from "../src/practice-caption";
-import { isExercise } from "../src/notebook-model";
-import { maskFrame, PracticeSession } from "../src/practice-session";
-import type { Graph, GraphNode } from "../src/types";
+import { accumulationMarks, walkFrame } from "../src/graph/model";
+import { hintLine, questionLine, stepLines } from "../src/practice/questions";
+import { isExercise } from "../src/notebook/model";
+import { maskFrame, PracticeSession } from "../src/practice/session";
+import type { Graph, GraphNode } from "../src/api/types";
 
 const node = (id: string, name: string, grad: number | null, leaf = false): GraphNode =>
   ({ id, name, value: 0, grad, is_leaf: leaf, requires_grad: true, shape: [] }) as unknown as GraphNode;

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { diagnose, matches, type PracticeAsk, significantDigits, splitTyped } from "../src/practice";
+import { diagnose, matches, type PracticeAsk, significantDigits, splitTyped } from "../src/practice/answers";
 
 interface Case {
   ask: PracticeAsk;

@@ -1,9 +1,9 @@
 /** Stop and runs that replace each other; the run stream read from chunks cut anywhere. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { RunController } from "../src/run-controller";
-import { handleStreamEvent, LineSplitter, readRunStream, RunRefusedError, StreamCutError } from "../src/run-stream";
-import { BusyError } from "../src/runner";
+import { RunController } from "../src/run/controller";
+import { handleStreamEvent, LineSplitter, readRunStream, RunRefusedError, StreamCutError } from "../src/api/run-stream";
+import { BusyError } from "../src/api/retry-after";
 
 /** A transport whose runs the test ends one by one; aborting one rejects it as fetch does. */
 function transport() {

@@ -1,10 +1,10 @@
 /** Repetition collapses: a loop's iterations and a module called again and again form a series. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { displayGraph, groupsAround, hierarchyOf, iterationOf, stepModule } from "../src/modules";
-import { findRuns, type Unit } from "../src/series";
-import type { Graph, GraphNode, ModuleInfo } from "../src/types";
-import { expansionAt } from "../src/walknav";
+import { displayGraph, groupsAround, hierarchyOf, iterationOf, stepModule } from "../src/graph/modules";
+import { findRuns, type Unit } from "../src/graph/series";
+import type { Graph, GraphNode, ModuleInfo } from "../src/api/types";
+import { expansionAt } from "../src/walk/navigation";
 
 /** A node of a synthetic graph (`n<index>`, recorded in that order). */
 function node(index: number, op: string, extra: Partial<GraphNode> = {}): GraphNode {

@@ -1,8 +1,8 @@
-/** The walk view's decisions (walknav.ts): which pass is shown, what is open, where the view looks. */
+/** The walk view's decisions (walk/navigation.ts): which pass is shown, what is open, where the view looks. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { collapsibleModules, stepModule } from "../src/modules";
-import type { Graph, RunResponse } from "../src/types";
+import { collapsibleModules, stepModule } from "../src/graph/modules";
+import type { Graph, RunResponse } from "../src/api/types";
 import {
   choosePass,
   errorNodeIn,
@@ -15,7 +15,7 @@ import {
   stepOverOffer,
   toggledAll,
   viewsOf,
-} from "../src/walknav";
+} from "../src/walk/navigation";
 import { fixture } from "./fixtures";
 
 const tinyRun = fixture("tiny_run.json");

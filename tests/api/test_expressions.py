@@ -105,7 +105,7 @@ def test_a_users_definition_shadows_a_known_name(client: TestClient) -> None:
 
 
 def test_the_pages_known_names_are_the_servers() -> None:
-    text = (ROOT / "static/src/freevars.ts").read_text()
+    text = (ROOT / "static/src/playground/freevars.ts").read_text()
     found = re.search(r"export const KNOWN_NAMES = \(\s*((?:\"[^\"]*\"\s*\+?\s*)+)\)", text)
     assert found, "KNOWN_NAMES not found in freevars.ts"
     names = "".join(re.findall(r"\"([^\"]*)\"", found.group(1))).split()

@@ -2,7 +2,7 @@
 
 Writes the app's /openapi.json component schemas as TypeScript interfaces (`Api<Name>`) to
 build/api-contract/api.gen.ts; static/contract/api-contract.ts then asserts, for tsc to check,
-that every response the schema allows is a value of the page's types in static/src/types.ts
+that every response the schema allows is a value of the page's types in static/src/api/types.ts
 (and that every request the page builds is one the schema accepts). A field renamed, retyped or
 made optional on the server fails `make lint` until types.ts says the same.
 

@@ -1,5 +1,5 @@
 /** The layer builder: hidden layers with − / + neuron buttons, remove, and "+ layer". */
-import { el } from "../dom";
+import { el } from "../common/dom";
 import { LIMITS } from "./config";
 
 /** Renders the hidden widths as rows of controls; reports every edit through `onChange`. */

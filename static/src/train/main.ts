@@ -3,9 +3,9 @@
  * the setup column, the boundary view, the charts and the notices. Each concern lives in its
  * own module; this file connects them and shows one update per animation frame.
  */
-import { DevicePicker } from "../device-picker";
-import { byId } from "../dom";
-import { setupTheme } from "../theme";
+import { DevicePicker } from "../common/device-picker";
+import { byId } from "../common/dom";
+import { setupTheme } from "../common/theme";
 import { BoundaryView } from "./boundary";
 import { LineChart } from "./chart";
 import { CHOICES } from "./config";

@@ -3,7 +3,7 @@
  * server is busy or the connection dropped, and the run is kept), and a diverging loss with a
  * one-click lower learning rate.
  */
-import { byId, el } from "../dom";
+import { byId, el } from "../common/dom";
 import type { Verdict } from "./divergence";
 import type { LinkStatus } from "./live";
 

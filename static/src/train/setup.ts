@@ -2,7 +2,7 @@
  * The setup column: data, model and optimizer controls bound to the settings store, both ways.
  * A control's change is one `store.set`; `show` puts settings (from the URL) into the controls.
  */
-import { byId, el } from "../dom";
+import { byId, el } from "../common/dom";
 import { CHOICES, CLASS_RGB, LIMITS } from "./config";
 import { LayerBuilder } from "./layers";
 import type { SettingsStore, TrainSettings } from "./state";

@@ -1,10 +1,10 @@
 /**
  * The train page's shareable settings: one row per setting in the table below (the shared
- * machinery, codecs and store are ../urlstate.ts, as for the playground). A new URL-saved
+ * machinery, codecs and store are ../common/url-state.ts, as for the playground). A new URL-saved
  * control is one row here and one control in main.ts. DOM-free.
  */
-import { DEVICE } from "../config";
-import { decodeHash, encodeHash, int, matching, num, oneOf, type Codec, type StateTable, UrlStore } from "../urlstate";
+import { DEVICE } from "../common/config";
+import { decodeHash, encodeHash, int, matching, num, oneOf, type Codec, type StateTable, UrlStore } from "../common/url-state";
 import type { Activation, DatasetName, OptimizerName, Point } from "./types";
 
 export interface TrainSettings {
