@@ -29,6 +29,7 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/*
 COPY pyproject.toml README.md ./
 COPY engine ./engine
+COPY recorder ./recorder
 COPY server ./server
 RUN pip install --no-cache-dir . \
     && if [ "$GPU" = "1" ]; then pip install --no-cache-dir "cupy-cuda12x>=13"; fi

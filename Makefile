@@ -36,7 +36,13 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	touch $@
 
-FRONTEND_SRC := $(shell find static/src -type f 2>/dev/null) package.json esbuild.config.mjs
+# The page's tables made from the op table (server/page_tables.py), regenerated when the table
+# may have changed; committed, so that npm alone builds the page (the Dockerfile's Node stage).
+OPS_GEN := static/src/generated/ops.gen.ts
+$(OPS_GEN): $(shell find engine -name '*.py') server/page_tables.py server/program/known.py | $(VENV)/.installed
+	$(PY) -m server.page_tables
+
+FRONTEND_SRC := $(shell find static/src -type f 2>/dev/null) $(OPS_GEN) package.json esbuild.config.mjs
 static/dist/.built: node_modules/.installed $(FRONTEND_SRC)
 	npm run --silent build
 	touch $@
@@ -77,8 +83,8 @@ gpu-check: venv
 	$(PY) -m bench.gpu_check
 
 lint: venv frontend
-	$(VENV)/bin/ruff check engine server tests bench
-	$(VENV)/bin/ruff format --check engine server tests bench
+	$(VENV)/bin/ruff check engine recorder server tests bench
+	$(VENV)/bin/ruff format --check engine recorder server tests bench
 	$(VENV)/bin/mypy
 	$(VENV)/bin/hadolint Dockerfile
 	$(VENV)/bin/kubernetes-validate --strict --quiet deploy/*.yaml
@@ -86,8 +92,8 @@ lint: venv frontend
 	$(PY) -m tests.e2e.openapi_types && npx tsc --noEmit -p static/contract/tsconfig.json
 
 fmt: venv
-	$(VENV)/bin/ruff format engine server tests bench
-	$(VENV)/bin/ruff check --fix engine server tests bench
+	$(VENV)/bin/ruff format engine recorder server tests bench
+	$(VENV)/bin/ruff check --fix engine recorder server tests bench
 
 screenshots: venv frontend chromium
 	$(PY) -m tests.e2e.screenshots

@@ -81,7 +81,7 @@ def main() -> None:
     if args.only == "programs":
         optional_table("bench.programs", "Lesson programs through the playground vs PyTorch")
     if args.only in (None, "layers"):
-        optional_table("bench.layers", "Lesson programs layer by layer (issue 22)")
+        optional_table("bench.layers", "Lesson programs layer by layer")
     if args.only in (None, "classroom"):
         optional_table(
             "bench.classroom", "A classroom and a flood (server as `make run` starts it)"
@@ -91,7 +91,7 @@ def main() -> None:
     if args.only in (None, "draw"):
         optional_table("bench.graph_draw", "Run → first draw in Chromium: 1,000 and 5,000 nodes")
     if args.only in (None, "lessons"):  # (the longest: 6 lessons x 3 rounds, ~15-25 min)
-        optional_table("bench.long_lessons", "Lessons that train for minutes (issue 41)")
+        optional_table("bench.long_lessons", "Lessons that train for minutes")
     sys.stdout.flush()
 
 

@@ -7,7 +7,7 @@ page reports its drawing's phases on the graph SVG: ``data-build-ms`` (the hiera
 and their text), ``data-layout-ms`` (dagre, in the layout worker), ``data-place-ms`` (the boxes
 put where the layout says) and ``data-render-ms`` (the whole draw of the pass). The table gives
 medians: Run → painted (server included), Run → answer (the run status's "Ran … in N ms": the
-server, the transfer and decoding), and the page's layout and draw times apart. Targets (issue 40): ≤ 1 s for ~1,000 nodes, ≤ 3 s
+server, the transfer and decoding), and the page's layout and draw times apart. Targets: ≤ 1 s for ~1,000 nodes, ≤ 3 s
 for ~5,000. Then 40 steps of the backward walk (→) on the same pass: the median time a step takes
 to show (≤ 150 ms) and the longest main-thread task meanwhile (≤ 200 ms).
 ``python -m bench.graph_draw`` or ``python -m bench --only draw``.

@@ -1,4 +1,4 @@
-"""Where a lesson program's time goes, layer by layer, through ``/api/v1/run`` (issue 22).
+"""Where a lesson program's time goes, layer by layer, through ``/api/v1/run``.
 
 For each lesson program of the issue, medians of interleaved runs (a burst of load from
 elsewhere hits every contestant alike), one thread everywhere:
@@ -12,7 +12,7 @@ elsewhere hits every contestant alike), one thread everywhere:
   to export (``timing_ms.passes_export``, during the run and after it, plus the answer's
   assembly, ``timing_ms.export``), *recording* the rest of what it costs over the unrecorded
   run (the walk of each kept pass; the passes after them run unwalked, each keeping copies of
-  its leaves for the one that turns out the latest, which engine.replay walks at the end);
+  its leaves for the one that turns out the latest, which recorder.replay walks at the end);
 - **pack + JSON**: packing the passes and the worker's orjson encoding, the server's decoding,
   validation against RunResponse and re-encoding (what crosses the pipe and the service);
 - **API**: ``POST /api/v1/run`` on a uvicorn server, kept-alive client: *pipes + HTTP* is what

@@ -1,4 +1,4 @@
-"""Lessons that train for minutes (issue 41): each through ``/api/v1/run`` with the default
+"""Lessons that train for minutes: each through ``/api/v1/run`` with the default
 settings, the engine bare, and PyTorch on one thread, side by side in the same run.
 
 The programs are tests/programs/long_lessons/ (tests/api/test_long_lessons.py checks their

@@ -30,7 +30,7 @@ PROGRAMS = {
     "the lessons' training loop (train_pytorch.py, 700 steps)": "seed-train-loop",
     "class Net(nn.Module) + Adam, XOR, 200 steps": "net-module",
 }
-#: long lesson programs (issue 18): tests/programs/lessons/ checks their output against PyTorch
+#: long lesson programs: tests/programs/lessons/ checks their output against PyTorch
 LESSONS = Path(__file__).parents[1] / "tests" / "programs" / "lessons"
 LONG_PROGRAMS = {
     "a 2,000-step cubic fit on 2,000 points (autograd)": "long_polynomial_fit.py",

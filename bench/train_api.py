@@ -19,7 +19,7 @@ Three contestants, timed in alternation (bench.timing.interleaved_medians), 10 s
   The server works up to 2 updates ahead of the acks, so this is a throughput (the server's
   next update overlaps the client reading this one), where http is one round trip per call.
 
-Target (issue 5): the API costs at most 1.5x the engine per step at 10 steps a call.
+Target: the API costs at most 1.5x the engine per step at 10 steps a call.
 """
 
 from __future__ import annotations
@@ -40,8 +40,9 @@ SPEC: dict[str, Any] = {**MOONS_REQUEST, "steps": STEPS_PER_CALL, "grid": 40}
 def _lesson_setup() -> tuple[Any, Any, Any, Any, Any, Any]:
     """The engine, the dataset, and a lesson-style 2-16-16-2 model, loss and Adam."""
     import engine as torch
-    from engine import data, nn
+    from engine import nn
     from engine.random import manual_seed  # torch.manual_seed (mypy: engine has no __all__)
+    from server.training import toydata as data
 
     ds = data.make("moons", n_samples=200, noise=0.1, test_fraction=0.3, seed=0)
     manual_seed(0)

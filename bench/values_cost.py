@@ -1,4 +1,4 @@
-"""What watching a program's own autograd costs (issue 13): a 2,000-node ``Value`` graph.
+"""What watching a program's own autograd costs: a 2,000-node ``Value`` graph.
 
 Each program runs in this process through the worker's own ``run_program`` (no jail, no pipe:
 the same code a jailed worker runs), once with the observation of its ``Value`` objects and

@@ -5,12 +5,13 @@ functions are the registry's (engine.registry): those the op table's rows declar
 hand-written ones; ``__all__`` lists them with the dtypes, classes and submodules.
 
 The modules form layers without import cycles (tests/test_layers.py):
-backend, dtypes, random, caption, registry -> ops (the table's builders and most rows) ->
-shape_ops -> core (grad mode, nodes, the backward loop) -> tensor -> factories -> shapes,
-comparisons, conversions, out -> functions -> function, higher, graph -> pass_export, replay
--> autograd -> methods (binds Tensor's methods, makes the in-place ones) -> optim (one module
-per optimizer), data, cuda -> nn (its rows in nn/conv_ops.py and nn/loss_ops.py) -> this
-package.
+backend, dtypes, random, sizes, registry -> ops (the table's builders and most rows) ->
+shape_ops -> core (grad mode, nodes, the backward loop and its observer interface) -> tensor
+-> factories -> shapes, comparisons, conversions, out -> functions -> function, higher ->
+autograd -> methods (binds Tensor's methods, makes the in-place ones) -> optim (one module per
+optimizer), cuda -> nn (its rows in nn/conv_ops.py and nn/loss_ops.py) -> this package. The
+playground's recorder (recorder/) watches the backward loop through ``core.observing``; nothing
+here imports it.
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ from engine.dtypes import (
     uint8,
 )
 from engine.factories import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
-from engine.out import OUT_FUNCTIONS as _OUT_FUNCTIONS
 from engine.out import accepts_out as _accepts_out
+from engine.out import out_functions as _out_functions
 from engine.functions import dim_aliases as _dim_aliases
 from engine.library import finfo, iinfo
 from engine._format import set_printoptions
@@ -61,7 +62,8 @@ from engine.random import (
 from engine.registry import AXIS_ALIASED as _AXIS_ALIASED
 from engine.registry import FUNCTIONS as _FUNCTIONS
 from engine.registry import missing as _missing
-from engine.tensor import Size, Tensor
+from engine.sizes import Size
+from engine.tensor import Tensor
 
 from engine import (
     accelerator,
@@ -101,7 +103,7 @@ globals().update(
 globals().update(
     {
         _name: _accepts_out(globals()[_name], _name)
-        for _name in _OUT_FUNCTIONS
+        for _name in _out_functions()
         if _name in _FUNCTIONS
     }
 )

@@ -1,5 +1,4 @@
-"""``torch.autograd``: backward and grad, custom Functions, grad-mode managers, and the walk
-recorder the playground reads (``record_passes``).
+"""``torch.autograd``: backward and grad, custom Functions and grad-mode managers.
 
 The loop itself is :func:`engine.core.run_backward`; here the roots are seeded, checked as
 PyTorch checks them, and a backward with ``create_graph=True`` is given the tensor rules of
@@ -10,8 +9,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -21,21 +19,16 @@ from engine.backend import array_module
 from engine.core import (
     ANOMALY,
     Node,
-    PassLog,
     enable_grad,
     is_grad_enabled,
     no_grad,
-    recording,
     run_backward,
     seed_grads,
 )
 from engine.function import Function, FunctionCtx, once_differentiable
 from engine.functions import inference_mode, set_grad_enabled
-from engine.graph import freeze_leaves
 from engine.higher import GRAPHED
-from engine.pass_export import PassExporter
 from engine.registry import method
-from engine.replay import export_as_it_was
 from engine.tensor import Tensor
 
 __all__ = [
@@ -51,29 +44,12 @@ __all__ = [
     "is_grad_enabled",
     "no_grad",
     "once_differentiable",
-    "record_passes",
     "set_detect_anomaly",
     "set_grad_enabled",
     "Variable",
     "is_anomaly_enabled",
     "is_anomaly_check_nan_enabled",
 ]
-
-
-@contextmanager
-def record_passes(
-    max_passes: int = 8, max_nodes: int | None = None, max_kept_nodes: int | None = None
-) -> Iterator[PassLog]:
-    """Record every backward pass inside the block as an exported graph with its walk (the
-    first ``max_passes - 1`` passes and the latest are kept; ``log.count`` counts them all);
-    with ``max_nodes``, each graph is drawn around its root within that many nodes; with
-    ``max_kept_nodes``, passes after those holding that many nodes together are not kept,
-    except the latest. The passes not kept as they happen run unwalked; the latest is walked
-    when it is exported (engine.replay)."""
-    draw = PassExporter(max_nodes)  # a pass like the one before reuses its structure
-    freeze = functools.partial(freeze_leaves, max_nodes=max_nodes)
-    with recording(PassLog(max_passes, draw, freeze, max_kept_nodes, export_as_it_was)) as log:
-        yield log
 
 
 def backward(

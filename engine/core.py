@@ -2,8 +2,8 @@
 
 The backward loop (:func:`run_backward`) is the one place that (1) orders the graph, (2) sums
 each rule's gradient back to its input's shape (:func:`sum_to`), (3) accumulates gradients and
-runs tensor hooks, and (4) tells the walk recorder what happened (an observer: one ``is not
-None`` test per node when no recorder is active). It runs the op table's rules on arrays for a
+runs tensor hooks, and (4) tells an observer what happened (:class:`PassObserver`: the
+playground's recorder; one ``is not None`` test per node when none is watching). It runs the op table's rules on arrays for a
 plain backward, or, given the tensor rules of :mod:`engine.higher`, on recorded tensors for
 ``create_graph=True``: the same loop, parameterised by the arithmetic.
 
@@ -21,7 +21,6 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from heapq import heappop, heappush
-from time import perf_counter
 from typing import Any, Protocol
 
 import numpy as np
@@ -292,7 +291,7 @@ class ModuleCall:
     """One call of an nn.Module (``model[0](X)``): the module, the call it ran inside (the
     stack of calls, innermost last) and its arguments. Module.__call__ makes one per call
     (the cheap part of module scopes: one object and three thread-local accesses per call);
-    engine.graph names, nests and labels the calls from the nodes that recorded them."""
+    recorder.graph names, nests and labels the calls from the nodes that recorded them."""
 
     __slots__ = ("inputs", "module", "parent")
 
@@ -334,7 +333,7 @@ _hook_ids = itertools.count()
 
 
 #: how many times the program has put its own code into backward passes (a hook registered, a
-#: custom Function called): the pass after such a change is walked as it runs (PassLog.light)
+#: custom Function called): the pass after such a change is walked as it runs (program_code)
 _program_code = [0]
 
 
@@ -411,9 +410,6 @@ def _tensor_type(data: Any) -> str:
     return f"{prefix}{type_word(data.dtype)}Tensor"
 
 
-# --- the walk recorder --------------------------------------------------------------------------
-
-
 def _focused(exc: RuntimeError, root: Any, target: Any) -> RuntimeError:
     """Attach where an autograd error happened: the root whose graph holds the culprit, and
     the culprit (a Node or a tensor). The playground highlights it; the message is PyTorch's."""
@@ -432,116 +428,48 @@ def zero_grads(params: Any, set_to_none: bool = True) -> None:
             p.grad._data[...] = 0
 
 
-class WalkStep:
-    """One node's backward as the engine ran it (arrays are snapshots)."""
-
-    __slots__ = ("contributions", "grad_output", "node")
-
-    def __init__(self, node: Node, grad_output: Any) -> None:
-        self.node = node
-        self.grad_output = grad_output
-        # (input position, input tensor, gradient sent, receiver's accumulated gradient)
-        self.contributions: list[tuple[int, Any, Any, Any]] = []
+# --- observers of the backward loop (the playground's recorder) ---------------------------------
 
 
-class PassLog:
-    """What ``record_passes`` collects: one exported graph per backward call (``export`` and
-    ``freeze`` are engine.graph's, given by the layer above).
+class Walk(Protocol):
+    """One pass as an observer walks it: the loop calls it as it runs the pass."""
 
-    The first ``max_passes - 1`` passes are exported as they happen (they are always kept).
-    Later passes compete for the last place: each is kept only as its walk and copies of what
-    export reads that the program may change afterwards (``freeze``: its leaves' values and
-    gradients, which an optimizer changes in place), and only the latest of them is exported,
-    once, when ``graphs`` is read: a loop of 700 backward passes exports 20 graphs, not 700.
-    ``export_s`` and ``freeze_s`` add up the seconds spent in each (bench/layers.py).
+    def node(self, node: Node, g: Any) -> None:
+        """``node`` runs its rule on ``g``, its output's gradient (after the output's hooks)."""
 
-    With ``replay`` (engine.replay's), such a pass is not even walked as it runs: the backward
-    loop runs as if nothing recorded it and hands over its leaves (:meth:`record_light`). Its
-    leaves are frozen, and the walk of the one that turns out to be the latest is made when it
-    is exported, by running its backward again on the numbers it had (``replay`` exports the
-    latest pass, walked or not, with its leaves' arrays holding their values from then). A
-    pass whose backward ran the program's own code (a hook, a custom Function) cannot be run
-    again: it, and every pass after it, is walked as it runs.
-    """
+    def sent(self, i: int, x: Any, gi: Any, acc: Any, fn: Node | None, g: Any) -> None:
+        """``node``'s rule sent ``gi`` to its input ``i``, ``x`` (shaped and cast to it); ``acc``
+        is what ``x``'s node (``fn``) or, for a leaf (``fn`` None), the pass holds for it now;
+        ``g`` is what the node received (a rule may send it on as it is)."""
 
-    def __init__(
-        self,
-        max_passes: int,
-        export: Callable[..., dict[str, Any]],
-        freeze: Callable[..., dict[int, Any]] | None = None,
-        max_kept_nodes: int | None = None,
-        replay: Callable[..., dict[str, Any]] | None = None,
-    ) -> None:
-        self.export = export
-        self.freeze = freeze
-        self.replay = replay
-        # False once a pass could not be run again (its backward ran the program's code)
-        self.replayable = replay is not None and freeze is not None
-        self._code = _program_code[0]  # (program_code_added's count at the last pass)
-        self.max_passes = max(1, max_passes)
-        self.max_kept_nodes = max_kept_nodes
-        self.kept_nodes = 0  # nodes of the passes kept as they happened
-        self._early: list[dict[str, Any]] = []  # the passes kept as they happened
-        self._latest: dict[str, Any] | None = None  # the latest pass after them
-        # the latest pass after the early ones, not exported yet: (index, root, its walk or
-        # None, node gradients, frozen leaves, what a replay needs or None)
-        self._pending: tuple[int, Any, Any, dict[int, Any], dict[int, Any], Any] | None = None
-        self.count = 0
-        self.unwalked = 0  # passes that ran unwalked (record_light)
-        self.root_tensors: list[Any] = []
-        self.failures: list[str] = []
-        self.export_s = 0.0
-        self.freeze_s = 0.0
+    def keeps(self, leaf: Any, g: Any) -> bool:
+        """Whether ``leaf``'s new ``.grad`` may be the array ``g`` itself (False: the observer
+        holds it uncopied, and the leaf is given a copy)."""
+        return True
 
-    def _keeps_another(self) -> bool:
-        """Whether the next pass is kept as it happens (else it competes for the last place):
-        at most ``max_passes - 1`` of them, holding fewer than ``max_kept_nodes`` nodes before
-        it (an unrolled RNN's 700-node passes: a few are drawn, not twenty)."""
-        if len(self._early) >= self.max_passes - 1:
-            return False
-        return self.max_kept_nodes is None or self.kept_nodes < self.max_kept_nodes
+    def accumulated(self, leaf: Any, g: Any) -> None:
+        """``g`` was added into ``leaf``'s ``.grad`` in place."""
+
+
+class PassObserver(Protocol):
+    """Who watches the backward passes run inside :func:`observing`: the loop tells it what ran,
+    and knows nothing else of it (the playground's recorder is one, ``recorder.PassLog``)."""
 
     def light(self) -> bool:
-        """Whether the next pass may run unwalked (it will not be kept as it happens, and a
-        replay can make its walk later): not when the program has registered a hook or called
-        a custom Function since the last pass (this one would run them: it is walked)."""
-        return self.replayable and _program_code[0] == self._code and not self._keeps_another()
+        """Whether the next pass may run unwalked: the loop then collects only the gradient
+        each node received and the leaves its nodes read (:meth:`ran_light`)."""
+        return False
 
-    def record(
-        self,
-        root: Any,
-        steps: list[WalkStep],
-        node_grads: dict[int, Any],
-        grads: dict[int, Any] | None = None,
-    ) -> None:
-        """One backward pass has run (called by the backward loop). Drawing it is a bonus: a
-        failure to export is kept in ``failures``, never raised into the program. ``grads``:
-        arrays the walk holds that equal leaves' ``.grad`` now (a freeze need not copy them)."""
-        started = perf_counter()
-        self._code = _program_code[0]
-        try:
-            if self.freeze is None or self._keeps_another():
-                graph = self.export(root, steps, node_grads)
-                self.export_s += perf_counter() - started
-                self.add(graph)
-                return
-            self._pending = None  # the pass before is not the latest any more: let it go
-            self._pending = (
-                self.count,
-                root,
-                steps,
-                node_grads,
-                self.freeze(root, steps, grads=grads),
-                None,
-            )
-            self.freeze_s += perf_counter() - started
-        except TimeoutError:  # the run's clock: the program's end, not a drawing failure
-            raise
-        except Exception as exc:
-            self.failures.append(f"pass {self.count + 1}: {type(exc).__name__}: {exc}")
-        self.count += 1
+    def walk(self, accumulate: bool, grad_call: bool, graphed: bool) -> Walk:
+        """A walk for the next pass (``grad_call``: ``autograd.grad``'s, whose caller receives
+        the gradients; ``graphed``: ``create_graph=True``'s, whose gradients are tensors)."""
+        ...
 
-    def record_light(
+    def walked(self, root: Any, walk: Walk, replayable: bool) -> None:
+        """The walked pass from ``root`` has run (``replayable``: it ran none of the program's
+        code, no hook, no custom backward)."""
+
+    def ran_light(
         self,
         root: Any,
         seed: Any,
@@ -549,102 +477,39 @@ class PassLog:
         leaves: dict[int, Any] | None,
         before: dict[int, Any] | None,
     ) -> None:
-        """One pass ran unwalked (``light()`` was true): ``node_grads`` the gradient each node
-        received, ``leaves`` every leaf its nodes read (None if the backward did not reach
-        every node the graph draws: the freeze then walks the graph), ``before`` copies of the
-        ``.grad`` it summed into, by leaf ``id`` (None if its backward ran the program's code:
-        it cannot be run again)."""
-        started = perf_counter()
-        self._code = _program_code[0]
-        try:
-            self._pending = None  # the pass before is not the latest any more: let it go
-            again = None
-            if before is not None and leaves is not None:
-                # copies of its leaves' values only (a replay gives their gradients), the
-                # gradients they had before it (a replay sums into these), and the arrays they
-                # had (a replay puts their values back): one loop, as it runs every pass
-                frozen: dict[int, Any] = {}
-                sums = []
-                arrays = []
-                for k, x in leaves.items():
-                    data = x._data
-                    frozen[k] = (data.copy(), None)
-                    arrays.append((x, data))
-                    if x.requires_grad:
-                        sums.append((x, before.get(k)))
-                again = (seed.copy(), sums, arrays)
-            else:
-                frozen = self.freeze(root, None, leaves=leaves)  # type: ignore[misc]
-                self.replayable = False  # walk the passes after this one as they run
-            self._pending = (self.count, root, None, node_grads, frozen, again)
-            self.unwalked += 1
-            self.freeze_s += perf_counter() - started
-        except TimeoutError:  # the run's clock: the program's end, not a drawing failure
-            raise
-        except Exception as exc:
-            self.failures.append(f"pass {self.count + 1}: {type(exc).__name__}: {exc}")
-        self.count += 1
+        """A pass ran unwalked: ``node_grads`` the gradient each node received, by ``id``;
+        ``leaves`` every leaf its nodes read (None if the backward did not reach every node
+        the graph draws); ``before`` the ``.grad`` arrays it summed into as they were, made by
+        :meth:`kept` (None if it ran the program's code)."""
 
-    def add(self, graph: dict[str, Any]) -> None:
-        """Append an exported graph as the next pass: kept if there is room among the first
-        ones, else as the latest."""
-        self._flush()
-        self.count += 1
-        graph["pass_index"] = self.count - 1
-        if self._keeps_another():
-            self._early.append(graph)
-            self.kept_nodes += len(graph.get("nodes", ()))
-        else:
-            self._latest = graph
-
-    def _flush(self) -> None:
-        if self._pending is None:
-            return
-        index, root, steps, node_grads, frozen, again = self._pending
-        self._pending = None
-        started = perf_counter()
-        try:
-            if self.replay is not None:
-                graph = self.replay(self.export, root, steps, node_grads, frozen, again)
-            else:
-                graph = self.export(root, steps, node_grads, frozen)
-        except Exception as exc:
-            self.failures.append(f"pass {index + 1}: {type(exc).__name__}: {exc}")
-            return
-        finally:
-            self.export_s += perf_counter() - started
-        replayed = getattr(root, "grad_fn", None) is not None  # (a leaf's pass has no walk)
-        if steps is None and again is not None and replayed and not graph.get("walk"):
-            self.failures.append(  # (the replay's version check failed: engine.replay)
-                f"the backward walk of pass {index + 1}, nor its leaves' gradients: a tensor "
-                "it read was changed in place after it ran"
-            )
-        graph["pass_index"] = index
-        self._latest = graph
-
-    @property
-    def graphs(self) -> list[dict[str, Any]]:
-        """The kept passes in order: the first ones, then the latest."""
-        self._flush()
-        return self._early + ([self._latest] if self._latest is not None else [])
+    def kept(self, array: Any) -> Any:
+        """A copy of ``array`` that an in-place change to it leaves alone."""
+        ...
 
 
-class _Recorder(threading.local):
-    log: PassLog | None = None
+class _Observers(threading.local):
+    current: PassObserver | None = None
 
 
-_recorder = _Recorder()
+_observers = _Observers()
 
 
 @contextmanager
-def recording(log: PassLog) -> Iterator[PassLog]:
-    """Give every backward pass inside the block to ``log`` (engine.autograd.record_passes)."""
-    prev = _recorder.log
-    _recorder.log = log
+def observing(observer: PassObserver) -> Iterator[PassObserver]:
+    """Tell ``observer`` of every backward pass run inside the block (in this thread)."""
+    prev = _observers.current
+    _observers.current = observer
     try:
-        yield log
+        yield observer
     finally:
-        _recorder.log = prev
+        _observers.current = prev
+
+
+def program_code() -> int:
+    """How many times the program has put its own code into backward passes (a hook
+    registered, a custom Function called): an observer that may run a pass again needs to
+    know that a pass ran none."""
+    return _program_code[0]
 
 
 # --- backward -----------------------------------------------------------------------------------
@@ -672,8 +537,16 @@ class _VersionError(RuntimeError):
         self.tensor = tensor
 
 
-def _check_versions(node: Node) -> None:
-    """PyTorch's saved-tensor version check: an in-place change since forward is an error."""
+def _check_versions(node: Node, root: Any) -> None:
+    """PyTorch's saved-tensor version check: an in-place change since forward is an error
+    (focused on the tensor changed, in ``root``'s graph)."""
+    try:
+        _versions_hold(node)
+    except _VersionError as exc:
+        raise _focused(RuntimeError(str(exc)), root, exc.tensor) from None
+
+
+def _versions_hold(node: Node) -> None:
     saves = node.op.saves
     if node.versions is not None:
         for x, v in zip(node.inputs, node.versions, strict=True):
@@ -746,68 +619,6 @@ class TensorRules(Protocol):
     def accumulate_leaf(self, leaf: Any, g: Any) -> None: ...
 
 
-class _Walk:
-    """The walk recorder's view of one pass: what each node received and sent (snapshots)."""
-
-    __slots__ = ("final", "node_grads", "shared", "step", "steps", "sums")
-
-    def __init__(self) -> None:
-        self.steps: list[WalkStep] = []
-        self.node_grads: dict[int, Any] = {}  # id(node) -> the gradient of its output
-        # ids of arrays kept uncopied that a leaf's .grad could still become (run_backward
-        # gives such a leaf a copy instead: the walk keeps the numbers it was sent)
-        self.shared: set[int] = set()
-        # id(leaf) -> (its summed gradient, the walk's sum of that and its .grad before)
-        self.sums: dict[int, tuple[Any, Any]] = {}
-        # id(leaf) -> an array the walk holds that equals the leaf's .grad after the pass
-        # (what a freeze would otherwise copy)
-        self.final: dict[int, Any] = {}
-
-    def node(self, node: Node, g: Any) -> None:
-        g = getattr(g, "_data", g)
-        self.node_grads[id(node)] = g
-        self.step = WalkStep(node, g)
-        self.steps.append(self.step)
-
-    def accumulated(self, leaf: Any, g: Any) -> None:
-        """``g`` was added into ``leaf``'s ``.grad`` in place: when the walk's sum for the leaf
-        was made of this same ``g`` (the same addition, so the same numbers to the bit), that
-        sum is what ``.grad`` holds now."""
-        pair = self.sums.get(id(leaf))
-        if pair is None or pair[0] is not g or leaf._hooks is not None:
-            return
-        total, grad = pair[1], leaf.grad._data
-        if total.dtype == grad.dtype and total.shape == grad.shape:
-            self.final[id(leaf)] = total
-
-    def sent(
-        self, i: int, x: Any, gi: Any, total: Any, copy_total: bool, copy: bool, leaf: bool
-    ) -> None:
-        """A contribution: ``gi`` sent, ``total`` what the receiver holds now. Copied where the
-        program may change the array later (``copy``: a gradient that a custom Function's
-        backward, a hook or ``autograd.grad``'s caller receives, or that the program gave);
-        arrays only the backward loop reads are kept as they are (it never writes into them).
-        A ``leaf``'s arrays kept as they are go into ``shared``: the leaf's ``.grad`` becomes
-        a copy of such an array, never the array itself. ``copy_total``: ``total`` is such an
-        array too (not a sum made for the walk)."""
-        gi, total = getattr(gi, "_data", gi), getattr(total, "_data", total)
-        if copy:
-            kept = gi.copy()
-            if copy_total:
-                total = kept if total is gi else total.copy()
-            gi = kept
-        elif leaf:
-            self.shared.add(id(gi))
-            if copy_total:
-                self.shared.add(id(total))
-        self.step.contributions.append((i, x, gi, total))
-
-
-def _hooked(node: Node) -> bool:
-    out = node.out() if node.out is not None else None
-    return out is not None and out._hooks is not None
-
-
 _ndarray = np.ndarray
 _UNUSED: dict[int, Any] = {}  # (never written: stands for a light pass's dicts in others)
 #: NumPy's scalar types: the results of NumPy arithmetic on 0-d arrays (host values).
@@ -830,62 +641,83 @@ def run_backward(
 
     Nodes run in decreasing sequence number, as in PyTorch's engine: every consumer of a node
     was recorded after it, so when a node is popped from the max-heap all of its gradient has
-    arrived. Written flat, because it runs once per node.
+    arrived. An observer (:func:`observing`) is told what ran: through a walk, or, for a pass
+    it lets run light, as the gradient each node received.
     """
-    log = _recorder.log
-    # a pass no one may see runs unwalked (its walk is made again if it turns out the latest):
-    # it collects only the gradient each node received and the leaves its nodes read
+    observer = _observers.current
     light = (
-        log is not None
-        and accumulate
-        and graphed is None
-        and inputs is None
-        and len(roots) == 1
-        and log.light()
+        observer is not None
+        and _may_run_light(roots, inputs, accumulate, graphed)
+        and observer.light()
     )
-    walk = _Walk() if log is not None and not light else None
-    light_grads: dict[int, Any] = {} if light else _UNUSED  # (light) id(node) -> its gradient
-    leaves: dict[int, Any] | None = {} if light else None  # (light) id(leaf) -> leaf
-    replayable = True  # (light) no hook, no custom backward
-    before: dict[int, Any] = {} if light else _UNUSED  # (light) id(leaf) -> the .grad it had
+    walk = None
+    if observer is not None and not light:
+        walk = observer.walk(accumulate, inputs is not None, graphed is not None)
     buffers: dict[Node, Any] = {}  # node -> summed upstream gradient
     leaf_grads: dict[Any, Any] = {}  # leaf tensor -> gradient summed in this pass
     owned: dict[Any, bool] = {}  # leaf -> its summed gradient is a fresh array we may keep
+    heap = _seeded(roots, grads, buffers, leaf_grads, owned)
     wanted = {id(t) for t in inputs} if inputs is not None else None
-    captured: dict[int, Any] = {}
-    heap: list[tuple[int, Node]] = []
-    for t, g in zip(roots, grads, strict=True):
-        fn = t.grad_fn
-        if fn is None:  # a leaf root
-            leaf_grads[t] = leaf_grads[t] + g if t in leaf_grads else g
-            owned[t] = False
-            continue
-        if fn in buffers:
-            buffers[fn] = buffers[fn] + g
-        else:
-            buffers[fn] = g
-            heappush(heap, (-fn.seq, fn))
+    captured: dict[int, Any] = {}  # (grad()) id(non-leaf input) -> its gradient
+    light_grads: dict[int, Any] = {} if light else _UNUSED  # (light) id(node) -> its gradient
+    leaves: dict[int, Any] | None = {} if light else None  # (light) id(leaf) -> leaf
+    replayable, leaves = _run_nodes(
+        heap, buffers, leaf_grads, owned, roots[0], retain_graph, accumulate, graphed,
+        wanted, captured, walk, light, light_grads, leaves,
+    )  # fmt: skip
+    before: dict[int, Any] | None = {} if light else None  # (light) id(leaf) -> its old .grad
+    result, replayable = _leaves_done(
+        leaf_grads, owned, wanted, accumulate, graphed, walk, observer, before, replayable
+    )
+    result.update(captured)
+    if walk is not None:
+        observer.walked(roots[0], walk, replayable)  # type: ignore[union-attr]
+    elif light:
+        observer.ran_light(  # type: ignore[union-attr]
+            roots[0], grads[0], light_grads, leaves, before if replayable else None
+        )
+    return result
 
+
+def _run_nodes(
+    heap: list[tuple[int, Node]],
+    buffers: dict[Node, Any],
+    leaf_grads: dict[Any, Any],
+    owned: dict[Any, bool],
+    root: Any,
+    retain_graph: bool,
+    accumulate: bool,
+    graphed: TensorRules | None,
+    wanted: set[int] | None,
+    captured: dict[int, Any],
+    walk: Walk | None,
+    light: bool,
+    light_grads: dict[int, Any],
+    leaves: dict[int, Any] | None,
+) -> tuple[bool, dict[int, Any] | None]:
+    """The loop over the nodes, latest first: each node's version checks, its output's hooks,
+    its rule, and each gradient it sends summed to its input's shape and into the input's
+    node (or the pass's sum for a leaf). Written flat, because it runs once per node. Returns
+    whether no hook or custom backward ran, and the leaves of a light pass (None if it could
+    not list them)."""
+    replayable = True
     pop = buffers.pop
     while heap:
         node = heappop(heap)[1]
         g = pop(node)
         op = node.op
         if node.freed and op.saves:
-            raise _focused(RuntimeError(_FREED_MSG), roots[0], node)
+            raise _focused(RuntimeError(_FREED_MSG), root, node)
         versions = node.versions
         out = node.out()
-        try:
-            if versions is not None:
-                for x, v in zip(node.inputs, versions):  # noqa: B905 - same length
-                    if v is not None and x._version != v:
-                        _check_versions(node)
-                if out is not None and out._version != node.out_version and op.saves == "both":
-                    _check_versions(node)
-            elif op.saves and (out is None or out._version != node.out_version):
-                _check_versions(node)  # saves the output: fine while it is at version 0
-        except _VersionError as exc:
-            raise _focused(RuntimeError(str(exc)), roots[0], exc.tensor) from None
+        if versions is not None:
+            for x, v in zip(node.inputs, versions):  # noqa: B905 - same length
+                if v is not None and x._version != v:
+                    _check_versions(node, root)
+            if out is not None and out._version != node.out_version and op.saves == "both":
+                _check_versions(node, root)
+        elif op.saves and (out is None or out._version != node.out_version):
+            _check_versions(node, root)  # saves the output: fine while it is at version 0
         if out is not None:
             hooks = out._hooks
             if hooks is not None:
@@ -910,17 +742,7 @@ def run_backward(
                 xp, g, out._data if out is not None else None, node.arrays, node.attrs, needs
             )
         else:
-            try:
-                grads_in = graphed.vjp(node, g, out)
-            except Unsupported as exc:
-                raise _focused(
-                    RuntimeError(
-                        "create_graph=True (higher-order gradients) is not supported through "
-                        f"{node.name()} in the playground ({exc})"
-                    ),
-                    roots[0],
-                    node,
-                ) from None
+            grads_in = _graphed_vjp(graphed, node, g, out, root)
         if ANOMALY.enabled and ANOMALY.check_nan:
             _check_nan(node, grads_in)
         i = -1
@@ -928,10 +750,7 @@ def run_backward(
             i += 1
             if gi is None or not need:
                 if leaves is not None and getattr(x, "_data", None) is not None:
-                    if edge(x, node.seq) is None:
-                        leaves[id(x)] = x  # a constant the graph draws (frozen with the rest)
-                    else:
-                        leaves = None  # a part the backward does not reach: the freeze walks
+                    leaves = _unsent(leaves, x, node.seq)
                 continue
             if graphed is None:  # (the tensor rules give gradients already shaped and cast)
                 xd = x._data
@@ -956,23 +775,86 @@ def run_backward(
                 acc = buffers[fn] = gi
                 heappush(heap, (-fn.seq, fn))
             if walk is not None:
-                total = getattr(acc, "_data", acc)
-                summed = fn is None and accumulate and x.grad is not None
-                if summed:
-                    total = x.grad._data + total  # a new array: nothing else holds it
-                    walk.sums[id(x)] = (acc, total)
-                # a node's gradient is read by its rule only, unless a custom Function's
-                # backward or a hook receives it (they may write into it); a leaf's, by the
-                # accumulation below (which keeps it off the walk), unless a hook or grad()'s
-                # caller receives it, or it is the array the backward was seeded with
-                if fn is None:
-                    copy = x._hooks is not None or wanted is not None or gi is g
-                else:
-                    copy = fn.custom or _hooked(fn)
-                walk.sent(i, x, gi, total, not summed, graphed is not None or copy, fn is None)
+                walk.sent(i, x, gi, acc, fn, g)
         if not retain_graph:
             node.freed = True
+    return replayable, leaves
 
+
+def _may_run_light(
+    roots: Sequence[Tensor],
+    inputs: Sequence[Tensor] | None,
+    accumulate: bool,
+    graphed: TensorRules | None,
+) -> bool:
+    """Whether a pass may run unwalked (the observer allowing): a plain ``backward()``."""
+    return accumulate and graphed is None and inputs is None and len(roots) == 1
+
+
+def _seeded(
+    roots: Sequence[Tensor],
+    grads: Sequence[Any],
+    buffers: dict[Node, Any],
+    leaf_grads: dict[Any, Any],
+    owned: dict[Any, bool],
+) -> list[tuple[int, Node]]:
+    """The loop's max-heap of nodes, holding the roots' nodes with their seed gradients in
+    ``buffers`` (a root that is a leaf has its seed in ``leaf_grads``)."""
+    heap: list[tuple[int, Node]] = []
+    for t, g in zip(roots, grads, strict=True):
+        fn = t.grad_fn
+        if fn is None:  # a leaf root
+            leaf_grads[t] = leaf_grads[t] + g if t in leaf_grads else g
+            owned[t] = False
+            continue
+        if fn in buffers:
+            buffers[fn] = buffers[fn] + g
+        else:
+            buffers[fn] = g
+            heappush(heap, (-fn.seq, fn))
+    return heap
+
+
+def _graphed_vjp(graphed: TensorRules, node: Node, g: Any, out: Any, root: Any) -> Sequence[Any]:
+    """A node's rule on tensors (``create_graph=True``), or PyTorch's kind of error."""
+    try:
+        return graphed.vjp(node, g, out)
+    except Unsupported as exc:
+        raise _focused(
+            RuntimeError(
+                "create_graph=True (higher-order gradients) is not supported through "
+                f"{node.name()} in the playground ({exc})"
+            ),
+            root,
+            node,
+        ) from None
+
+
+def _unsent(leaves: dict[int, Any], x: Any, seq: int) -> dict[int, Any] | None:
+    """(light) An input that was sent no gradient: a constant the graph draws is one of the
+    pass's leaves (frozen with the rest); a part the backward does not reach means the pass
+    cannot list its leaves (None: the freeze walks the graph)."""
+    if edge(x, seq) is None:
+        leaves[id(x)] = x
+        return leaves
+    return None
+
+
+def _leaves_done(
+    leaf_grads: dict[Any, Any],
+    owned: dict[Any, bool],
+    wanted: set[int] | None,
+    accumulate: bool,
+    graphed: TensorRules | None,
+    walk: Walk | None,
+    observer: PassObserver | None,
+    before: dict[int, Any] | None,
+    replayable: bool,
+) -> tuple[dict[int, Any], bool]:
+    """The pass's end: each leaf's summed gradient through its hooks, then into its ``.grad``
+    (or, for ``grad()``, into the result by ``id``). ``before`` (a light pass) collects the
+    ``.grad`` arrays summed into as they were. Returns the result and whether the pass still
+    ran none of the program's code."""
     result: dict[int, Any] = {}
     for leaf, g in leaf_grads.items():
         hooks = leaf._hooks
@@ -993,14 +875,12 @@ def run_backward(
             # Keep the array when this pass made it; copy one that is shared or a view, or
             # that the walk holds.
             keep = owned[leaf] and getattr(g.flags, "writeable", True)
-            if keep and walk is not None and id(g) in walk.shared:
-                keep = False
-                if leaf._hooks is None:
-                    walk.final[id(leaf)] = g
+            if keep and walk is not None:
+                keep = walk.keeps(leaf, g)
             leaf.grad = _TensorType._wrap(g if keep else g.copy())
         else:
-            if light:  # a replay sums into this again (the walk shows the sums)
-                before[id(leaf)] = _kept(leaf.grad._data)
+            if before is not None:  # a replay sums into this again (the walk shows the sums)
+                before[id(leaf)] = observer.kept(leaf.grad._data)  # type: ignore[union-attr]
             try:
                 leaf.grad._data += g  # in place, as PyTorch's AccumulateGrad
             except (TypeError, ValueError):
@@ -1008,43 +888,7 @@ def run_backward(
             else:
                 if walk is not None:
                     walk.accumulated(leaf, g)
-    result.update(captured)
-    if walk is not None:
-        if not replayable:  # it ran the program's code, and so may the passes after it
-            log.replayable = False  # type: ignore[union-attr]
-        log.record(roots[0], walk.steps, walk.node_grads, walk.final)  # type: ignore[union-attr]
-    elif light:
-        log.record_light(  # type: ignore[union-attr]
-            roots[0], grads[0], light_grads, leaves, before if replayable else None
-        )
-    return result
-
-
-def _kept(array: Any) -> Any:
-    """A copy of ``array`` that an in-place change to it leaves alone. Gradients zeroed in place
-    (``w.grad.zero_()``) each step are all zero bits: those are kept as a broadcast zero, not a
-    copy of a weight matrix's worth of zeros each pass. The test reads the array as 64-bit
-    words (a fifth of the time of a byte-wise ``any``, half a copy's); below 64 KB a copy
-    costs less than the test."""
-    if array.__class__ is _ndarray and array.nbytes >= ZERO_TEST_BYTES and array.flags.c_contiguous:
-        nbytes = array.nbytes
-        words = array.reshape(-1).view(np.uint64 if nbytes % 8 == 0 else np.uint8)
-        if not _bits_or(words):  # every bit zero: +0.0 everywhere (not -0.0)
-            key = (array.dtype, array.shape)
-            zero = _ZEROS.get(key)
-            if zero is None:
-                if len(_ZEROS) > 64:
-                    _ZEROS.clear()
-                zero = _ZEROS[key] = np.broadcast_to(np.zeros((), array.dtype), array.shape)
-            return zero
-    return array.copy()
-
-
-#: the size from which :func:`_kept` tests an array for all-zero bits before copying it
-ZERO_TEST_BYTES = 1 << 16
-_bits_or = np.bitwise_or.reduce
-#: read-only broadcast zeros by (dtype, shape), shared by every pass that kept one
-_ZEROS: dict[tuple[Any, Any], Any] = {}
+    return result, replayable
 
 
 #: the Tensor class (engine.tensor sets it: this layer knows no Tensor); gradients are plain

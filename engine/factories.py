@@ -15,7 +15,8 @@ from engine.backend import CPU, Device, move, parse_device, to_numpy
 from engine.dtypes import DType
 from engine.random import Generator, default_generator
 from engine.registry import method, public
-from engine.tensor import Size, Tensor, _no_record
+from engine.sizes import Size
+from engine.tensor import Tensor, _no_record
 
 F = TypeVar("F", bound=Callable[..., Any])
 

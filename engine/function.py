@@ -350,7 +350,7 @@ def _record(
     fn: type[Function], ctx: FunctionCtx, args: tuple[Any, ...], outputs: list[Any]
 ) -> None:
     """Make the call's node (and one node per output when several get gradients)."""
-    program_code_added()  # (a pass through it is walked as it runs: engine.replay)
+    program_code_added()  # (a pass through it is walked as it runs: recorder.replay)
     call = _Call(fn, ctx, args)
     call.outputs = outputs
     call.differentiable = [

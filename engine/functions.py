@@ -29,6 +29,7 @@ from engine.dtypes import DType
 from engine.factories import full, full_like, tensor
 from engine.registry import FUNCTIONS, implements, method, public
 from engine.shapes import reshape, unsqueeze
+from engine.sizes import _ReturnTypes
 from engine.tensor import (
     Tensor,
     _apply1,
@@ -39,7 +40,6 @@ from engine.tensor import (
     _nograd_unary,
     _norm_dim,
     _result_dtype,
-    _ReturnTypes,
     _Scalar,
     apply,
     binary,
@@ -499,7 +499,7 @@ def is_tensor(x: Any) -> bool:
     return isinstance(x, Tensor)
 
 
-@public("sign", method=True)
+@public("sign", method=True, out=True)
 def sign(a: Tensor) -> Tensor:
     return _nograd_unary(a, np.sign)
 

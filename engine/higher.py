@@ -26,6 +26,7 @@ from engine import shape_ops as S
 from engine.core import Node, Unsupported, sum_to
 from engine.factories import ones_like, tensor, zeros_like
 from engine.functions import cumprod, einsum, where
+from engine.ops import ELEMENTWISE
 from engine.shapes import cat, stack
 from engine.tensor import Tensor, apply
 
@@ -184,7 +185,11 @@ class _XP:
     """The array module for the facade: each function an engine operation."""
 
     def __getattr__(self, name: str) -> Any:
-        raise Unsupported(f"xp.{name}")
+        """``xp.exp``, ``xp.abs`` ...: an elementwise row of the table by its name (NumPy's
+        name for the same function), as the tensor method that records it."""
+        if name not in ELEMENTWISE:
+            raise Unsupported(f"xp.{name}")
+        return lambda a: _Arr(getattr(_t(a), name)())
 
     def where(self, c: Any, a: Any, b: Any) -> _Arr:
         cond = _t(c)
@@ -198,47 +203,8 @@ class _XP:
             b_t = tensor(b_t, dtype=like.dtype)
         return _Arr(where(cond, a_t, b_t))
 
-    def _unary(self, name: str, a: Any) -> _Arr:
-        return _Arr(getattr(_t(a), name)())  # the tensor method: a recorded operation
-
-    def exp(self, a: Any) -> _Arr:
-        return self._unary("exp", a)
-
-    def log(self, a: Any) -> _Arr:
-        return self._unary("log", a)
-
-    def log1p(self, a: Any) -> _Arr:
-        return self._unary("log1p", a)
-
-    def expm1(self, a: Any) -> _Arr:
-        return self._unary("expm1", a)
-
-    def sqrt(self, a: Any) -> _Arr:
-        return self._unary("sqrt", a)
-
-    def sin(self, a: Any) -> _Arr:
-        return self._unary("sin", a)
-
-    def cos(self, a: Any) -> _Arr:
-        return self._unary("cos", a)
-
-    def tanh(self, a: Any) -> _Arr:
-        return self._unary("tanh", a)
-
-    def sinh(self, a: Any) -> _Arr:
-        return self._unary("sinh", a)
-
-    def cosh(self, a: Any) -> _Arr:
-        return self._unary("cosh", a)
-
-    def abs(self, a: Any) -> _Arr:
-        return self._unary("abs", a)
-
-    def sign(self, a: Any) -> _Arr:
-        return self._unary("sign", a)
-
-    def erf(self, a: Any) -> _Arr:  # engine.backend.erf(xp, a) asks the array module first
-        return self._unary("erf", a)
+    def sign(self, a: Any) -> _Arr:  # not a row: torch.sign records nothing (its gradient is 0)
+        return _Arr(_t(a).sign())
 
     def index_add(self, target: Any, index: Any, values: Any) -> None:
         raise Unsupported("scatter-add (engine.backend.index_add)")

@@ -22,7 +22,8 @@ from engine.factories import linspace, tensor
 from engine.functions import matmul, where
 from engine.registry import method, public
 from engine.shapes import cat, expand, getitem, stack
-from engine.tensor import Size, Tensor, _norm_dim, _ReturnTypes
+from engine.sizes import Size, _ReturnTypes
+from engine.tensor import Tensor, _norm_dim
 from engine.tensor import named as _named
 
 

@@ -1,5 +1,17 @@
 """The primitive table: one row per differentiable primitive, each declared once.
 
+Adding an op:
+
+1. its row: :func:`unary` for an elementwise function of one tensor, else :func:`row` (here,
+   or in shape_ops.py, engine/nn/*_ops.py), with the flags below that apply (``bare``, ``tex``,
+   ``compare``, ``out``); a row without a ``dtype`` rule also needs its hand-written function
+   (``@implements(ROW)`` in engine/functions.py);
+2. a case in tests/unit/op_cases.py (the table-driven tests then check its gradient against
+   central differences and PyTorch, its captions, its dtypes and its names);
+3. nothing else: its functions and methods, ``out=``, its bare name and Compare label,
+   engine.higher's ``xp.<name>`` and the page's tables (static/src/generated/ops.gen.ts, which
+   ``make`` regenerates: commit it) follow from the row, as tests/unit/test_op_features.py checks.
+
 A row (:class:`Op`) holds everything about a primitive in one place, like PyTorch's
 ``derivatives.yaml`` or HIPS/autograd's ``defvjp``, and is made by a keyword builder
 (:func:`unary` for elementwise functions of one tensor, :func:`row` for the rest), which
@@ -20,7 +32,7 @@ derives what follows from the name:
                ``hx`` engine.higher's tensor kit;
 - ``local``    per input, the local derivative as a formula over ``{a}``, ``{b}``, ``{c}`` (the
                inputs), ``{out}``, ``{N}`` (a count: the elements averaged) and attributes
-               (``{p}``), shown by the walk's captions; written in engine.caption's notation
+               (``{p}``), shown by the walk's captions; written in recorder.caption's notation
                (``1 − {out}²``, ``[{a} > 0]``), which parses it into a tree: with numbers
                substituted it must evaluate to the rule's result (tests/unit/test_captions.py);
 - ``chain``    per input, how the contribution is formed from ``{g}`` (the upstream gradient)
@@ -30,9 +42,10 @@ derives what follows from the name:
                ``"both"``. It decides which version counters backward checks, and whether a
                second backward through a freed graph is an error (as in PyTorch).
 
-Where the row appears in the public API (the registry: ``engine.functions`` makes the simple
+Where the row appears: in the public API (the registry: ``engine.functions`` makes the simple
 functions from it, ``engine.methods`` binds the methods and makes every in-place method,
-``engine.__all__`` lists them, and tests/unit/test_registry.py checks every name resolves):
+``engine.__all__`` lists them, and tests/unit/test_registry.py checks every name resolves),
+and beyond it (``bare``, ``tex``, ``compare``: tests/unit/test_op_features.py checks them):
 
 - ``names``      builder keyword: names both in ``torch`` and on ``Tensor`` (:func:`unary`:
                  the name and its ``aliases``), the canonical name first;
@@ -40,6 +53,8 @@ functions from it, ``engine.methods`` binds the methods and makes every in-place
 - ``inplace``    the in-place methods (``inplace=True``: ``<name>_`` for each of ``names``),
                  made by engine.methods from the function of the same name;
 - ``functional`` names in ``torch.nn.functional``;
+- ``out``        the ``torch`` names that take PyTorch's ``out=`` (``out=True``: all of them;
+                 :func:`unary` rows by default), wrapped by engine.out;
 - ``dtype``      how a *generated* function treats its input, for rows simple enough to need no
                  hand-written argument parsing: ``"float"`` integer and bool inputs are taken
                  as float32 (``torch.exp(int_tensor)``), ``"float_only"`` they are refused as
@@ -47,13 +62,18 @@ functions from it, ``engine.methods`` binds the methods and makes every in-place
                  integers are already whole (a copy, as ``floor``); ``"promote"`` a binary op
                  with PyTorch's type promotion (a tensor and a tensor or number), ``"tensors"``
                  the same for two tensors. Rows without it have hand-written functions
-                 (argument parsing, PyTorch's overloads) registered under the row's names.
+                 (argument parsing, PyTorch's overloads) registered under the row's names;
+- ``bare``       names a program calls without an import (``exp(-x)``; ``True``: the name):
+                 ``torch.<name>``, or ``F.<name>`` if only there (server/program/known.py);
+- ``tex``        the TeX of the function its symbol applies (``\\ln`` for ``ln({a})``), which
+                 the page uses wherever a caption applies that function;
+- ``compare``    op labels of one input (a micrograd ``Value``'s ``_op``, any case) that Compare
+                 with PyTorch replays with the row's function (``True``: the name).
 
-Shape and indexing rows live in engine/shape_ops.py, and the rows of torch.nn's layers under
-engine/nn/: convolution and pooling in conv_ops.py, losses and normalisation in loss_ops.py, a
-GRU step's gates in rnn_ops.py (the same builders, the same table). Composites (``mse``-style
-helpers in ``nn.functional``, ``square``, ``rdiv`` ...) are built from the rows and carry no
-backward code.
+Shape and indexing rows live in engine/shape_ops.py, torch.nn's under engine/nn/ (convolution
+and pooling in conv_ops.py, losses and normalisation in loss_ops.py, a GRU step's gates in
+rnn_ops.py). Composites (``mse``-style helpers in ``nn.functional``, ``rdiv`` ...) are built
+from the rows and carry no backward code.
 """
 
 from __future__ import annotations
@@ -87,15 +107,21 @@ class Op:
     host: Callable[..., Array] | None = None
     #: the rule on recorded tensors where ``vjp`` cannot run on them (see the docstring)
     graphed: Callable[..., Grads] | None = None
-    # where the row appears in the public API (see the module docstring)
+    # where the row appears (see the module docstring)
     function: tuple[str, ...] = ()
     method: tuple[str, ...] = ()
     inplace: tuple[str, ...] = ()
     functional: tuple[str, ...] = ()
     dtype: str = ""
+    out: tuple[str, ...] = ()
+    bare: tuple[str, ...] = ()
+    tex: str = ""
+    compare: tuple[str, ...] = ()
 
 
 OPS: dict[str, Op] = {}
+#: :func:`unary`'s rows by each torch name (NumPy's too: engine.higher's ``xp.<name>``)
+ELEMENTWISE: dict[str, Op] = {}
 
 
 def _tuple(x: str | tuple[str, ...] | None) -> tuple[str, ...] | None:
@@ -120,10 +146,15 @@ def row(
     dtype: str = "",
     host: Callable[..., Array] | None = None,
     graphed: Callable[..., Grads] | None = None,
+    out: bool | tuple[str, ...] = (),
+    bare: bool | tuple[str, ...] = (),
+    tex: str = "",
+    compare: bool | tuple[str, ...] = (),
     table: bool = True,
 ) -> Op:
     """A row of the table, registered under its name (``table=False``: an op no user call
     reaches, made for engine.higher), with what the module docstring says it derives."""
+    functions = (*names, *function)
     op = Op(
         name,
         grad_fn or "".join(p[:1].upper() + p[1:] for p in name.split("_")) + "Backward0",
@@ -135,11 +166,15 @@ def row(
         _tuple(chain),
         host,
         graphed,
-        (*names, *function),
+        functions,
         (*names, *method),
         tuple(f"{n}_" for n in names) if inplace is True else inplace or (),
         functional,
         dtype,
+        functions if out is True else out or (),
+        (name,) if bare is True else bare or (),
+        tex,
+        (name,) if compare is True else compare or (),
     )
     if table:
         if name in OPS:
@@ -157,18 +192,20 @@ def unary(
     aliases: tuple[str, ...] = (),
     operators: tuple[str, ...] = (),
     dtype: str = "float",
+    out: bool = True,
     **more: Any,
 ) -> Op:
     """An elementwise row of one tensor: ``torch.<name>``, ``Tensor.<name>`` and
     ``Tensor.<name>_`` for the name and each alias, made from its dtype rule; ``operators``
-    are Tensor's operators that record it (``__neg__``). ``forward`` is a NumPy ufunc (its
-    namesake in the array module runs on a GPU; on the host the ufunc is called directly)
-    or ``(xp, a) -> array``; ``vjp`` is ``(xp, g, out, a) -> gradient``."""
+    are Tensor's operators that record it (``__neg__``); each torch name takes ``out=`` unless
+    ``out=False``. ``forward`` is a NumPy ufunc (its namesake in the array module runs on a
+    GPU; on the host the ufunc is called directly) or ``(xp, a) -> array``; ``vjp`` is
+    ``(xp, g, out, a) -> gradient``."""
     host = forward if isinstance(forward, np.ufunc) else None
     if host is not None:
         ufunc, attr = host, host.__name__
         forward = lambda xp, a: (ufunc if xp is np else getattr(xp, attr))(a)  # noqa: E731
-    return row(
+    op = row(
         name,
         forward,
         lambda xp, g, out, xs, at, n: (vjp(xp, g, out, xs[0]),),
@@ -178,8 +215,11 @@ def unary(
         inplace=True,
         dtype=dtype,
         host=host,
+        out=out,
         **more,
     )
+    ELEMENTWISE.update(dict.fromkeys(op.function, op))
+    return op
 
 
 # --- helpers used by several rules --------------------------------------------------------------
@@ -227,26 +267,26 @@ def sum_rows(xp: ModuleType, m: Array) -> Array:
 ADD = row("add", lambda xp, a, b: a + b,
     lambda xp, g, out, xs, at, n: (g if n[0] else None, g if n[1] else None), local=("1", "1"),
     symbol="{a} + {b}", saves="", names=("add",), method=("__add__", "__radd__", "__iadd__"),
-    inplace=True, host=operator.add)
+    inplace=True, host=operator.add, out=True)
 SUB = row("sub", lambda xp, a, b: a - b,
     lambda xp, g, out, xs, at, n: (g if n[0] else None, -g if n[1] else None), local=("1", "−1"),
     symbol="{a} − {b}", saves="", names=("sub", "subtract"), method=("__sub__", "__isub__"),
-    inplace=True, host=operator.sub)
+    inplace=True, host=operator.sub, out=True)
 # scalar - tensor: PyTorch records RsubBackward1 (inputs: the tensor, then the scalar).
 RSUB = row("rsub", lambda xp, a, b: b - a,
     lambda xp, g, out, xs, at, n: (-g if n[0] else None, g if n[1] else None),
     grad_fn="RsubBackward1", local=("−1", "1"), symbol="{b} − {a}", saves="", method=("__rsub__",))
 MUL = row("mul", lambda xp, a, b: a * b,
     lambda xp, g, out, xs, at, n: (g * xs[1] if n[0] else None, g * xs[0] if n[1] else None),
-    local=("{b}", "{a}"), symbol="{a} · {b}", names=("mul", "multiply"),
+    local=("{b}", "{a}"), symbol="{a} · {b}", names=("mul", "multiply"), out=True,
     method=("__mul__", "__rmul__", "__imul__"), inplace=True, dtype="promote", host=operator.mul)
 DIV = row("div", lambda xp, a, b: a / b,
     lambda xp, g, out, xs, at, n: (g / xs[1] if n[0] else None,
                                    -g * xs[0] / (xs[1] * xs[1]) if n[1] else None),
     local=("1/{b}", "−{a}/{b}²"), symbol="{a} / {b}", names=("div", "divide", "true_divide"),
-    method=("__truediv__", "__itruediv__"), inplace=True, host=operator.truediv)
+    method=("__truediv__", "__itruediv__"), inplace=True, host=operator.truediv, out=True)
 NEG = unary("neg", np.negative, vjp=lambda xp, g, out, a: -g, local="−1", symbol="−{a}", saves="",
-    aliases=("negative",), operators=("__neg__",), dtype="same")
+    aliases=("negative",), operators=("__neg__",), dtype="same", compare=("neg", "-"))
 RECIPROCAL = unary("reciprocal", lambda xp, a: 1 / a, vjp=lambda xp, g, out, a: -g * out * out,
     local="−1/{a}²", symbol="1/{a}", saves="out", operators=("__rtruediv__",))
 # fmt: on
@@ -289,7 +329,8 @@ def _pow_scalar_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: A
 
 
 POW = row("pow", _pow_scalar, _pow_scalar_vjp, local="{p} · {a}^{pm1}", symbol="{a}^{p}",
-    names=("pow", "square"), method=("__pow__",), inplace=True)  # fmt: skip
+    names=("pow", "square"), method=("__pow__",), inplace=True, out=True,
+    bare=("square",))  # fmt: skip
 
 
 def _pow_tensor_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -319,21 +360,25 @@ RPOW = row("rpow", lambda xp, a, base: base**a, _rpow_vjp, grad_fn="PowBackward2
     local="{out} · ln({base})", symbol="{base}^{a}", saves="both", method=("__rpow__",))
 
 # --- elementwise functions ----------------------------------------------------------------------
-EXP = unary("exp", np.exp, vjp=lambda xp, g, out, a: g * out, local="exp({a})", saves="out")
-LOG = unary("log", np.log, vjp=lambda xp, g, out, a: g / a, local="1/{a}", symbol="ln({a})")
+EXP = unary("exp", np.exp, vjp=lambda xp, g, out, a: g * out, local="exp({a})", saves="out",
+    bare=True, tex="\\exp", compare=True)
+LOG = unary("log", np.log, vjp=lambda xp, g, out, a: g / a, local="1/{a}", symbol="ln({a})",
+    bare=True, tex="\\ln", compare=True)
 LOG1P = unary("log1p", np.log1p, vjp=lambda xp, g, out, a: g / (1 + a), grad_fn="Log1PBackward0",
-    local="1/(1 + {a})", symbol="ln(1 + {a})")
+    local="1/(1 + {a})", symbol="ln(1 + {a})", bare=True)
 SQRT = unary("sqrt", np.sqrt, vjp=lambda xp, g, out, a: g / (2 * out), local="1/(2 · √{a})",
-    symbol="√{a}", saves="out")
+    symbol="√{a}", saves="out", bare=True, compare=True)
 RSQRT = unary("rsqrt", lambda xp, a: 1 / xp.sqrt(a),
     vjp=lambda xp, g, out, a: -0.5 * g * out * out * out, local="−1/(2 · {a}^1.5)", symbol="1/√{a}",
     saves="out")
 ABS = unary("abs", np.absolute, vjp=lambda xp, g, out, a: g * xp.sign(a), local="sign({a})",
-    symbol="|{a}|", aliases=("absolute",), operators=("__abs__",), dtype="same")
-SIN = unary("sin", np.sin, vjp=lambda xp, g, out, a: g * xp.cos(a), local="cos({a})")
-COS = unary("cos", np.cos, vjp=lambda xp, g, out, a: -g * xp.sin(a), local="−sin({a})")
+    symbol="|{a}|", aliases=("absolute",), operators=("__abs__",), dtype="same", compare=True)
+SIN = unary("sin", np.sin, vjp=lambda xp, g, out, a: g * xp.cos(a), local="cos({a})", bare=True,
+    tex="\\sin", compare=True)
+COS = unary("cos", np.cos, vjp=lambda xp, g, out, a: -g * xp.sin(a), local="−sin({a})", bare=True,
+    tex="\\cos", compare=True)
 TANH = unary("tanh", np.tanh, vjp=lambda xp, g, out, a: g * (1 - out * out), local="1 − {out}²",
-    saves="out")
+    saves="out", bare=True, tex="\\tanh", compare=True)
 # fmt: on
 
 
@@ -360,15 +405,18 @@ def _sigmoid_vjp(xp: ModuleType, g: Array, out: Array, a: Array) -> Array:
 
 # fmt: off
 SIGMOID = unary("sigmoid", _sigmoid, vjp=_sigmoid_vjp,
-    local="{out} · (1 − {out})", symbol="σ({a})", saves="out")
-SINH = unary("sinh", np.sinh, vjp=lambda xp, g, out, a: g * xp.cosh(a), local="cosh({a})")
-COSH = unary("cosh", np.cosh, vjp=lambda xp, g, out, a: g * xp.sinh(a), local="sinh({a})")
+    local="{out} · (1 − {out})", symbol="σ({a})", saves="out", bare=True, tex="\\sigma",
+    compare=True)
+SINH = unary("sinh", np.sinh, vjp=lambda xp, g, out, a: g * xp.cosh(a), local="cosh({a})",
+    bare=True, tex="\\sinh")
+COSH = unary("cosh", np.cosh, vjp=lambda xp, g, out, a: g * xp.sinh(a), local="sinh({a})",
+    bare=True, tex="\\cosh")
 ASIN = unary("asin", np.arcsin, vjp=lambda xp, g, out, a: g / xp.sqrt(1 - a * a),
-    aliases=("arcsin",), local="1/√(1 − {a}²)")
+    aliases=("arcsin",), local="1/√(1 − {a}²)", bare=True)
 ACOS = unary("acos", np.arccos, vjp=lambda xp, g, out, a: -g / xp.sqrt(1 - a * a),
-    aliases=("arccos",), local="−1/√(1 − {a}²)")
+    aliases=("arccos",), local="−1/√(1 − {a}²)", bare=True)
 ATAN = unary("atan", np.arctan, vjp=lambda xp, g, out, a: g / (1 + a * a), aliases=("arctan",),
-    local="1/(1 + {a}²)")
+    local="1/(1 + {a}²)", bare=True)
 ASINH = unary("asinh", np.arcsinh, vjp=lambda xp, g, out, a: g / xp.sqrt(1 + a * a),
     aliases=("arcsinh",), local="1/√(1 + {a}²)")
 ATANH = unary("atanh", np.arctanh, vjp=lambda xp, g, out, a: g / (1 - a * a),
@@ -379,13 +427,13 @@ TRUNC = unary("trunc", np.trunc, vjp=lambda xp, g, out, a: xp.zeros_like(g), ali
 FRAC = unary("frac", lambda xp, a: a - xp.trunc(a), vjp=lambda xp, g, out, a: g, local="1",
     saves="", dtype="float_only")
 TAN = unary("tan", np.tan, vjp=lambda xp, g, out, a: g * (1 + out * out), local="1 + {out}²",
-    saves="out")
+    saves="out", bare=True, tex="\\tan")
 LOG2 = unary("log2", np.log2, vjp=lambda xp, g, out, a: g / (a * math.log(2.0)),
-    local="1/({a} · ln(2))", symbol="log₂({a})")
+    local="1/({a} · ln(2))", symbol="log₂({a})", bare=True)
 LOG10 = unary("log10", np.log10, vjp=lambda xp, g, out, a: g / (a * math.log(10.0)),
-    local="1/({a} · ln(10))", symbol="log₁₀({a})")
+    local="1/({a} · ln(10))", symbol="log₁₀({a})", bare=True)
 EXPM1 = unary("expm1", np.expm1, vjp=lambda xp, g, out, a: g * (out + 1), local="exp({a})",
-    symbol="e^{a} − 1", saves="out")
+    symbol="e^{a} − 1", saves="out", bare=True)
 # fmt: on
 
 
@@ -398,7 +446,7 @@ _INV_SQRT_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 ERF = unary("erf", _erf, vjp=lambda xp, g, out, a: g * _SQRT_2_OVER_PI * xp.exp(-a * a),
-    local="2/√π · exp(−{a}²)")  # fmt: skip
+    local="2/√π · exp(−{a}²)", bare=True)  # fmt: skip
 
 
 def _gelu(xp: ModuleType, a: Array) -> Array:
@@ -412,7 +460,8 @@ def _gelu_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) ->
     return (g * (cdf + a * pdf),)
 
 
-GELU = row("gelu", _gelu, _gelu_vjp, local="Φ({a}) + {a} · φ({a})", functional=("gelu",))
+GELU = row("gelu", _gelu, _gelu_vjp, local="Φ({a}) + {a} · φ({a})", functional=("gelu",),
+    bare=True)  # fmt: skip
 
 
 def _leaky_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -420,7 +469,7 @@ def _leaky_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -
 
 
 LEAKY_RELU = row("leaky_relu", lambda xp, a, slope: xp.where(a > 0, a, a * slope), _leaky_vjp,
-    local="[{a} > 0] + {slope} · [{a} ≤ 0]", functional=("leaky_relu",))  # fmt: skip
+    local="[{a} > 0] + {slope} · [{a} ≤ 0]", functional=("leaky_relu",), bare=True)  # fmt: skip
 
 
 def _softplus(xp: ModuleType, a: Array, beta: float, threshold: float) -> Array:
@@ -436,7 +485,7 @@ def _softplus_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any
 
 
 SOFTPLUS = row("softplus", _softplus, _softplus_vjp, local="σ({beta} · {a})",
-    functional=("softplus",))  # fmt: skip
+    functional=("softplus",), bare=True)  # fmt: skip
 
 
 def _elu_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -445,7 +494,7 @@ def _elu_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> 
 
 ELU = row("elu", lambda xp, a, alpha: xp.where(a > 0, a, alpha * xp.expm1(xp.minimum(a, 0))),
     _elu_vjp, local="[{a} > 0] + ({out} + {alpha}) · [{a} ≤ 0]", saves="both",
-    functional=("elu",))  # fmt: skip
+    functional=("elu",), bare=True)  # fmt: skip
 
 
 def _silu_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -454,7 +503,7 @@ def _silu_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) ->
 
 
 SILU = row("silu", lambda xp, a: a * _sigmoid(xp, a), _silu_vjp,
-    local="σ({a}) · (1 + {a} · (1 − σ({a})))", functional=("silu",))  # fmt: skip
+    local="σ({a}) · (1 + {a} · (1 − σ({a})))", functional=("silu",), bare=True)  # fmt: skip
 
 
 def _relu_vjp(xp: ModuleType, g: Array, out: Array, a: Array) -> Array:
@@ -466,7 +515,7 @@ def _relu_vjp(xp: ModuleType, g: Array, out: Array, a: Array) -> Array:
 
 
 RELU = unary("relu", lambda xp, a: xp.maximum(a, 0), vjp=_relu_vjp, local="[{a} > 0]", saves="out",
-    functional=("relu", "relu_"), dtype="same")  # fmt: skip
+    functional=("relu", "relu_"), dtype="same", out=False, bare=True, compare=True)  # fmt: skip
 
 
 def _clamp_fwd(xp: ModuleType, a: Array, lo: Any, hi: Any) -> Array:
@@ -489,7 +538,7 @@ def _clamp_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -
 
 
 CLAMP = row("clamp", _clamp_fwd, _clamp_vjp, grad_fn="ClampBackward1", local="[{lo} ≤ {a} ≤ {hi}]",
-    names=("clamp", "clip"), inplace=True)  # fmt: skip
+    names=("clamp", "clip"), inplace=True, out=True, bare=True)  # fmt: skip
 
 
 def _max_min_vjp(pick_a: Callable[[Array, Array], Array]) -> Callable[..., Grads]:
@@ -508,15 +557,15 @@ def _max_min_vjp(pick_a: Callable[[Array, Array], Array]) -> Callable[..., Grads
 # fmt: off
 MAXIMUM = row("maximum", lambda xp, a, b: xp.maximum(a, b), _max_min_vjp(lambda a, b: a > b),
     local=("[{a} ≥ {b}]", "[{b} ≥ {a}]"), symbol="max({a}, {b})", names=("maximum",),
-    dtype="tensors")
+    dtype="tensors", out=True, bare=True)
 MINIMUM = row("minimum", lambda xp, a, b: xp.minimum(a, b), _max_min_vjp(lambda a, b: a < b),
     local=("[{a} ≤ {b}]", "[{b} ≤ {a}]"), symbol="min({a}, {b})", names=("minimum",),
-    dtype="tensors")
+    dtype="tensors", out=True, bare=True)
 WHERE = row("where", lambda xp, c, a, b: xp.where(c, a, b),
     lambda xp, g, out, xs, at, n: (None, xp.where(xs[0], g, 0) if n[1] else None,
                                    xp.where(xs[0], 0, g) if n[2] else None),
     local=("", "[{a}]", "1 − [{a}]"), symbol="where({a}, {b}, {c})",
-    names=("where", "masked_fill", "tril", "triu"), inplace=("masked_fill_",))
+    names=("where", "masked_fill", "tril", "triu"), inplace=("masked_fill_",), out=("where",))
 # fmt: on
 
 
@@ -526,7 +575,7 @@ def _round_fwd(xp: ModuleType, a: Array, decimals: int) -> Array:
 
 # fmt: off
 ROUND = row("round", _round_fwd, lambda xp, g, out, xs, at, n: (xp.zeros_like(g),), local="0",
-    saves="", names=("round",), inplace=True)
+    saves="", names=("round",), inplace=True, out=True)
 FLOOR = unary("floor", np.floor, vjp=lambda xp, g, out, a: xp.zeros_like(g), local="0",
     symbol="⌊{a}⌋", saves="", dtype="whole")
 CEIL = unary("ceil", np.ceil, vjp=lambda xp, g, out, a: xp.zeros_like(g), local="0", symbol="⌈{a}⌉",
@@ -554,7 +603,7 @@ def _cumsum_graphed(hx: Any, node: Any, g: Any, xs: Any) -> Grads:
 
 CUMSUM = row("cumsum", lambda xp, a, dim: xp.cumsum(a, axis=dim), _cumsum_vjp,
     local="1 for every later position", saves="", chain="reversed cumulative sum of {g}",
-    names=("cumsum",),
+    names=("cumsum",), out=True,
     graphed=_cumsum_graphed)  # fmt: skip
 
 
@@ -586,7 +635,7 @@ def _cumprod_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any)
 
 
 CUMPROD = row("cumprod", lambda xp, a, dim: xp.cumprod(a, axis=dim), _cumprod_vjp,
-    local="Π of the earlier elements", saves="both",
+    local="Π of the earlier elements", saves="both", out=True,
     chain="Σ over later positions of {g} times Π of the others", names=("cumprod",))  # fmt: skip
 
 # --- reductions ---------------------------------------------------------------------------------
@@ -620,7 +669,7 @@ def _prod_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) ->
 
 
 PROD = row("prod", _prod_fwd, _prod_vjp, local="Π of the other elements", symbol="Π {a}",
-    chain="{g} times the product of the other elements", names=("prod",))  # fmt: skip
+    chain="{g} times the product of the other elements", names=("prod",), out=True)  # fmt: skip
 
 
 def _filled(xp: ModuleType, g: Array, shape: tuple[int, ...]) -> Array:
@@ -635,7 +684,8 @@ def _sum_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> 
     return (_filled(xp, _expand_reduced(g, a, at["axis"], at["keepdim"]), a.shape),)
 
 
-SUM = row("sum", _sum_fwd, _sum_vjp, local="1", symbol="Σ {a}", saves="", names=("sum",))
+SUM = row("sum", _sum_fwd, _sum_vjp, local="1", symbol="Σ {a}", saves="", names=("sum",),
+    out=True)  # fmt: skip
 
 
 def _mean_fwd(xp: ModuleType, a: Array, axis: Any, keepdim: bool) -> Array:
@@ -651,7 +701,7 @@ def _mean_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) ->
     return (_filled(xp, g, a.shape),)
 
 
-MEAN = row("mean", _mean_fwd, _mean_vjp, local="1/{N}", saves="", names=("mean",))
+MEAN = row("mean", _mean_fwd, _mean_vjp, local="1/{N}", saves="", names=("mean",), out=True)
 
 
 def _var_fwd(
@@ -814,7 +864,7 @@ def _sum_leading(g: Array, shape: tuple[int, ...]) -> Array:
 
 
 MATMUL = row("matmul", lambda xp, a, b: _mm(a, b), _matmul_vjp, grad_fn="MmBackward0",
-    local=("{b}ᵀ", "{a}ᵀ"), symbol="{a} @ {b}", chain=("{g} @ {b}ᵀ", "{a}ᵀ @ {g}"),
+    local=("{b}ᵀ", "{a}ᵀ"), symbol="{a} @ {b}", chain=("{g} @ {b}ᵀ", "{a}ᵀ @ {g}"), out=True,
     names=("matmul", "mm", "dot", "mv", "bmm"), method=("__matmul__", "__rmatmul__"))  # fmt: skip
 
 

@@ -1,5 +1,6 @@
-"""PyTorch's ``out=`` argument for the torch functions that take it: the result written into
-``out``, refused where autograd would need to record it (engine/__init__ wraps them)."""
+"""PyTorch's ``out=`` argument for the torch functions that take it (:func:`out_functions`):
+the result written into ``out``, refused where autograd would need to record it
+(engine/__init__ wraps them)."""
 
 from __future__ import annotations
 
@@ -10,71 +11,16 @@ from collections.abc import Callable
 from typing import Any
 
 from engine import core, dtypes
+from engine.ops import OPS
+from engine.registry import OUT
 from engine.tensor import Tensor
 
-#: torch functions that take ``out=`` here (PyTorch's out= overloads of the common ops)
-OUT_FUNCTIONS = frozenset(
-    [
-        "add",
-        "sub",
-        "subtract",
-        "mul",
-        "multiply",
-        "div",
-        "divide",
-        "true_divide",
-        "matmul",
-        "mm",
-        "bmm",
-        "mv",
-        "dot",
-        "pow",
-        "exp",
-        "log",
-        "log2",
-        "log10",
-        "log1p",
-        "expm1",
-        "sqrt",
-        "rsqrt",
-        "abs",
-        "neg",
-        "negative",
-        "sin",
-        "cos",
-        "tan",
-        "tanh",
-        "sigmoid",
-        "sinh",
-        "cosh",
-        "asin",
-        "acos",
-        "atan",
-        "floor",
-        "ceil",
-        "round",
-        "trunc",
-        "frac",
-        "reciprocal",
-        "clamp",
-        "clip",
-        "maximum",
-        "minimum",
-        "where",
-        "cat",
-        "concat",
-        "concatenate",
-        "stack",
-        "sum",
-        "mean",
-        "prod",
-        "cumsum",
-        "cumprod",
-        "square",
-        "erf",
-        "sign",
-    ]
-)
+
+def out_functions() -> frozenset[str]:
+    """The torch functions that take ``out=`` here: those the op table's rows declare
+    (``Op.out``: PyTorch's out= overloads of the common ops) and the hand-written ones
+    registered with ``public(..., out=True)``."""
+    return frozenset(OUT).union(*(op.out for op in OPS.values()))
 
 
 def accepts_out(fn: Callable[..., Any], name: str) -> Callable[..., Any]:

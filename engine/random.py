@@ -232,7 +232,7 @@ class Generator:
 # wheel compiles them: every multiply that feeds an add is a fused multiply-add. Doing it in
 # double and rounding once gives the better-rounded number, which differs from PyTorch's in the
 # last bit for four values in ten: a float64 run on `torch.randn(...).double()` data then
-# drifts from PyTorch's at 1e-7 (issue 41's float64 LeNet). Below, each float32 operation is
+# drifts from PyTorch's at 1e-7 (a float64 LeNet's training). Below, each float32 operation is
 # rounded as the hardware rounds it; a fused multiply-add is the exact product (a double holds
 # it) plus the addend, rounded once to double and then to float32 (a second rounding that can
 # differ from one only on a tie at float32's precision: about one input in 2**29).

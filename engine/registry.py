@@ -26,6 +26,8 @@ METHODS: dict[str, Any] = {}
 #: Functions and methods whose ``dim`` / ``keepdim`` PyTorch also accepts as NumPy's ``axis`` /
 #: ``keepdims`` (``x.sum(axis=0)``, ``torch.max(x, axis=1)``, ``torch.cat(xs, axis=0)``).
 AXIS_ALIASED: set[str] = set()
+#: Hand-written functions that take PyTorch's ``out=`` (a row declares its own: ``Op.out``).
+OUT: set[str] = set()
 
 
 def _add(table: dict[str, Any], names: tuple[str, ...], fn: Any, kind: str) -> None:
@@ -36,11 +38,12 @@ def _add(table: dict[str, Any], names: tuple[str, ...], fn: Any, kind: str) -> N
 
 
 def public(
-    *names: str, method: bool | tuple[str, ...] = False, axis: bool = False
+    *names: str, method: bool | tuple[str, ...] = False, axis: bool = False, out: bool = False
 ) -> Callable[[F], F]:
     """Register ``torch.<name>`` for each name; ``method=True`` registers the same function as
     ``Tensor.<name>`` (its first argument is the tensor), a tuple registers other method names.
-    ``axis=True``: also accept NumPy's ``axis=`` / ``keepdims=`` keywords."""
+    ``axis=True``: also accept NumPy's ``axis=`` / ``keepdims=`` keywords; ``out=True``: the
+    functions take PyTorch's ``out=`` (engine.out)."""
 
     def register(fn: F) -> F:
         _add(FUNCTIONS, names, fn, "function")
@@ -48,6 +51,8 @@ def public(
         _add(METHODS, methods, fn, "method")
         if axis:
             AXIS_ALIASED.update(names, methods)
+        if out:
+            OUT.update(names)
         return fn
 
     return register

@@ -25,7 +25,8 @@ import numpy as np
 from engine import dtypes
 from engine.backend import to_numpy
 from engine.registry import public
-from engine.tensor import Parameter, Size, Tensor
+from engine.sizes import Size
+from engine.tensor import Parameter, Tensor
 
 __all__ = ["SCRATCH", "load", "save"]
 

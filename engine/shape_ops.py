@@ -216,7 +216,8 @@ def _cat_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> 
 
 CAT = row("cat", lambda xp, *arrays, dim: xp.concatenate(arrays, axis=dim), _cat_vjp, local="1",
     symbol="cat(…)", saves="", chain="the slice of {g} for this input",
-    function=("cat", "concat", "concatenate", "hstack", "vstack", "row_stack"))  # fmt: skip
+    function=("cat", "concat", "concatenate", "hstack", "vstack", "row_stack"),
+    out=("cat", "concat", "concatenate"))  # fmt: skip
 
 
 def _stack_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -> Grads:
@@ -226,7 +227,8 @@ def _stack_vjp(xp: ModuleType, g: Array, out: Array, xs: Any, at: Any, n: Any) -
 
 # fmt: off
 STACK = row("stack", lambda xp, *arrays, dim: xp.stack(arrays, axis=dim), _stack_vjp, local="1",
-    symbol="stack(…)", saves="", chain="the slice of {g} for this input", function=("stack",))
+    symbol="stack(…)", saves="", chain="the slice of {g} for this input", function=("stack",),
+    out=True)
 CLONE = row("clone", lambda xp, a: a.copy(), lambda xp, g, out, xs, at, n: (g,), local="1",
     symbol="{a}.clone()", saves="", names=("clone",), method=("contiguous",), dtype="same")
 # fmt: on

@@ -322,7 +322,7 @@ class Contribution(BaseModel):
 
 
 class MathNode(BaseModel):
-    """A node of a caption's expression tree (engine/caption.py): the page typesets the tree
+    """A node of a caption's expression tree (recorder/caption.py): the page typesets the tree
     itself, so a product of ``1 − a²`` and a gradient is bracketed as the tree says."""
 
     model_config = ConfigDict(

@@ -1,6 +1,7 @@
-"""engine/ and server/ are layered without import cycles: every import statement of every module
-(at module level, inside functions, under TYPE_CHECKING) points to a lower layer of its package,
-and the graph of those imports has no cycle. Read from the source with ast, so an import that
+"""engine/, recorder/ and server/ are layered without import cycles: every import statement of
+every module (at module level, inside functions, under TYPE_CHECKING) points to a lower layer of
+its package, and the graph of those imports has no cycle; and the packages are layered too:
+engine/ imports none of ours, recorder/ the engine only, server/ both. Read from the source with ast, so an import that
 runs only sometimes (inside a function) counts as much as one that runs at import."""
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ ENGINE_LAYERS: list[set[str]] = [
         "engine.dtypes",
         "engine.random",
         "engine._format",
-        "engine.caption",
+        "engine.sizes",
         "engine.pytorch_names",
     },
     {"engine.registry"},
@@ -31,13 +32,8 @@ ENGINE_LAYERS: list[set[str]] = [
     {"engine.factories"},
     {"engine.shapes", "engine.comparisons", "engine.conversions", "engine.out"},
     {"engine.functions"},
-    # (the graph's export: values summarised, a pass's walk, the graph; caption below them)
     {"engine.function", "engine.higher", "engine.library", "engine.serialization"},
     {"engine.extras"},
-    {"engine.summaries"},
-    {"engine.graph_walk"},
-    {"engine.graph"},
-    {"engine.pass_export", "engine.replay"},
     {"engine.autograd"},
     {"engine.autograd_functional"},
     {"engine.methods"},
@@ -56,7 +52,6 @@ ENGINE_LAYERS: list[set[str]] = [
     },
     {"engine.optim.adamw"},
     {
-        "engine.data",
         "engine.cuda",
         "engine.optim",
         "engine.optim.lr_scheduler",
@@ -105,6 +100,18 @@ ENGINE_LAYERS: list[set[str]] = [
     {"engine"},
 ]
 
+#: recorder/: the observer that keeps the passes, how values and captions read, a pass's walk,
+#: the graph, a recording's passes and the replay, then record_passes putting them together.
+RECORDER_LAYERS: list[set[str]] = [
+    {"recorder.caption", "recorder.passlog"},
+    {"recorder.summaries"},
+    {"recorder.graph_walk"},
+    {"recorder.graph"},
+    {"recorder.pass_export", "recorder.replay"},
+    {"recorder.record"},
+    {"recorder"},
+]
+
 #: server/: the program (runs inside a worker, knows no process or web) below the jail that
 #: runs it, below the routes that call the jail, below the app that mounts the routes.
 SERVER_LAYERS: list[set[str]] = [
@@ -137,7 +144,8 @@ SERVER_LAYERS: list[set[str]] = [
     {"server.runs.live"},
     {"server.runs.service"},
     # training (runs in the server process: its programs are the server's own)
-    {"server.training", "server.training.errors", "server.training.datasets",
+    {"server.training", "server.training.errors", "server.training.toydata",
+     "server.training.datasets",
      "server.training.model", "server.training.program", "server.training.schemas"},
     {"server.training.codec", "server.training.worker"},
     {"server.training.trainer"},
@@ -150,6 +158,8 @@ SERVER_LAYERS: list[set[str]] = [
     {"server.app"},
     {"server.serving"},
     {"server.__main__"},
+    # build tooling: the page's tables from the op table (python -m server.page_tables)
+    {"server.page_tables"},
 ]  # fmt: skip
 
 
@@ -183,7 +193,10 @@ def _graph(package: str) -> dict[str, set[str]]:
     return {name: _imports(path, package, modules) - {name} for name, path in modules.items()}
 
 
-PACKAGES = {"engine": ENGINE_LAYERS, "server": SERVER_LAYERS}
+PACKAGES = {"engine": ENGINE_LAYERS, "recorder": RECORDER_LAYERS, "server": SERVER_LAYERS}
+
+#: which of our packages each may import (engine/ knows nothing of the page)
+MAY_IMPORT = {"engine": set(), "recorder": {"engine"}, "server": {"engine", "recorder"}}
 GRAPHS = {package: _graph(package) for package in PACKAGES}
 
 
@@ -237,10 +250,10 @@ def test_no_import_cycle(package: str) -> None:
 
 def test_the_checker_sees_a_cycle_and_imports_inside_functions(tmp_path: Path) -> None:
     """The parser counts an import inside a function, and the search finds a cycle."""
-    source = "def f():\n    from engine.tensor import Tensor\n    import engine.graph\n"
+    source = "def f():\n    from engine.tensor import Tensor\n    import engine.functions\n"
     (tmp_path / "mod.py").write_text(source)
     modules = _modules("engine")
-    assert _imports(tmp_path / "mod.py", "engine", modules) == {"engine.tensor", "engine.graph"}
+    assert _imports(tmp_path / "mod.py", "engine", modules) == {"engine.tensor", "engine.functions"}
     graph = dict(GRAPHS["engine"])
     graph["engine.core"] = graph["engine.core"] | {"engine.tensor"}
     cycle = _find_cycle(graph)
@@ -300,3 +313,38 @@ def test_the_program_touches_no_process_descriptor_or_kernel() -> None:
                 if n.split(".")[0] in PROCESS_MODULES
             ]
     assert not wrong, "\n".join(wrong)
+
+
+def _ours(path: Path) -> set[str]:
+    """Our top-level packages a file imports anywhere in its body."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module.split(".")[0])
+    return found & set(PACKAGES)
+
+
+@pytest.mark.parametrize("package", sorted(PACKAGES))
+def test_packages_import_down_only(package: str) -> None:
+    """engine -> nothing of ours; recorder -> engine; server -> recorder, engine."""
+    wrong = {
+        name: sorted(others)
+        for name, path in _modules(package).items()
+        if (others := _ours(path) - {package} - MAY_IMPORT[package])
+    }
+    assert not wrong, wrong
+
+
+def test_no_engine_module_names_the_recorder() -> None:
+    """Not in an import (above), nor in a string an import by name could use."""
+    naming = [
+        f"{name}:{node.lineno}"
+        for name, path in _modules("engine").items()
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and node.value.split(".")[0] in ("recorder", "server")
+    ]
+    assert not naming, naming

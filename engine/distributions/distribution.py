@@ -10,7 +10,8 @@ import numpy as np
 from engine import dtypes
 from engine.factories import tensor
 from engine.shapes import broadcast_tensors
-from engine.tensor import Size, Tensor
+from engine.sizes import Size
+from engine.tensor import Tensor
 
 
 def as_tensor(value: Any, like: Tensor | None = None) -> Tensor:

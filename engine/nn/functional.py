@@ -295,7 +295,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
 # ---- convolution and pooling ------------------------------------------------------------------
 
 
-# ---- more activations, distances and losses (issue 18) ----------------------------------------
+# ---- more activations, distances and losses --------------------------------------------------
 # Composites of the table's rows, with no backward code of their own. Where PyTorch has a single
 # node (HardtanhBackward0, MishBackward0 ...) the composite's last node takes its name, so
 # ``y.grad_fn`` prints what PyTorch prints; the nodes before it show the composite's parts.

@@ -250,30 +250,10 @@ class LBFGS(Optimizer):
                 old_dirs, old_stps, ro = [], [], []
                 H_diag = 1
             else:
-                y = flat_grad - prev_flat_grad
-                s = d * t
-                ys = y.dot(s)
-                if ys > 1e-10:
-                    if len(old_dirs) == history_size:
-                        old_dirs.pop(0)
-                        old_stps.pop(0)
-                        ro.pop(0)
-                    old_dirs.append(y)
-                    old_stps.append(s)
-                    ro.append(ys.dtype.type(1) / ys)  # 1.0 / ys: a reciprocal, times 1
-                    H_diag = ys / y.dot(y)
-                num_old = len(old_dirs)
-                if "al" not in state:
-                    state["al"] = [None] * history_size
-                al = state["al"]
-                q = -flat_grad
-                for i in range(num_old - 1, -1, -1):
-                    al[i] = old_stps[i].dot(q) * ro[i]
-                    q = _fma(-al[i], old_dirs[i], q)  # q.add_(old_dirs[i], alpha=-al[i])
-                d = r = q * H_diag
-                for i in range(num_old):
-                    be_i = old_dirs[i].dot(r) * ro[i]
-                    r[...] = _fma(al[i] - be_i, old_stps[i], r)  # r.add_(alpha=al[i] - be_i)
+                d, H_diag = _two_loop(
+                    state, history_size, flat_grad - prev_flat_grad, d * t, flat_grad,
+                    (old_dirs, old_stps, ro), H_diag,
+                )  # fmt: skip
             prev_flat_grad = flat_grad.copy()
             prev_loss = loss
             if state["n_iter"] == 1:
@@ -322,3 +302,41 @@ class LBFGS(Optimizer):
             prev_loss,
         )
         return orig_loss
+
+
+def _two_loop(
+    state: dict[str, Any],
+    history_size: int,
+    y: Any,
+    s: Any,
+    flat_grad: Any,
+    history: tuple[list[Any], list[Any], list[Any]],
+    H_diag: Any,
+) -> tuple[Any, Any]:
+    """The next direction, by L-BFGS's two-loop recursion over the kept curvature pairs (the
+    step ``s`` just taken and the change of gradient ``y`` it made join them when they curve
+    upward), and the new diagonal scale: PyTorch's arithmetic, in its order."""
+    old_dirs, old_stps, ro = history
+    ys = y.dot(s)
+    if ys > 1e-10:
+        if len(old_dirs) == history_size:
+            old_dirs.pop(0)
+            old_stps.pop(0)
+            ro.pop(0)
+        old_dirs.append(y)
+        old_stps.append(s)
+        ro.append(ys.dtype.type(1) / ys)  # 1.0 / ys: a reciprocal, times 1
+        H_diag = ys / y.dot(y)
+    num_old = len(old_dirs)
+    if "al" not in state:
+        state["al"] = [None] * history_size
+    al = state["al"]
+    q = -flat_grad
+    for i in range(num_old - 1, -1, -1):
+        al[i] = old_stps[i].dot(q) * ro[i]
+        q = _fma(-al[i], old_dirs[i], q)  # q.add_(old_dirs[i], alpha=-al[i])
+    d = r = q * H_diag
+    for i in range(num_old):
+        be_i = old_dirs[i].dot(r) * ro[i]
+        r[...] = _fma(al[i] - be_i, old_stps[i], r)  # r.add_(alpha=al[i] - be_i)
+    return d, H_diag

@@ -94,7 +94,7 @@ TORCH: dict[str, str] = {
 }
 
 #: Packages of the playground itself: not what Python has, so not importable by a program.
-_OURS = ("engine", "server", "tests")
+_OURS = ("engine", "recorder", "server", "tests")
 
 
 #: Where PyTorch 2.13 defines the classes the engine offers (``type(x)`` and reprs show it):

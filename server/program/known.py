@@ -1,16 +1,16 @@
 """Names a program knows without importing them: the maths a learner types first.
 
 ``tanh(w*x + b)``, ``exp(-x)*sin(x)``, ``relu(x) + sigmoid(y)``, ``torch.tanh(...)`` and
-``F.relu(...)`` run as they are: the table's functions (``tanh``, ``sigmoid``, ``relu``, ``exp``,
-``log``, ``sqrt``, ``sin``, ``cos`` ...) and ``torch``, ``nn``, ``F`` (``torch.nn.functional``)
+``F.relu(...)`` run as they are: the functions the op table's rows name ``bare`` (``Op.bare``:
+``tanh``, ``sigmoid``, ``relu`` ...) and ``torch``, ``nn``, ``F`` (``torch.nn.functional``)
 are in the program's builtins, so a bare expression with bindings needs no import line, and any
 name the program defines or imports itself (``from math import exp``, ``def relu(v): ...``)
 shadows them as Python's own scoping does. Python's own builtins (``abs``, ``sum``, ``max``,
 ``min``, ``pow``, ``round``) stay Python's: ``abs(t)`` and ``max(a, b)`` already work on
 tensors through the operators they call.
 
-The page offers a slider for every other name of an expression (static/src/freevars.ts keeps the
-same list, KNOWN_NAMES: a test checks that the two agree).
+The page offers a slider for every other name of an expression: its list of these names
+(KNOWN_NAMES) is generated from this one (server/page_tables.py).
 """
 
 from __future__ import annotations
@@ -21,14 +21,13 @@ from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import Any
 
-#: torch functions known by their bare names (engine.<name>)
-TORCH_FUNCTIONS: tuple[str, ...] = (
-    "exp", "log", "log1p", "log2", "log10", "expm1", "sqrt", "square",
-    "sin", "cos", "tan", "sinh", "cosh", "asin", "acos", "atan", "tanh", "erf",
-    "sigmoid", "relu", "clamp", "maximum", "minimum",
-)  # fmt: skip
-#: torch.nn.functional activations known by their bare names
-FUNCTIONAL: tuple[str, ...] = ("softplus", "gelu", "silu", "elu", "leaky_relu")
+from engine.ops import OPS
+
+_BARE = [(name, op) for op in OPS.values() for name in op.bare]
+#: torch functions known by their bare names (engine.<name>): the rows' ``bare`` names
+TORCH_FUNCTIONS: tuple[str, ...] = tuple(name for name, op in _BARE if name in op.function)
+#: torch.nn.functional activations known by their bare names (``bare`` names only there)
+FUNCTIONAL: tuple[str, ...] = tuple(name for name, op in _BARE if name not in op.function)
 #: modules known without an import: torch, torch.nn, torch.nn.functional
 MODULES: tuple[str, ...] = ("torch", "nn", "F")
 #: every bare name this module adds

@@ -12,7 +12,7 @@ one namespace, each compiled on its own under its own name (``<cell 3>``), so li
 the cell's and an error says ``cell 3, line 2`` (``cell`` in the error). Only cell k is
 recorded: the backward passes it called (drawn whole, the nodes earlier cells recorded marked
 ``earlier``), or without one, the operations it recorded, the tensors earlier cells made drawn
-as its inputs (:func:`engine.graph.export_since`).
+as its inputs (:func:`recorder.graph.export_since`).
 """
 
 from __future__ import annotations
@@ -36,6 +36,26 @@ from typing import Any
 
 import numpy
 
+from engine.core import next_seq as _next_seq
+from engine.core import observing
+from engine.dtypes import float32
+from engine.factories import set_default_device
+from engine.factories import tensor as new_tensor
+from engine.nn import Module, Parameter
+from engine.random import manual_seed
+from engine.tensor import Tensor
+from recorder.graph import (
+    export,
+    export_error,
+    export_focus,
+    export_pass_since,
+    export_since,
+    export_tensors,
+    freeze_leaves,
+)
+from recorder.passlog import PassLog
+from recorder.record import record_passes
+from recorder.replay import export_as_it_was
 from server.program import practice
 from server.program import source as src
 from server.program.answer import empty_answer
@@ -68,11 +88,11 @@ class Namer:
     it (``fc1.weight`` for a user's ``Net``, ``model.0.weight`` for a bare ``Sequential``).
     """
 
-    def __init__(self, engine: Any, values: ValueObserver | None = None) -> None:
-        self.tensor_type: type = engine.Tensor
-        self.module_type: type = engine.nn.Module
+    def __init__(self, values: ValueObserver | None = None) -> None:
+        self.tensor_type: type = Tensor
+        self.module_type: type = Module
         self.engine = (self.tensor_type, self.module_type)
-        self.exact_tensors = frozenset((engine.Tensor, engine.nn.Parameter))
+        self.exact_tensors = frozenset((Tensor, Parameter))
         self.values = values  # the program's own autograd objects (micrograd's Value ...)
         # id -> weakref of tensors named inside a function (not a WeakSet: tensors compare
         # elementwise, so they do not belong in hashed collections)
@@ -290,13 +310,13 @@ def _innermost_program_line() -> tuple[str, int] | None:
 # ---- the run ------------------------------------------------------------------------------------
 
 
-def _binding_tensor(engine: Any, name: str, spec: Any) -> Any:
+def _binding_tensor(name: str, spec: Any) -> Any:
     requires_grad = True
     value = spec
     if isinstance(spec, dict):
         value = spec.get("value")
         requires_grad = bool(spec.get("requires_grad", True))
-    t = engine.tensor(value, dtype=engine.float32, requires_grad=requires_grad)
+    t = new_tensor(value, dtype=float32, requires_grad=requires_grad)
     t._name = name
     return t
 
@@ -305,18 +325,18 @@ def _ms(since: float) -> float:
     return round((time.perf_counter() - since) * 1000, 3)
 
 
-def _seed_everything(engine: Any, seed: int) -> None:
+def _seed_everything(seed: int) -> None:
     """One seed for every generator a program may draw from without seeding it: torch's,
     NumPy's global one and Python's ``random`` (a forked worker would otherwise repeat the
     zygote's state in every run; with the request's seed, a run is reproducible)."""
-    engine.manual_seed(seed)
+    manual_seed(seed)
     numpy.random.seed(seed % 2**32)
     random.seed(seed)
 
 
-def _implicit_root(engine: Any, last: Any) -> Any:
+def _implicit_root(last: Any) -> Any:
     """The last statement's value when it is a scalar tensor that requires grad."""
-    if not isinstance(last, engine.Tensor):
+    if not isinstance(last, Tensor):
         return None
     try:
         if last.requires_grad and last.numel() == 1:
@@ -454,7 +474,6 @@ class _Run:
         self.result = empty_answer(self.device, None if self.notebook is None else self.shown)
         self.cell_runs: list[dict[str, Any]] = self.result.get("cells", [])
         self.timing: dict[str, float] = self.result["timing_ms"]
-        self.engine = modules["torch"]
         self.stream = ProgramStream(output, self.budgets.max_output_chars)
         self.warning_log = _WarningLog()
         self.notices: list[str] = []
@@ -502,7 +521,7 @@ class _Run:
     def _namespace(self) -> dict[str, Any]:
         """A fresh ``__main__`` whose builtins import only the preloaded modules, know the
         usual names (tanh, torch, F ...), and carry the naming pass's hooks."""
-        namer = Namer(self.engine, self.values)
+        namer = Namer(self.values)
         importer = Importer(self.modules)
         importer.bind_sys_streams(self.stream, self.stream)
         program_builtins = dict(vars(builtins))
@@ -533,9 +552,9 @@ class _Run:
     def execute(self, timed: bool, on_cell: Callable[[int], None] | None) -> None:
         """Run the cells in order, recording; the program's error (whatever it is) is the
         answer's, at its line."""
-        engine, budgets, job = self.engine, self.budgets, self.job
+        budgets, job = self.budgets, self.job
         current = self.cells[0]
-        next_seq = engine.core.next_seq  # (taken now: the program may replace what it can reach)
+        next_seq = _next_seq  # (bound at import: the program may replace what it can reach)
         run_started = time.perf_counter()
         with contextlib.ExitStack() as stack:
             stack.enter_context(contextlib.redirect_stdout(self.stream))  # type: ignore[type-var]
@@ -546,16 +565,16 @@ class _Run:
             # ``record`` off: the program runs unrecorded (bench/layers.py measures what it costs)
             if self.notebook is None and job.get("record", True):
                 self.log = stack.enter_context(
-                    engine.autograd.record_passes(
+                    record_passes(
                         budgets.max_recorded_passes, budgets.max_graph_nodes, budgets.max_kept_nodes
                     )
                 )
                 self.values.tensor_log = self.log
             try:
-                _seed_everything(engine, int(job.get("seed", 0)))
-                engine.set_default_device(self.device)
+                _seed_everything(int(job.get("seed", 0)))
+                set_default_device(self.device)
                 for name, spec in (job.get("bindings") or {}).items():
-                    self.namespace[name] = _binding_tensor(engine, name, spec)
+                    self.namespace[name] = _binding_tensor(name, spec)
                 with wall_clock(budgets.wall_clock_s, timed):
                     for current in self.cells:
                         if self.notebook is not None:
@@ -586,7 +605,7 @@ class _Run:
         self.since = next_seq()
         self.cell_runs.append({"cell": cell.number, "ok": False, "result": None})
         if cell is self.cells[-1]:  # the cell shown: record it
-            self.log = stack.enter_context(_cell_passes(self.engine, self.budgets, self.since))
+            self.log = stack.enter_context(_cell_passes(self.budgets, self.since))
             self.values.tensor_log = self.log
             self.values.watching = True
 
@@ -602,7 +621,7 @@ class _Run:
             ended = True  # the program ends here, cleanly
         value = self.last[-1] if self.last else None
         if cell is self.cells[-1] and self.log is not None and _unwalked(self.log, self.values):
-            self.root = _implicit_root(self.engine, value)
+            self.root = _implicit_root(value)
             if self.root is not None:
                 try:
                     self.root.backward()
@@ -626,15 +645,15 @@ class _Run:
             exc = KeyboardInterrupt(*exc.args).with_traceback(exc.__traceback__)
         elif isinstance(exc, KeyboardInterrupt | GeneratorExit):
             exc = RuntimeError(type(exc).__name__)
-        result, engine, max_nodes = self.result, self.engine, self.budgets.max_graph_nodes
+        result, max_nodes = self.result, self.budgets.max_graph_nodes
         result["error"] = error_info(exc, src.last_position(current.tree), current.filename)
         # A program stopped by the learner did nothing wrong: what it shows is the last pass
         # it recorded, not the operation it happened to be in.
         if stopped:
             return
-        _add_focus(engine, result, exc, max_nodes)
+        _add_focus(result, exc, max_nodes)
         if result["graph"] is None:
-            _add_failed_op(engine, result, exc, self.namespace, max_nodes, self.since)
+            _add_failed_op(result, exc, self.namespace, max_nodes, self.since)
 
     # ---- describe -----------------------------------------------------------------------------
 
@@ -648,7 +667,7 @@ class _Run:
         deadline = self.started + max(budgets.wall_clock_s - 0.1, 0.1)
         graphs = merge_passes(
             tensor_graphs,
-            _value_graphs(self.engine, values, bool(self.job.get("compare")), deadline),
+            _value_graphs(values, bool(self.job.get("compare")), deadline),
             values.tensor_counts,
             budgets.max_recorded_passes,
         )
@@ -682,17 +701,17 @@ class _Run:
     def _unwalked_graphs(self) -> list[dict[str, Any]]:
         """A program that ran no backward: the graph of its last value (the implicit root's),
         its own Value objects, or what it recorded, so that the page still shows a graph."""
-        engine, values, max_nodes = self.engine, self.values, self.budgets.max_graph_nodes
+        values, max_nodes = self.values, self.budgets.max_graph_nodes
         value = self.last[-1] if self.last else None
         tensor = self.root if self.root is not None else value
         graphs: list[dict[str, Any]] = []
         with contextlib.suppress(Exception):
-            if isinstance(tensor, engine.Tensor) and self.notebook is None:
-                graphs = [engine.graph.export(tensor, max_nodes=max_nodes)]
+            if isinstance(tensor, Tensor) and self.notebook is None:
+                graphs = [export(tensor, max_nodes=max_nodes)]
             elif not values.called and (fallback := _value_fallback(values, value)):
                 graphs = fallback  # the program's own Value objects, without a walk
             else:
-                graphs = _recorded_graph(engine, self.namespace, tensor, self.since, max_nodes)
+                graphs = _recorded_graph(self.namespace, tensor, self.since, max_nodes)
         return graphs
 
 
@@ -701,34 +720,32 @@ def _unwalked(log: Any, values: ValueObserver) -> bool:
     return bool(log.count == 0 and not values.called)
 
 
-def _cell_passes(engine: Any, budgets: Budgets, since: int) -> Any:
+def _cell_passes(budgets: Budgets, since: int) -> Any:
     """Record a notebook cell's backward passes: each drawn whole (the walk is what the cell
     ran), the nodes recorded before ``since`` (by earlier cells) marked ``earlier``."""
-    export = partial(engine.graph.export_pass_since, since=since, max_nodes=budgets.max_graph_nodes)
-    freeze = partial(engine.graph.freeze_leaves, max_nodes=budgets.max_graph_nodes)
-    log = engine.core.PassLog(
+    export = partial(export_pass_since, since=since, max_nodes=budgets.max_graph_nodes)
+    freeze = partial(freeze_leaves, max_nodes=budgets.max_graph_nodes)
+    log = PassLog(
         budgets.max_recorded_passes,
         export,
         freeze,
         budgets.max_kept_nodes,
-        engine.replay.export_as_it_was,  # (the passes not kept run unwalked, as a program's do)
+        export_as_it_was,  # (the passes not kept run unwalked, as a program's do)
     )
-    return engine.core.recording(log)
+    return observing(log)
 
 
-def _recorded_graph(
-    engine: Any, namespace: Mapping[str, Any], last: Any, since: int, max_nodes: int
-) -> Any:
+def _recorded_graph(namespace: Mapping[str, Any], last: Any, since: int, max_nodes: int) -> Any:
     """A run without backward: the operations it recorded that made the tensors it holds (and
     its last statement's value). In a notebook (``since`` >= 0), the shown cell's operations
     only: a tensor an earlier cell made is drawn as an input."""
-    held = _live_tensors(engine, namespace, {"": last})
+    held = _live_tensors(namespace, {"": last})
     recorded = [t for t in held if t.grad_fn is not None]
     if not recorded:
         return []
     if since < 0:
-        return [engine.graph.export_tensors(recorded, max_nodes)]
-    graph = engine.graph.export_since(recorded, since, max_nodes)
+        return [export_tensors(recorded, max_nodes)]
+    graph = export_since(recorded, since, max_nodes)
     return [graph] if graph["nodes"] else []
 
 
@@ -746,9 +763,7 @@ def _truncated_notice(truncated: list[dict[str, Any]], kept: int) -> str:
     )
 
 
-def _value_graphs(
-    engine: Any, values: ValueObserver, compare: bool, deadline: float
-) -> list[dict[str, Any]]:
+def _value_graphs(values: ValueObserver, compare: bool, deadline: float) -> list[dict[str, Any]]:
     """The observed passes as graphs; with ``compare``, checked against PyTorch (the last pass
     first: it is the one the page shows)."""
     graphs = []
@@ -759,7 +774,7 @@ def _value_graphs(
     if compare:
         for record, graph in reversed(graphs):
             try:
-                compare_pass(engine, record, graph, deadline)
+                compare_pass(record, graph, deadline)
             except Exception as exc:
                 graph["compare"] = {"skipped": f"{type(exc).__name__}: {exc}"}
     return [graph for _, graph in graphs]
@@ -807,31 +822,30 @@ def _no_input(prompt: Any = "") -> str:
     raise EOFError("input(): the playground has no keyboard input; assign the value instead")
 
 
-def _add_focus(engine: Any, result: dict[str, Any], exc: BaseException, max_nodes: int) -> None:
+def _add_focus(result: dict[str, Any], exc: BaseException, max_nodes: int) -> None:
     """An autograd error: send the graph it happened in, and which node it concerns."""
     if getattr(exc, "autograd_focus", None) is None:
         return
     with contextlib.suppress(Exception):  # best effort: the error itself is already reported
-        exported = engine.graph.export_focus(exc, max_nodes)
+        exported = export_focus(exc, max_nodes)
         if exported is not None:
             graph, node_id = exported
             result["graph"] = graph
             result["error"]["node"] = node_id
 
 
-def _live_tensors(engine: Any, *namespaces: Mapping[str, Any]) -> list[Any]:
+def _live_tensors(*namespaces: Mapping[str, Any]) -> list[Any]:
     """The tensors a program holds in these namespaces (variables, and a module's parameters
     are reached through the modules' own graphs), each once."""
     seen: dict[int, Any] = {}
     for space in namespaces:
         for value in list(space.values()):
-            if isinstance(value, engine.Tensor):
+            if isinstance(value, Tensor):
                 seen.setdefault(id(value), value)
     return list(seen.values())
 
 
 def _add_failed_op(
-    engine: Any,
     result: dict[str, Any],
     exc: BaseException,
     namespace: Mapping[str, Any],
@@ -848,12 +862,10 @@ def _add_failed_op(
         for frame, _ in traceback.walk_tb(exc.__traceback__)
         if src.is_program_file(frame.f_code.co_filename)
     ]
-    held = _live_tensors(engine, namespace)
+    held = _live_tensors(namespace)
     if since >= 0:
         held = [t for t in held if t.grad_fn is not None and t.grad_fn.seq >= since]
     with contextlib.suppress(Exception):  # best effort: the error itself is already reported
-        graph, node_id = engine.graph.export_error(
-            [*held, *_live_tensors(engine, *frames)], failed, max_nodes
-        )
+        graph, node_id = export_error([*held, *_live_tensors(*frames)], failed, max_nodes)
         result["graph"] = graph
         result["error"]["node"] = node_id

@@ -88,7 +88,7 @@ def _load(config: dict[str, Any]) -> dict[str, Any]:
 
     for path in config.get("extra_sys_path", []):
         sys.path.insert(0, path)
-    loaded = mods.preload(("engine.graph",))
+    loaded = mods.preload(("recorder",))
     if config.get("cuda_workers"):
         with contextlib.suppress(Exception):
             import cupy  # noqa: F401 - imported only: CUDA itself starts after the fork

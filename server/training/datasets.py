@@ -7,7 +7,7 @@ import functools
 
 import numpy as np
 
-from engine import data
+from server.training import toydata as data
 
 Array = np.ndarray
 

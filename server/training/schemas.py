@@ -11,8 +11,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine import data
 from server.schemas import Graph
+from server.training import toydata as data
 
 DatasetName = Literal["linear", "xor", "circles", "moons", "spiral", "blobs", "gaussians"]
 MAX_SAMPLES = 5_000

@@ -20,12 +20,12 @@ from typing import Any
 import numpy as np
 
 from engine import backend
-from engine.autograd import record_passes
 from engine.factories import tensor
 from engine.functions import relu, sigmoid, tanh
 from engine.nn import functional as F
 from engine.optim import SGD, Adam
 from engine.tensor import Tensor
+from recorder import record_passes
 from server.settings import Settings
 from server.training.codec import SLOT_KEYS, decode_array, encode_array
 from server.training.datasets import dataset, grid

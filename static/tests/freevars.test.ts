@@ -31,3 +31,7 @@ test("new inputs start at distinct values, none that another input holds", () =>
   // no two defaults cancel in a sum or a difference
   for (const x of many) for (const y of many) if (x !== y) assert.ok(x + y !== 0 && x - y !== 0);
 });
+
+test("no name the server knows without an import is ever an input", () => {
+  for (const known of KNOWN_NAMES) assert.deepEqual(freeVariables(`${known} + x`), ["x"], known);
+});

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import katex from "katex";
 import { captionTex, mathTex } from "../src/formula/mathtree";
+import { FUNCTION_TEX } from "../src/generated/ops.gen";
 import type { CaptionLine, MathNode } from "../src/api/types";
 
 const num = (v: number, t: string): MathNode => ({ k: "num", v, t });
@@ -61,4 +62,13 @@ test("every kind of node typesets", () => {
     ],
   };
   assert.ok(katex.renderToString(mathTex(all), { throwOnError: true, strict: "ignore" }).length > 0);
+});
+
+test("every function the op table's rows typeset is set as TeX's own, and KaTeX reads it", () => {
+  assert.ok(Object.keys(FUNCTION_TEX).length > 0);
+  for (const [f, tex] of Object.entries(FUNCTION_TEX)) {
+    const set = mathTex({ k: "fn", f, a: [name("x")] });
+    assert.ok(set.startsWith(`${tex}\\left(`), `${f}: ${set}`);
+    katex.renderToString(set, { throwOnError: true });
+  }
 });

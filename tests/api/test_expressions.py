@@ -105,11 +105,14 @@ def test_a_users_definition_shadows_a_known_name(client: TestClient) -> None:
 
 
 def test_the_pages_known_names_are_the_servers() -> None:
-    text = (ROOT / "static/src/playground/freevars.ts").read_text()
-    found = re.search(r"export const KNOWN_NAMES = \(\s*((?:\"[^\"]*\"\s*\+?\s*)+)\)", text)
-    assert found, "KNOWN_NAMES not found in freevars.ts"
-    names = "".join(re.findall(r"\"([^\"]*)\"", found.group(1))).split()
+    """The page's list is generated from KNOWN (server/page_tables.py), and freevars.ts uses it."""
+    text = (ROOT / "static/src/generated/ops.gen.ts").read_text(encoding="utf-8")
+    found = re.search(r"export const KNOWN_NAMES: readonly string\[\] = \[([^\]]*)\];", text)
+    assert found, "KNOWN_NAMES not found in static/src/generated/ops.gen.ts"
+    names = re.findall(r"\"([^\"]*)\"", found.group(1))
     assert sorted(names) == sorted(KNOWN)
+    freevars = (ROOT / "static/src/playground/freevars.ts").read_text(encoding="utf-8")
+    assert 'import { KNOWN_NAMES } from "../generated/ops.gen";' in freevars
 
 
 # ---- captions over the scalar programs ----------------------------------------------------------

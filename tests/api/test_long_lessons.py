@@ -25,10 +25,14 @@ pytestmark = [pytest.mark.slow, pytest.mark.torch]
 LESSONS = sorted(Path(__file__).parents[1].joinpath("programs", "long_lessons").glob("*.py"))
 
 #: lines of a lesson's output compared (all when absent). The GPT block's float32 losses part
-#: from PyTorch's after ~300 AdamW steps (0.2311 against 0.2314 at step 300, 0.1851 against
-#: 0.1896 at 599): its matrix products round in another order than PyTorch's kernels, and
-#: training compounds the last bit; up to step 200, and the sampled text, they agree.
-COMPARED_LINES = {"gpt_block": 4}
+#: from PyTorch's after ~150 AdamW steps, and PyTorch's own do too when nothing but the rounding
+#: of its matrix products changes: with its Linear layers' products computed in float64 and
+#: rounded once (the more exact float32 result), PyTorch prints 0.3552 at step 200 against its
+#: default 0.3557; the engine prints 0.3548, and PyTorch in float64 0.3547. Training compounds
+#: the last bit of each product, and which way it falls is the BLAS's summation order, not a
+#: fact of the program. So the float32 run is compared through step 100 and its sampled text,
+#: and the same program in float64 (below) to its last line.
+COMPARED_LINES = {"gpt_block": 3}
 
 
 @pytest.fixture(scope="module")
@@ -58,3 +62,20 @@ def test_a_long_lesson_runs_to_its_end_and_prints_pytorchs_output(
         theirs = "\n".join(theirs.splitlines()[:lines])
         assert body["stdout"].splitlines()[-1] == expected["stdout"].splitlines()[-1]
     assert same_output(ours, theirs), (ours[-800:], theirs[-800:])
+
+
+def test_the_gpt_block_in_float64_prints_pytorchs_float64_output_to_the_end(
+    client: TestClient,
+) -> None:
+    """Where rounding cannot decide the trajectory (float64), every loss of the 600 steps and the
+    sampled text are PyTorch's."""
+    program = next(p for p in LESSONS if p.stem == "gpt_block")
+    source = program.read_text()
+    assert source.count("\nmodel = GPT()\n") == 1
+    source = source.replace("\nmodel = GPT()\n", "\nmodel = GPT().double()\n")
+    expected = run_with_torch(source)
+    assert expected["error"] is None, expected["error"]
+    body = client.post("/api/v1/run", json={"source": source}).json()
+    assert body["ok"], body["error"]
+    assert len(expected["stdout"].splitlines()) == 9
+    assert same_output(body["stdout"], expected["stdout"]), (body["stdout"], expected["stdout"])

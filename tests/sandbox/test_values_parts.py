@@ -79,7 +79,7 @@ def test_passes_interleave_in_the_order_they_ran_and_stay_bounded() -> None:
     ],
 )
 def test_replay_table(label: str, arity: int, inputs: list[float], expected: float) -> None:
-    fn = replay_op(engine, label, arity)
+    fn = replay_op(label, arity)
     assert fn is not None
     xs = [engine.tensor(x, dtype=engine.float64, requires_grad=True) for x in inputs]
     assert fn(xs).item() == pytest.approx(expected, rel=1e-12)
@@ -87,7 +87,7 @@ def test_replay_table(label: str, arity: int, inputs: list[float], expected: flo
 
 @pytest.mark.parametrize(("label", "arity"), [("times", 2), ("+", 1), ("tanh", 2), (None, 2)])
 def test_replay_refuses_what_it_does_not_know(label: str | None, arity: int) -> None:
-    assert replay_op(engine, label, arity) is None
+    assert replay_op(label, arity) is None
 
 
 def test_close_follows_the_datas_precision() -> None:

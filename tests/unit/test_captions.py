@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 import engine
-from engine import caption as cap
-from engine.autograd import record_passes
 from engine.ops import OPS
+from recorder import caption as cap
+from recorder import record_passes
 from tests.captions import check_line, evaluate
 from tests.unit.op_cases import CASES, _put
 from tests.unit.test_op_table import _draw, stable_seed
@@ -386,7 +386,7 @@ def test_the_graphs_formulas_and_the_captions_bracket_labels_alike() -> None:
     """The graph fills its templates with labels by the same reading: a label with bars keeps
     no needless brackets, a sum after bars gets the ones it needs, a compact matrix product is
     bracketed before ᵀ."""
-    from engine.graph import _fill
+    from recorder.graph import _fill
 
     assert _fill("{a} · 2", {"a": "|a − b|"}) == "|a − b| · 2"
     assert _fill("{a}^2", {"a": "|x| + 1"}) == "(|x| + 1)^2"

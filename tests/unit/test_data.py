@@ -1,12 +1,12 @@
-"""engine/data.py: seeded toy datasets, and each learned by a small MLP to a stated accuracy."""
+"""server/training/toydata.py: seeded toy datasets, and each learned by a small MLP to a stated accuracy."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from engine import data
 from server.settings import Settings
+from server.training import toydata as data
 from server.training.schemas import TrainRequest
 from server.training.trainer import Trainer
 from tests.tolerances import tol

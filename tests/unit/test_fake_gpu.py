@@ -271,7 +271,7 @@ def _recorded(dev: str) -> list[Any]:
     """The kept passes of a short loop that cubes, zeroes .grad both ways and steps: the walk
     keeps leaf gradients uncopied, the later passes run unwalked and the latest is frozen,
     then replayed and exported late."""
-    from engine.autograd import record_passes
+    from recorder import record_passes
 
     engine.manual_seed(0)
     model = engine.nn.Linear(3, 1).to(dev)

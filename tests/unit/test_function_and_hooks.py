@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import engine as torch
-from engine.autograd import record_passes
+from recorder import record_passes
 from tests.tolerances import central_differences
 
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import engine as torch
-from engine.autograd import record_passes
-from engine.graph import LABEL_MAX, export, export_error, export_tensors
+from recorder import record_passes
+from recorder.graph import LABEL_MAX, export, export_error, export_tensors
 
 
 def _named(t: Any, name: str) -> Any:

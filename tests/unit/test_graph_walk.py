@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import engine as torch
-from engine.autograd import record_passes
-from engine.graph import export
-from engine.summaries import scalar, summarise
+from recorder import record_passes
+from recorder.graph import export
+from recorder.summaries import scalar, summarise
 
 
 def _named(t: torch.Tensor, name: str) -> torch.Tensor:

@@ -1,4 +1,4 @@
-"""Passes exported by reusing the structure of the pass before (engine.pass_export) are the
+"""Passes exported by reusing the structure of the pass before (recorder.pass_export) are the
 graphs a whole export draws, number for number and caption for caption; a pass that differs in
 anything a label or a caption is made from is exported whole."""
 
@@ -12,9 +12,10 @@ import pytest
 
 import engine as torch
 from engine import nn
-from engine.core import PassLog, recording
-from engine.graph import export, freeze_leaves
-from engine.pass_export import PassExporter
+from engine.core import observing as recording
+from recorder.graph import export, freeze_leaves
+from recorder.pass_export import PassExporter
+from recorder.passlog import PassLog
 
 
 def _record(program: Callable[[], None], reuse: bool, max_passes: int = 50) -> list[Any]:

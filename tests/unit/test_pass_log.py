@@ -1,4 +1,4 @@
-"""Recording passes (engine.core.PassLog): the first passes exported as they run, later ones
+"""Recording passes (recorder.passlog.PassLog): the first passes exported as they run, later ones
 kept only as their walk and frozen leaves, the latest exported once at the end, exactly as an
 export at its own time would have drawn it."""
 
@@ -11,9 +11,10 @@ import pytest
 
 import engine as torch
 from engine import nn
-from engine.autograd import record_passes
-from engine.core import PassLog, recording
-from engine.graph import export, freeze_leaves
+from engine.core import observing as recording
+from recorder import record_passes
+from recorder.graph import export, freeze_leaves
+from recorder.passlog import PassLog
 
 
 def _train(steps: int, max_passes: int) -> tuple[list[dict[str, Any]], PassLog]:

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import engine as torch
-from engine.autograd import record_passes
+from recorder import record_passes
 from server.program.practice import diagnose, exercises, matches, significant_digits
 from tests.unit.op_cases import CASES
 from tests.unit.test_op_table import _inputs

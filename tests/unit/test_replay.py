@@ -1,4 +1,4 @@
-"""Passes that run unwalked (engine.replay): a long loop's passes that are not kept as they
+"""Passes that run unwalked (recorder.replay): a long loop's passes that are not kept as they
 happen skip the walk, and the one that turns out the latest is walked when it is exported, by
 running its backward again on the numbers it had. Its graph must be the one an export at its
 own backward would have drawn, to the bit, whatever the program did to its tensors since."""
@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import engine as torch
-from engine import core, nn
-from engine.autograd import record_passes
+from engine import nn
+from recorder import passlog, record_passes
 
 Program = Callable[[int], None]
 
@@ -313,29 +313,29 @@ def test_a_weight_matrix_whose_gradient_is_cleared_in_place(clear: str, rows: in
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
-@pytest.mark.parametrize("size", [100, core.ZERO_TEST_BYTES // 4 + 1, 40_000])
+@pytest.mark.parametrize("size", [100, passlog.ZERO_TEST_BYTES // 4 + 1, 40_000])
 def test_what_a_pass_keeps_of_the_gradient_it_sums_into(dtype: Any, size: int) -> None:
     """A gradient of all zero bits, big enough to test, is kept as a read-only broadcast zero;
     one that is not (one element -0.0, or the dtype's smallest subnormal), or small, as a copy
     that a later in-place change leaves alone."""
     zeros = np.zeros(size, dtype)
-    big = zeros.nbytes >= core.ZERO_TEST_BYTES
-    kept = core._kept(zeros)
+    big = zeros.nbytes >= passlog.ZERO_TEST_BYTES
+    kept = passlog.kept(zeros)
     assert kept.shape == zeros.shape and kept.dtype == dtype and not kept.any()
-    assert (kept.strides == (0,)) == big and (kept is core._kept(zeros.copy())) == big
+    assert (kept.strides == (0,)) == big and (kept is passlog.kept(zeros.copy())) == big
     assert not np.signbit(kept).any()
     for odd in (-0.0, np.finfo(dtype).smallest_subnormal):
         g = zeros.copy()
         g[size // 2] = odd
         assert g.view(np.uint8).any()
-        kept = core._kept(g)
+        kept = passlog.kept(g)
         assert kept is not g and kept.strides != (0,)
         assert kept.tobytes() == g.tobytes()
         g.fill(3)
         assert kept.tobytes() != g.tobytes()
     matrix = np.zeros((size // 8, 8), dtype)  # by rows: zero bits whatever the shape
-    assert core._kept(matrix).shape == matrix.shape
-    assert (core._kept(matrix).strides == (0, 0)) == (matrix.nbytes >= core.ZERO_TEST_BYTES)
+    assert passlog.kept(matrix).shape == matrix.shape
+    assert (passlog.kept(matrix).strides == (0, 0)) == (matrix.nbytes >= passlog.ZERO_TEST_BYTES)
 
 
 def test_hooks_registered_after_the_pass_are_not_run_by_its_replay() -> None:

@@ -1,11 +1,11 @@
 """Compare with PyTorch: each node of an observed pass checked against PyTorch's own rules.
 
-For every result ``c`` the program's op label names a PyTorch operation (``+ * - / ** tanh exp
-relu log neg sigmoid ...``). That operation is replayed with the engine's tensors on ``c``'s
-inputs (float64 leaves that require grad): the replayed value must equal the program's ``data``
-(else ``c`` is *not comparable*: the label does not say what the program computed), and one
-backward of it from the gradient ``c`` received in the pass gives what PyTorch's rule sends to
-each input. A node *agrees* when the gradient it received in the pass (its ``grad`` after the
+For every result ``c`` the program's op label names a PyTorch operation (``+ * - / **``, and
+for one input the labels the op table's rows declare: ``tanh``, ``relu`` ...). That operation
+is replayed with the engine's tensors on ``c``'s inputs (float64 leaves that require grad):
+the replayed value must equal the program's ``data`` (else ``c`` is *not comparable*: the
+label does not say what the program computed), and one backward of it from the gradient ``c``
+received in the pass gives what PyTorch's rule sends to each input. A node *agrees* when the gradient it received in the pass (its ``grad`` after the
 pass minus before: earlier passes' leftovers do not count) equals the sum of what PyTorch's
 rules send it from its consumers; the root must hold PyTorch's seed, 1. Checking each node
 against its own consumers' gradients, not against a whole fresh backward, puts a wrong rule's
@@ -29,8 +29,14 @@ from typing import Any
 
 import numpy as np
 
+import engine
+from engine.ops import OPS
 from server.program.values.graph import json_value, page_number
 from server.program.values.record import ValuePass
+
+#: the engine as a program sees it (``torch``): its functions are the registry's, made at
+#: import, which a type checker does not see
+torch: Any = engine
 
 AGREES, DIFFERS, NOT_COMPARABLE = "agrees", "differs", "not_comparable"
 #: holds this pass's gradient, but got it by replacing what an earlier pass left (not adding)
@@ -42,7 +48,7 @@ def _reduce(f: Callable[[Any, Any], Any]) -> Callable[[list[Any]], Any]:
     return lambda xs: functools.reduce(f, xs)
 
 
-def replay_op(engine: Any, label: str | None, arity: int) -> Callable[[list[Any]], Any] | None:
+def replay_op(label: str | None, arity: int) -> Callable[[list[Any]], Any] | None:
     """The engine operation an op label names, for ``arity`` inputs (None when unknown)."""
     op = (label or "").strip()
     low = op.lower()
@@ -73,23 +79,20 @@ def replay_op(engine: Any, label: str | None, arity: int) -> Callable[[list[Any]
         p = float(power.group(1))
         k: float | int = int(p) if p.is_integer() else p
         return lambda xs: xs[0] ** k
-    unary: dict[str, Callable[[Any], Any]] = {
-        "-": lambda a: -a,
-        "neg": lambda a: -a,
-        "tanh": engine.tanh,
-        "exp": engine.exp,
-        "log": engine.log,
-        "relu": engine.relu,
-        "sigmoid": engine.sigmoid,
-        "sin": engine.sin,
-        "cos": engine.cos,
-        "sqrt": engine.sqrt,
-        "abs": engine.abs,
-        "sum": lambda a: a.sum(),
-        "mean": lambda a: a.mean(),
-    }
-    g = unary.get(low)
+    g = _unary_labels().get(low)
     return (lambda xs: g(xs[0])) if g is not None else None
+
+
+@functools.cache
+def _unary_labels() -> dict[str, Callable[[Any], Any]]:
+    """Labels of one input: those the op table's rows declare (``Op.compare``: ``tanh``,
+    ``exp``, ``relu``, ``-`` ...), each replayed with its row's function, and the reductions."""
+    labels: dict[str, Callable[[Any], Any]] = {
+        label: getattr(torch, op.function[0]) for op in OPS.values() for label in op.compare
+    }
+    labels["sum"] = lambda a: a.sum()
+    labels["mean"] = lambda a: a.mean()
+    return labels
 
 
 _COMMUTATIVE = {"+", "add", "sum", "*", "mul", "prod"}
@@ -140,12 +143,12 @@ def _received(record: ValuePass, k: int) -> Any:
 
 
 def _local_vjps(
-    engine: Any, record: ValuePass, c: int, upstream: Any
+    record: ValuePass, c: int, upstream: Any
 ) -> tuple[list[np.ndarray] | None, str | None]:
     """What PyTorch's rule for node c sends to each input, given c's gradient ``upstream``."""
     parents = record.parents[c]
     label = record.ops[c]
-    fn = replay_op(engine, label, len(parents))
+    fn = replay_op(label, len(parents))
     if fn is None:
         shown = repr(label) if label else "(no op label)"
         return None, f"the op {shown} with {len(parents)} input(s) has no PyTorch replay"
@@ -155,23 +158,23 @@ def _local_vjps(
     data = record.datas[c]
     for order in orders:
         ins = [
-            engine.tensor(
+            torch.tensor(
                 np.asarray(record.datas[parents[a]], dtype=np.float64),
-                dtype=engine.float64,
+                dtype=torch.float64,
                 device="cpu",
                 requires_grad=True,
             )
             for a in order
         ]
-        with engine.enable_grad():
+        with torch.enable_grad():
             out = fn(ins)
         value = out.detach().numpy()
         scale = _abs_max(value) + sum(_abs_max(record.datas[j]) for j in parents)
         if np.shape(value) != np.shape(data) or not close(data, value, scale, _eps(data)):
             continue
         up = np.broadcast_to(np.asarray(upstream, dtype=np.float64), value.shape).copy()
-        grads = engine.autograd.grad(
-            out, ins, grad_outputs=engine.tensor(up, dtype=engine.float64, device="cpu"),
+        grads = torch.autograd.grad(
+            out, ins, grad_outputs=torch.tensor(up, dtype=torch.float64, device="cpu"),
             allow_unused=True,
         )  # fmt: skip
         sent: list[np.ndarray] = [np.zeros(())] * len(parents)
@@ -196,7 +199,7 @@ def _text(v: Any) -> str:
     return page_number(float(a)) if a.size == 1 else f"an array of shape {list(a.shape)}"
 
 
-def compare_pass(engine: Any, record: ValuePass, graph: dict[str, Any], deadline: float) -> None:
+def compare_pass(record: ValuePass, graph: dict[str, Any], deadline: float) -> None:
     """Add ``compare``, ``compare_grad`` and ``compare_reason`` to each node of ``graph``, and
     the counts to ``graph["compare"]``; stop (and say so) at ``deadline`` (perf_counter)."""
     n = len(record.datas)
@@ -214,7 +217,7 @@ def compare_pass(engine: Any, record: ValuePass, graph: dict[str, Any], deadline
             return
         upstream = _received(record, c)
         try:
-            sent, reason = _local_vjps(engine, record, c, upstream)
+            sent, reason = _local_vjps(record, c, upstream)
         except Exception as exc:  # the replay itself failed (shapes PyTorch refuses ...)
             sent, reason = None, f"PyTorch could not replay it ({type(exc).__name__}: {exc})"
         if sent is None:

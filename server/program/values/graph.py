@@ -1,4 +1,4 @@
-"""An observed pass of the program's own autograd as the API's ``Graph`` (engine/graph.py's shape).
+"""An observed pass of the program's own autograd as the API's ``Graph`` (recorder/graph.py's shape).
 
 Nodes are numbered in topological order (parents first), so the same program always gives the
 same ids and the page's forward replay needs nothing new. Each node says which of the program's
@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from engine.caption import bracket, deriv, page_number, ref
-from engine.graph import LABEL_MAX
-from engine.summaries import summarise
+from recorder.caption import bracket, deriv, page_number, ref
+from recorder.graph import LABEL_MAX
+from recorder.summaries import summarise
 from server.program.values.groups import groups
 from server.program.values.record import ValuePass
 
@@ -94,7 +94,7 @@ class _Numbers(dict[float, str]):
 
     def node(self, v: float) -> NumberNode:
         """(the number's node, the same as the right operand of · or + (a negative one in
-        brackets, as engine.caption.bracket writes it), that operand's text)."""
+        brackets, as recorder.caption.bracket writes it), that operand's text)."""
         found = self._nodes.get(v)
         if found is None:
             text = self[v]
@@ -306,7 +306,7 @@ class _Walk:
     (what it added over the gradient it was given: the rule's own number, right or wrong),
     times that gradient, and what it added. A parent that already held a gradient gets ``+=``
     and the sum it now holds (``→ 4 + 6 = 10``). ``caption`` holds the same lines as trees
-    (engine.caption's shape) for the page to typeset."""
+    (recorder.caption's shape) for the page to typeset."""
 
     def __init__(
         self,

@@ -1,5 +1,5 @@
 """Groups for a program's own classes: the Values one call of a ``Neuron``, a ``Layer`` or an
-``MLP`` made collapse into one box, as an ``nn.Module`` call's nodes do (engine/graph.py's
+``MLP`` made collapse into one box, as an ``nn.Module`` call's nodes do (recorder/graph.py's
 ``modules``).
 
 Every class the program defines that calls itself (``__call__`` or ``forward``) and is not the
@@ -9,7 +9,7 @@ program. When a pass is exported, a call's group is every node the call made: th
 what it returned that are not ancestors of what it was given (its inputs come from outside; the
 Values it created, a neuron's sums and its tanh, and the numbers it wrapped, are its own). A node
 belongs to the innermost call whose group holds it. A parameter (``w``, ``b``) used by one call
-only is left to the page, which puts it in that call's box (static/src/modules.ts), as it does a
+only is left to the page, which puts it in that call's box (static/src/graph/modules.ts), as it does a
 ``Linear``'s weight; one shared by several calls stays outside them, with an edge into each.
 """
 

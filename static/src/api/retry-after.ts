@@ -1,5 +1,5 @@
 /**
- * Backing off politely (issue 12's "pages back off"): a server that is busy (429/503) says when
+ * Backing off politely: a server that is busy (429/503) says when
  * to come back (`Retry-After`); the pages wait that long plus jitter, so a classroom does not
  * retry in lockstep (run/controller.ts for the playground's runs). DOM-free.
  */

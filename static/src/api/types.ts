@@ -92,7 +92,7 @@ export interface Contribution {
 }
 
 /**
- * A node of a caption's expression tree (engine/caption.py): `num` (value `v`, text `t`),
+ * A node of a caption's expression tree (recorder/caption.py): `num` (value `v`, text `t`),
  * `name` (a node's label), `const` (π, e), `text` (words), `d` (∂top/∂wrt), `+ − · / @`, `neg`,
  * `^`, `T`, `fn` (function `f`), `sqrt`, `abs`, `sum` (Σ, `sub`), `iv` ([cond]), `cmp` (`ops`),
  * `idx`, `seq`, and `paren`: the brackets, placed by the server where precedence needs them.

@@ -1,25 +1,16 @@
 /**
- * Caption trees (the server's engine/caption.py) as TeX for KaTeX. The server has already put
+ * Caption trees (the server's recorder/caption.py) as TeX for KaTeX. The server has already put
  * brackets where precedence needs them (`paren` nodes), so this only spells each node out: the
  * tree is never re-parsed and no bracket is added or dropped here. Labels (a node's text, such
  * as `model[0].weight` or `(… + b)^2`) are set by the text converter of tex.ts. DOM-free.
  */
 import { labelToTex } from "./text-to-tex";
+import { FUNCTION_TEX as ROW_FUNCTION_TEX } from "../generated/ops.gen";
 import type { CaptionLine, MathNode } from "../api/types";
 
-const FUNCTION_TEX: Record<string, string> = {
-  ln: "\\ln",
-  exp: "\\exp",
-  tanh: "\\tanh",
-  sin: "\\sin",
-  cos: "\\cos",
-  tan: "\\tan",
-  sinh: "\\sinh",
-  cosh: "\\cosh",
-  σ: "\\sigma",
-  Φ: "\\Phi",
-  φ: "\\varphi",
-};
+/** Functions typeset as TeX's own: those the op table's rows declare, and the normal
+ * distribution's Φ and φ of the captions' notation. */
+const FUNCTION_TEX: Record<string, string> = { ...ROW_FUNCTION_TEX, Φ: "\\Phi", φ: "\\varphi" };
 const NAME_TEX: Record<string, string> = { π: "\\pi", e: "e", δ: "\\delta", σ: "\\sigma", N: "N", s: "s", "x̂": "\\hat{x}", ĝ: "\\hat{g}", Π: "\\Pi" };
 const COMPARE_TEX: Record<string, string> = { ">": ">", "≥": "\\ge", "<": "<", "≤": "\\le", "=": "=", "≠": "\\ne" };
 const BINARY_TEX: Record<string, string> = { "+": " + ", "−": " - ", "·": " \\cdot ", "/": " / ", "@": " \\mathbin{@} " };

@@ -1,5 +1,5 @@
 /**
- * The notebook page (/notebook, issue 24): markdown and code cells; Shift+Enter runs a cell,
+ * The notebook page (/notebook): markdown and code cells; Shift+Enter runs a cell,
  * which runs cells 1..k in one jailed worker from the seed (POST /api/v1/notebook/run/stream)
  * so each cell sees the state the cells above it left; its output streams under it and the
  * graph it recorded is drawn beside it with the walk. The lessons open as notebooks; .ipynb

@@ -1,5 +1,5 @@
 /**
- * A notebook's cells and what is known of their runs (issue 24), DOM-free.
+ * A notebook's cells and what is known of their runs, DOM-free.
  *
  * Code cells are numbered among themselves (1-based, as the API counts them). Running cell k
  * sends cells 1..k (one-shot: the server runs them all, in order, from the seed) and every cell

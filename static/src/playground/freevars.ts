@@ -3,6 +3,7 @@
  * become the bindings panel's sliders. A light lexical scan, not a parser: the server's sandbox
  * is the judge of what a program means; this only decides which inputs to offer.
  */
+import { KNOWN_NAMES } from "../generated/ops.gen";
 
 const KEYWORDS = new Set(
   ("False None True and as assert async await break class continue def del elif else except " +
@@ -10,14 +11,8 @@ const KEYWORDS = new Set(
     "with yield").split(" "),
 );
 
-/**
- * Names a program knows without importing them (server/program/known.py's KNOWN, checked
- * equal by tests/api/test_expressions.py): torch, nn, F and the table's functions.
- */
-export const KNOWN_NAMES = (
-  "torch nn F exp log log1p log2 log10 expm1 sqrt square sin cos tan sinh cosh asin acos atan " +
-  "tanh erf sigmoid relu clamp maximum minimum softplus gelu silu elu leaky_relu"
-).split(" ");
+/** Names a program knows without importing them: torch, nn, F and the table's functions. */
+export { KNOWN_NAMES };
 
 /** Python's builtins a learner's expression may call, and the modules lessons import. */
 const PYTHON = (

@@ -1,5 +1,5 @@
 /**
- * Graphs kept (issue 20): a run that fails before it records a graph (a SyntaxError, a timeout,
+ * Graphs kept: a run that fails before it records a graph (a SyntaxError, a timeout,
  * Stop, a program that records nothing, such as a NumPy-only one) keeps the previous graph on
  * screen, marked as the last good run, instead of wiping it; a graph whose program has been
  * edited since is marked stale. DOM-free: it decides what to show and what the note says.

@@ -1,5 +1,5 @@
 /**
- * The splitter between the program column and the graph (issue 20): drag it, or focus it and
+ * The splitter between the program column and the graph: drag it, or focus it and
  * use ← / → (Home / End for the ends), to give lesson code with long comments more room or the
  * graph more width. Its place is a share of the page's width, remembered in localStorage; the
  * ARIA separator pattern says it to assistive technology. Hidden in the one-column layouts.

@@ -11,7 +11,7 @@
  * - "thrashing": over the last `window` steps its median is more than `aboveChance` times the
  *   loss of guessing (ln C for C classes: cross-entropy of the uniform prediction). A rate that
  *   swings the loss between 3 and 49 trips this even when the first loss seen was already high
- *   (a rate set mid-run, at a peak), which the growth rule alone missed (issue 19).
+ *   (a rate set mid-run, at a peak), which the growth rule alone missed.
  * A single spike of a high but workable rate (Adam at 0.3 on moons jumps from 0.7 to 5 once,
  * then learns) stays below both; rates of 1 and more, which keep the loss in the tens, trip them
  * within a few steps.

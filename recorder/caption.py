@@ -47,7 +47,7 @@ Expr = dict[str, Any]
 
 
 def page_number(v: float) -> str:
-    """A number as the page writes it (formatScalar in static/src/format.ts): integers plainly,
+    """A number as the page writes it (formatScalar in static/src/common/format.ts): integers plainly,
     else four significant digits, ``5.81e−4`` below 1e−3 and from 1e6, a true minus. Rounded as
     JavaScript rounds (half away from zero on the exact binary value; Python's format rounds an
     exact tie such as −23.625 to even), so a caption and the node box it describes agree."""
@@ -352,11 +352,9 @@ _TOKEN = re.compile(
     r"|(?P<op>Σ_rows|[-+·/@^²ᵀ√Σ()\[\]|,>≥≤<=≠−])"
     r")"
 )
-#: names that are functions when an opening bracket follows
-_FUNCTIONS = frozenset(
-    ["ln", "exp", "tanh", "sin", "cos", "sinh", "cosh", "tan", "sign", "σ", "Φ", "φ", "erf",
-     "softmax", "clip", "mean", "cumsum", "gelu", "det"]
-)  # fmt: skip
+#: the one-letter names that are functions when an opening bracket follows (a longer word,
+#: ``exp`` or ``softmax``, always is; a letter alone, ``a (…)``, is a product)
+_FUNCTIONS = frozenset("σΦφ")
 _COMPARISONS = frozenset(">≥≤<=≠")
 _CONSTANTS = frozenset("πe")
 

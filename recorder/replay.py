@@ -1,4 +1,4 @@
-"""The latest pass of a long loop, exported as it was (engine.core.PassLog's ``replay``).
+"""The latest pass of a long loop, exported as it was (recorder.passlog.PassLog's ``replay``).
 
 A loop of 2,000 backward passes shows its first passes and its latest; which pass is the latest
 is known only when the program ends, and by then an optimizer has changed the leaves in place.
@@ -33,8 +33,9 @@ from typing import Any
 import numpy as np
 
 from engine import core
-from engine.core import Node, WalkStep, edge, recording, run_backward
-from engine.graph import reachable
+from engine.core import Node, Walk, edge, observing, run_backward
+from recorder.graph import reachable
+from recorder.passlog import PassWalk, WalkStep
 
 
 def export_as_it_was(
@@ -90,18 +91,26 @@ def _put_back(arrays: list[tuple[Any, Any]]) -> Iterator[None]:
 
 
 class _Capture:
-    """A recorder for the replay: keeps the walk, runs no pass unwalked."""
+    """The replay's observer: walks the pass, runs none unwalked, keeps the walk."""
 
     def __init__(self) -> None:
-        self.walk: tuple[list[WalkStep], dict[int, Any]] | None = None
+        self.walk_made: tuple[list[WalkStep], dict[int, Any]] | None = None
 
     def light(self) -> bool:
         return False
 
-    def record(
-        self, root: Any, steps: list[WalkStep], node_grads: dict[int, Any], grads: Any = None
-    ) -> None:
-        self.walk = (steps, node_grads)
+    def walk(self, accumulate: bool, grad_call: bool, graphed: bool) -> PassWalk:
+        return PassWalk(accumulate, grad_call, graphed)
+
+    def walked(self, root: Any, walk: Walk, replayable: bool) -> None:
+        assert isinstance(walk, PassWalk)  # (the walk this capture made)
+        self.walk_made = (walk.steps, walk.node_grads)
+
+    def ran_light(self, *args: Any) -> None:
+        raise AssertionError("a replay walks its pass")
+
+    def kept(self, array: Any) -> Any:
+        return array.copy()
 
 
 def _walk_again(
@@ -148,7 +157,7 @@ def _walk_again(
                     for x, v in zip(n.inputs, n.versions, strict=True)
                 ]
         # (what the pass warned of, it warned of as it ran: its replay says nothing)
-        with recording(capture), warnings.catch_warnings(), np.errstate(all="ignore"):  # type: ignore[arg-type]
+        with observing(capture), warnings.catch_warnings(), np.errstate(all="ignore"):  # type: ignore[arg-type]
             warnings.simplefilter("ignore")
             run_backward((root,), (seed,), True)
         for leaf, _ in grads:  # (arrays this replay made: no one else holds them)
@@ -166,7 +175,7 @@ def _walk_again(
         for leaf, data in swapped:
             leaf._data = data
         core.ANOMALY.enabled = anomaly
-    return capture.walk
+    return capture.walk_made
 
 
 def _tensors(nodes: list[Node]) -> list[Any]:

@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from engine import caption as cap
 from engine.backend import to_numpy
+from recorder import caption as cap
 
 FULL_LIMIT = 64
 PREVIEW = 8
@@ -89,7 +89,7 @@ def summarise_seen(arr: Any, seen: dict[int, tuple[Any, Any]] | None) -> Any:
 
 
 def fmt_number(v: float) -> str:
-    """A number for a label or a caption, as the page writes it (engine.caption.page_number):
+    """A number for a label or a caption, as the page writes it (recorder.caption.page_number):
     integers plainly, else 4 significant digits, ``5.81e−4``; a true minus."""
     return cap.page_number(v)
 

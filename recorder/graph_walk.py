@@ -1,9 +1,9 @@
 """A backward pass's walk as exported: each step's contributions and their captions.
 
 Each walk step's ``formula`` (one line per contribution) and ``caption`` (the same lines as
-expression trees, which the page typesets) are built by :mod:`engine.caption` from the op
+expression trees, which the page typesets) are built by :mod:`recorder.caption` from the op
 table's ``local`` and ``chain`` templates: the symbolic rule, the same with numbers when every
-operand is one, and the result, every ``=`` true. ``ex`` is engine.graph's exporter of the
+operand is one, and the result, every ``=`` true. ``ex`` is recorder.graph's exporter of the
 pass (its labels and the graph ids of each node's inputs).
 """
 
@@ -14,10 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from engine import caption as cap
 from engine.backend import to_numpy
-from engine.core import Node, WalkStep
-from engine.summaries import number, scalar, summarise_seen
+from engine.core import Node
+from recorder import caption as cap
+from recorder.passlog import WalkStep
+from recorder.summaries import number, scalar, summarise_seen
 
 
 def _count(node: Node, out: Any) -> float:
@@ -129,7 +130,7 @@ def walk_step(
 ) -> dict[str, Any]:
     """One recorded backward step: for each contribution, its caption line as a tree (the
     symbolic form, the same with numbers when every operand is one, the result) and as text.
-    ``memo`` (kept across passes of one structure, see engine.pass_export) holds what the
+    ``memo`` (kept across passes of one structure, see recorder.pass_export) holds what the
     captions say whatever the numbers, so a pass like the one before only computes numbers;
     ``seen`` the pass's summaries so far (summaries.summarise_seen)."""
     node = step.node
@@ -184,27 +185,7 @@ def walk_step(
             if result[2] != forms[-1][2]:
                 forms.append(result)
         same = acc is g_sent  # (the walk keeps one array when nothing was added)
-        accumulates = not same and not np.array_equal(
-            np.asarray(to_numpy(acc)), np.asarray(to_numpy(g_sent))
-        )
-        total = res if same else scalar(acc)
-        cap_line: dict[str, Any] = {
-            "lhs": lhs,
-            "op": "+=" if accumulates else "=",
-            "forms": None,
-        }
-        text_line = ""
-        if accumulates and total is not None and res is not None:
-            if len(forms) == 1 or forms[-1][0]["k"] != "num":
-                forms.append(_form(cap.num(res)))
-            sum_form = _form(cap.binary("+", cap.num(total - res), forms[-1][0]))
-            after = _form(cap.num(total))
-            cap_line["total"] = [sum_form[1], after[1]]
-            text_line = f"  → {sum_form[2]} = {after[2]}"
-        cap_line["forms"] = [f[1] for f in forms]
-        cap_line["to"] = to
-        written = forms[0][2] if len(forms) == 1 else " = ".join([f[2] for f in forms])
-        text_line = f"{lhs_text} {cap_line['op']} {written}{text_line}"
+        cap_line, text_line, accumulates = _sum_line(lhs, lhs_text, to, forms, res, acc, g_sent)
         caption.append(cap_line)
         lines.append(text_line)
         local_num = (
@@ -232,3 +213,29 @@ def walk_step(
         "caption": caption,
         "contributions": contributions,
     }
+
+
+def _sum_line(
+    lhs: Any, lhs_text: str, to: str, forms: list[Any], res: Any, acc: Any, g_sent: Any
+) -> tuple[dict[str, Any], str, bool]:
+    """A contribution's caption line (its forms, and when the receiver already held a
+    gradient, the sum it makes: ``+=`` then ``→ before + sent = after``), its text, and
+    whether it accumulates."""
+    same = acc is g_sent  # (the walk keeps one array when nothing was added)
+    accumulates = not same and not np.array_equal(
+        np.asarray(to_numpy(acc)), np.asarray(to_numpy(g_sent))
+    )
+    total = res if same else scalar(acc)
+    cap_line: dict[str, Any] = {"lhs": lhs, "op": "+=" if accumulates else "=", "forms": None}
+    text_line = ""
+    if accumulates and total is not None and res is not None:
+        if len(forms) == 1 or forms[-1][0]["k"] != "num":
+            forms.append(_form(cap.num(res)))
+        sum_form = _form(cap.binary("+", cap.num(total - res), forms[-1][0]))
+        after = _form(cap.num(total))
+        cap_line["total"] = [sum_form[1], after[1]]
+        text_line = f"  → {sum_form[2]} = {after[2]}"
+    cap_line["forms"] = [f[1] for f in forms]
+    cap_line["to"] = to
+    written = forms[0][2] if len(forms) == 1 else " = ".join([f[2] for f in forms])
+    return cap_line, f"{lhs_text} {cap_line['op']} {written}{text_line}", bool(accumulates)

@@ -20,7 +20,7 @@ is named by its ``_name`` (set by the sandbox), else from the call it ran in (``
 for Sequential/ModuleList children, ``parent.attr`` for attributes), else by its class.
 
 Captions. Each walk step's ``formula`` (one line per contribution) and ``caption`` (the same
-lines as expression trees, which the page typesets) are built by :mod:`engine.caption` from the
+lines as expression trees, which the page typesets) are built by :mod:`recorder.caption` from the
 op table's ``local`` and ``chain`` templates: the symbolic rule, the same with numbers when every
 operand is one, and the result, every ``=`` true.
 
@@ -40,12 +40,13 @@ from typing import Any
 
 import numpy as np
 
-from engine.caption import LABEL_OPS, POSTFIX, POWER, PRODUCT, label_prec
-from engine.core import ModuleCall, Node, WalkStep, edge
-from engine.graph_walk import walk_step
+from engine.core import ModuleCall, Node, edge
 from engine.ops import OPS
-from engine.summaries import fmt_number, num, scalar, summarise
 from engine.tensor import Tensor
+from recorder.caption import LABEL_OPS, POSTFIX, POWER, PRODUCT, label_prec
+from recorder.graph_walk import walk_step
+from recorder.passlog import WalkStep
+from recorder.summaries import fmt_number, num, scalar, summarise
 
 #: labels longer than this are elided from the inside (``(… + b − y)^2``)
 LABEL_MAX = 24
@@ -742,7 +743,7 @@ def freeze_leaves(
     leaves are read off the walk, without walking the graph again. ``grads``: arrays that the
     walk holds (no one writes into them) equal to leaves' gradients now, kept instead of
     copies. ``leaves``: every leaf the pass's nodes read, by ``id`` (collected by a backward
-    that ran unwalked and cannot be replayed, engine.replay), copied all, without walking the
+    that ran unwalked and cannot be replayed, recorder.replay), copied all, without walking the
     graph. (A pass that can be replayed keeps copies of its leaves' values only: the backward
     loop's recorder, engine.core's ``PassLog.record_light``, makes them.)"""
     grads = grads or {}

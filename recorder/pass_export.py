@@ -3,7 +3,7 @@
 A training loop records the same graph again and again with new numbers. Its labels, its
 nodes' expressions, its module calls and the symbolic half of its captions are the same every
 pass; only values, gradients and the numbers in captions change. :class:`PassExporter` is
-:func:`engine.graph.export` for one recording (``PassLog`` calls it once per kept pass): it
+:func:`recorder.graph.export` for one recording (``PassLog`` calls it once per kept pass): it
 walks a pass's graph once, in the order the exporter numbers nodes, and makes a *key* of
 everything a label, an expression, a module's name or a caption's symbols is made from (ops and
 their number attributes, edges, names, shapes and dtypes, module calls, the leaves and the
@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.core import Node, WalkStep, edge
-from engine.graph import _export, _Exporter, _topo_ascending, export, owning_call
-from engine.graph_walk import walk_step
-from engine.summaries import summarise, summarise_seen
+from engine.core import Node, edge
 from engine.tensor import Tensor
+from recorder.graph import _export, _Exporter, _topo_ascending, export, owning_call
+from recorder.graph_walk import walk_step
+from recorder.passlog import WalkStep
+from recorder.summaries import summarise, summarise_seen
 
 
 def _numbers(attrs: dict[str, Any] | None) -> tuple[tuple[str, Any], ...]:
@@ -37,7 +38,7 @@ def _numbers(attrs: dict[str, Any] | None) -> tuple[tuple[str, Any], ...]:
 class _Template:
     """A pass's exported structure, by position in the exporter's numbering (n0, n1, …): its
     nodes without their numbers, edges, modules, labels, each node's inputs' ids, and the
-    captions' symbols (``memo``, see engine.graph_walk.walk_step)."""
+    captions' symbols (``memo``, see recorder.graph_walk.walk_step)."""
 
     __slots__ = (
         "edges",
@@ -61,7 +62,7 @@ class _Template:
 
 
 class _Numbering:
-    """What engine.graph's exporter needs of a pass for its walk: graph ids by object, the
+    """What recorder.graph's exporter needs of a pass for its walk: graph ids by object, the
     labels, and each node's inputs' ids (the template's, for this pass's objects)."""
 
     __slots__ = ("ids", "input_ids", "labels")
@@ -173,7 +174,7 @@ def _key(
 
 
 def _value_label(x: Tensor, value: Any, scope: Any) -> str | None:
-    """The label leaf x takes from its value, if it does (engine.graph's ``leaf``: a tensor
+    """The label leaf x takes from its value, if it does (recorder.graph's ``leaf``: a tensor
     without a name that is not a parameter of a module whose call uses it)."""
     if x._name or owning_call(x, scope)[0] is not None:
         return None  # labelled by its name, or by its module: module.key
@@ -181,7 +182,7 @@ def _value_label(x: Tensor, value: Any, scope: Any) -> str | None:
 
 
 class PassExporter:
-    """:func:`engine.graph.export` for the passes of one recording (see the module's text).
+    """:func:`recorder.graph.export` for the passes of one recording (see the module's text).
     ``hits`` counts the passes that reused the structure before them."""
 
     def __init__(self, max_nodes: int | None = None) -> None:
