@@ -158,7 +158,10 @@ def _module_name(call: ModuleCall, parent: _Call | None) -> str:
     return type(module).__name__
 
 
-class _Exporter:
+class Exporter:
+    """One graph's export as it is made: its nodes' ids, labels and dicts, its edges and module
+    calls (recorder.pass_export keeps one to reuse what a pass like it would make again)."""
+
     def __init__(
         self, root: Any, node_grads: dict[int, Any], frozen: dict[int, Any] | None = None
     ) -> None:
@@ -575,7 +578,7 @@ class _Exporter:
         return graph
 
 
-def _topo_ascending(
+def topo_ascending(
     roots: Iterable[Node | None], max_nodes: int | None = None, ordered: bool = True
 ) -> tuple[list[Node], bool]:
     """The nodes that produced ``roots``, in recording order, and whether some were left out.
@@ -583,7 +586,7 @@ def _topo_ascending(
     With ``max_nodes`` (the drawing budget), the nodes nearest the roots are taken, breadth
     first, while they and the leaves and constants feeding them number at most ``max_nodes``;
     the inputs of the drawn nodes whose history is left out are drawn as ``omitted`` nodes
-    (:meth:`_Exporter.ref`)."""
+    (:meth:`Exporter.ref`)."""
     seen: set[int] = set()
     found: list[Node] = []
     if max_nodes is None:
@@ -662,14 +665,14 @@ def _exporter(
     max_nodes: int | None = None,
     since: int = -1,
     topo: tuple[list[Node], bool] | None = None,
-) -> _Exporter:
+) -> Exporter:
     """Every node that produced these tensors (or, with ``max_nodes``, those nearest them), in
     recording order (module calls first); with ``since``, only those recorded from that
     sequence number on (the earlier ones' tensors become inputs, drawn like leaves). ``topo``:
-    ``_topo_ascending`` of the tensors' nodes, when the caller has it already."""
-    ex = _Exporter(root, node_grads or {}, frozen)
+    ``topo_ascending`` of the tensors' nodes, when the caller has it already."""
+    ex = Exporter(root, node_grads or {}, frozen)
     roots = [getattr(t, "grad_fn", None) for t in tensors]
-    nodes, cut = topo if topo is not None else _topo_ascending(roots, max_nodes)
+    nodes, cut = topo if topo is not None else topo_ascending(roots, max_nodes)
     if cut and max_nodes is not None:
         bound = COUNT_BOUND * max_nodes
         ex.cut = (count_nodes(roots, bound), bound, max_nodes)
@@ -758,7 +761,7 @@ def freeze_leaves(
             return walked
     frozen: dict[int, Any] = {}
     if max_nodes is not None:
-        nodes, _ = _topo_ascending([fn], max_nodes, ordered=False)
+        nodes, _ = topo_ascending([fn], max_nodes, ordered=False)
     else:
         nodes = reachable(fn)
     for node in nodes:
@@ -768,7 +771,7 @@ def freeze_leaves(
     return frozen
 
 
-def _export(
+def export_with_exporter(
     root: Any,
     steps: list[WalkStep] | None,
     node_grads: dict[int, Any] | None,
@@ -776,7 +779,9 @@ def _export(
     max_nodes: int | None = None,
     topo: tuple[list[Node], bool] | None = None,
     memo: dict[Any, Any] | None = None,
-) -> tuple[dict[str, Any], _Exporter]:
+) -> tuple[dict[str, Any], Exporter]:
+    """:func:`export`, with the exporter that numbered and labelled the graph (recorder.pass_export
+    reuses its structure for a pass like this one)."""
     ex = _exporter(root, [root], node_grads, frozen, max_nodes, topo=topo)
     root_id = ex.ids[id(root.grad_fn)] if root.grad_fn is not None else ex.leaf(root)
     node = ex.by_id[root_id]
@@ -798,7 +803,7 @@ def export_focus(
     if focus is None:
         return None
     root, target = focus
-    graph, ex = _export(root, None, None, None, max_nodes)
+    graph, ex = export_with_exporter(root, None, None, None, max_nodes)
     node_id = ex.ids.get(id(target))
     if node_id is None:  # a tensor: the graph node that shows it
         node_id = next((gid for gid, t in ex.tensors.items() if t is target), None)
@@ -815,10 +820,10 @@ def export(
     """The graph that produced ``root``, with the recorded walk if one is given; ``frozen``
     replaces leaves' values and gradients (see :func:`freeze_leaves`); with ``max_nodes``, only
     the nodes nearest ``root`` (the graph then says what was left out in ``truncated``)."""
-    return _export(root, steps, node_grads, frozen, max_nodes)[0]
+    return export_with_exporter(root, steps, node_grads, frozen, max_nodes)[0]
 
 
-def _union(tensors: Iterable[Any], max_nodes: int | None = None) -> tuple[_Exporter, str | None]:
+def _union(tensors: Iterable[Any], max_nodes: int | None = None) -> tuple[Exporter, str | None]:
     """The graphs of these tensors together (leaves included), and the id of the one recorded
     last (the root the page centres on), or None when there is none."""
     live = [t for t in tensors if isinstance(t, Tensor)]
@@ -854,7 +859,7 @@ def export_error(
 # ---- a notebook cell's graph: what was recorded from a sequence number on ----------------------
 
 
-def _mark_earlier(ex: _Exporter, nodes: Iterable[Node], since: int) -> None:
+def _mark_earlier(ex: Exporter, nodes: Iterable[Node], since: int) -> None:
     """``"earlier": true`` on each node recorded before ``since``, and on each tensor made
     before it that is drawn as an input (a leaf-like box for a tensor that has a grad_fn)."""
     for node in nodes:
@@ -898,6 +903,6 @@ def export_pass_since(
 ) -> dict[str, Any]:
     """:func:`export` of a backward pass, whole (its walk is what ran), with the nodes
     recorded before ``since`` (by an earlier notebook cell) marked ``"earlier": true``."""
-    graph, ex = _export(root, steps, node_grads, frozen, max_nodes)
-    _mark_earlier(ex, _topo_ascending([root.grad_fn], max_nodes)[0], since)
+    graph, ex = export_with_exporter(root, steps, node_grads, frozen, max_nodes)
+    _mark_earlier(ex, topo_ascending([root.grad_fn], max_nodes)[0], since)
     return graph

@@ -21,7 +21,7 @@ from typing import Any
 
 from engine.core import Node, edge
 from engine.tensor import Tensor
-from recorder.graph import _export, _Exporter, _topo_ascending, export, owning_call
+from recorder.graph import Exporter, export, export_with_exporter, owning_call, topo_ascending
 from recorder.graph_walk import walk_step
 from recorder.passlog import WalkStep
 from recorder.summaries import summarise, summarise_seen
@@ -178,7 +178,7 @@ def _value_label(x: Tensor, value: Any, scope: Any) -> str | None:
     without a name that is not a parameter of a module whose call uses it)."""
     if x._name or owning_call(x, scope)[0] is not None:
         return None  # labelled by its name, or by its module: module.key
-    return _Exporter._const_label(value)
+    return Exporter._const_label(value)
 
 
 class PassExporter:
@@ -201,18 +201,20 @@ class PassExporter:
         fn = getattr(root, "grad_fn", None)
         if fn is None:
             return export(root, steps, node_grads, frozen, self.max_nodes)
-        topo = _topo_ascending([fn], self.max_nodes)
+        topo = topo_ascending([fn], self.max_nodes)
         nodes, cut = topo
         keyed = None if cut else _key(nodes, root, frozen or {})
         if keyed is None:
             self._key = self._template = None
-            return _export(root, steps, node_grads, frozen, self.max_nodes, topo)[0]
+            return export_with_exporter(root, steps, node_grads, frozen, self.max_nodes, topo)[0]
         key, objects = keyed
         if key == self._key and self._template is not None:
             self.hits += 1
             return self._again(self._template, objects, root, steps, node_grads or {}, frozen)
         memo: dict[Any, Any] = {}
-        graph, ex = _export(root, steps, node_grads, frozen, self.max_nodes, topo, memo)
+        graph, ex = export_with_exporter(
+            root, steps, node_grads, frozen, self.max_nodes, topo, memo
+        )
         self._key, self._template = key, _template(graph, ex, objects, memo)
         return graph
 

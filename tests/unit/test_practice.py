@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 import pytest
 
 import engine as torch
 from recorder import record_passes
-from server.program.practice import diagnose, exercises, matches, significant_digits
+from server.program.practice import KINDS, diagnose, exercises, matches, significant_digits
+from server.schemas import PracticeMistake
 from tests.unit.op_cases import CASES
 from tests.unit.test_op_table import _inputs
 
@@ -198,3 +199,9 @@ def test_the_shared_table_of_typed_answers() -> None:
     assert {"right", "digits", "shape", "wrong", "broadcast", "transpose"} <= kinds
     for case in cases:
         assert diagnose(case["typed"], case["ask"]) == case["expected"], case["typed"]
+
+
+def test_the_contract_lists_the_mistakes_in_the_order_they_are_matched() -> None:
+    """server.program (inside the worker, no pydantic) and the contract each list the kinds:
+    the same kinds, in the same order."""
+    assert get_args(PracticeMistake.model_fields["kind"].annotation) == KINDS
