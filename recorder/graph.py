@@ -748,7 +748,7 @@ def freeze_leaves(
     copies. ``leaves``: every leaf the pass's nodes read, by ``id`` (collected by a backward
     that ran unwalked and cannot be replayed, recorder.replay), copied all, without walking the
     graph. (A pass that can be replayed keeps copies of its leaves' values only: the backward
-    loop's recorder, engine.core's ``PassLog.record_light``, makes them.)"""
+    loop's recorder, recorder.passlog's ``PassLog.ran_light``, makes them.)"""
     grads = grads or {}
     if leaves is not None:
         return {k: _copies(x, grads) for k, x in leaves.items()}

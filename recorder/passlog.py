@@ -170,7 +170,7 @@ class PassLog:
     ``export_s`` and ``freeze_s`` add up the seconds spent in each (bench/layers.py).
 
     With ``replay`` (recorder.replay's), such a pass is not even walked as it runs: the backward
-    loop runs as if nothing recorded it and hands over its leaves (:meth:`record_light`). Its
+    loop runs as if nothing recorded it and hands over its leaves (:meth:`ran_light`). Its
     leaves are frozen, and the walk of the one that turns out to be the latest is made when it
     is exported, by running its backward again on the numbers it had (``replay`` exports the
     latest pass, walked or not, with its leaves' arrays holding their values from then). A
@@ -201,7 +201,7 @@ class PassLog:
         # None, node gradients, frozen leaves, what a replay needs or None)
         self._pending: tuple[int, Any, Any, dict[int, Any], dict[int, Any], Any] | None = None
         self.count = 0
-        self.unwalked = 0  # passes that ran unwalked (record_light)
+        self.unwalked = 0  # passes that ran unwalked (ran_light)
         self.root_tensors: list[Any] = []
         self.failures: list[str] = []
         self.export_s = 0.0
@@ -231,16 +231,6 @@ class PassLog:
         if not replayable:  # it ran the program's code, and so may the passes after it
             self.replayable = False
         self.record(root, walk.steps, walk.node_grads, walk.final)
-
-    def ran_light(
-        self,
-        root: Any,
-        seed: Any,
-        node_grads: dict[int, Any],
-        leaves: dict[int, Any] | None,
-        before: dict[int, Any] | None,
-    ) -> None:
-        self.record_light(root, seed, node_grads, leaves, before)
 
     kept = staticmethod(kept)
 
@@ -280,7 +270,7 @@ class PassLog:
             self.failures.append(f"pass {self.count + 1}: {type(exc).__name__}: {exc}")
         self.count += 1
 
-    def record_light(
+    def ran_light(
         self,
         root: Any,
         seed: Any,
