@@ -15,7 +15,9 @@ what their sandboxes send):
    that ran the program. A bigger one goes to a small pool of processes: parsing and pydantic's
    validation hold the GIL for their whole call (hundreds of milliseconds for a big answer),
    which in a thread would stall the event loop beside it. The processes are recycled after a
-   few answers, so the memory a big answer took goes back to the system.
+   few answers, so the memory a big answer took goes back to the system, and each ends when
+   the server does, however it ends (a parser blocked on its queue would otherwise outlive a
+   killed server, and keep its forkserver alive with it).
 
 Nothing here knows the answer's shape: :mod:`server.runs.responses` validates it against the
 public schema and cuts its text to the output cap.
@@ -25,8 +27,12 @@ from __future__ import annotations
 
 import atexit
 import concurrent.futures
+import contextlib
 import multiprocessing
+import os
+import select
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -92,9 +98,34 @@ def _pool() -> concurrent.futures.ProcessPoolExecutor:
                 max_workers=PARSERS,
                 mp_context=multiprocessing.get_context("forkserver"),
                 max_tasks_per_child=ANSWERS_PER_PARSER,
+                initializer=_end_with,
+                initargs=(os.getpid(),),
             )
             atexit.register(_parsers.shutdown, wait=False, cancel_futures=True)
         return _parsers
+
+
+def _end_with(server: int) -> None:
+    """(In a parser process) end this process as soon as ``server`` has ended: its parent is
+    the forkserver, not the server, and it may be waiting on a queue that no one will close."""
+
+    def watch() -> None:
+        try:
+            pidfd = os.pidfd_open(server)
+        except (AttributeError, OSError):  # (Linux < 5.3) look every half second
+            while True:
+                try:
+                    os.kill(server, 0)
+                except ProcessLookupError:
+                    os._exit(0)
+                except OSError:
+                    pass
+                time.sleep(0.5)
+        with contextlib.suppress(OSError):
+            select.select([pidfd], [], [])  # readable once the server has ended
+        os._exit(0)
+
+    threading.Thread(target=watch, name="end-with-the-server", daemon=True).start()
 
 
 def off_loop(function: Callable[..., T], raw: bytes | None, *args: Any) -> T:

@@ -8,9 +8,12 @@ The forging programs write a RESULT frame into every descriptor they hold and ex
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx2 as httpx
@@ -248,3 +251,46 @@ def test_a_program_cannot_choose_the_line_its_timeout_names(client: TestClient) 
     assert body["error"]["type"] == "RuntimeError"
     assert "did not ask for" in body["error"]["message"]
     assert elapsed < 5  # refused as it came, not at the wall clock
+
+
+PARSING_SERVER = """
+import sys, time
+from server.sandbox import answers
+raw = b'{"items": [' + b",".join([b"[1]"] * 20_000) + b"]}"
+assert not answers.is_small(raw)
+assert len(answers.off_loop(answers.decode, raw, raw, 50_000)["items"]) == 20_000
+print(*answers._parsers._processes, flush=True)
+time.sleep(600)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_parser_processes_end_with_a_killed_server() -> None:
+    """A server killed (SIGKILL: no atexit) leaves no parser process behind: each watches the
+    server's pid, and its forkserver ends with the last of them."""
+    with subprocess.Popen(
+        [sys.executable, "-c", PARSING_SERVER],
+        cwd=Path(__file__).parents[2],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    ) as server:
+        try:
+            assert server.stdout is not None
+            parsers = [int(pid) for pid in server.stdout.readline().split()]
+            assert parsers and all(_alive(pid) for pid in parsers)
+            forkservers = {int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+                           for pid in parsers}  # fmt: skip
+        finally:
+            server.kill()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(p) for p in [*parsers, *forkservers]):
+        time.sleep(0.05)
+    assert not [p for p in [*parsers, *forkservers] if _alive(p)]
