@@ -13,10 +13,15 @@ exported whole (``tests/unit/test_pass_export.py`` checks both give the same gra
 
 Left to the plain export: a graph cut by the drawing budget (``max_nodes``), a root that is a
 leaf, and any graph whose numbering the key does not reproduce (then nothing is reused).
+
+Each graph says which structure it has (:class:`PassGraph`): the passes made from one template
+share a ``structure`` number, so the answer's packing (server.program.packing) sends that
+structure once without comparing graphs to find out.
 """
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from engine.core import Node, edge
@@ -25,6 +30,26 @@ from recorder.graph import Exporter, export, export_with_exporter, owning_call, 
 from recorder.graph_walk import walk_step
 from recorder.passlog import WalkStep
 from recorder.summaries import summarise, summarise_seen
+
+#: structure numbers, unique in the process (two recordings never share one)
+_structures = itertools.count()
+
+
+class PassGraph(dict[str, Any]):
+    """An exported pass: the API's ``Graph`` as a plain dict, which also knows its structure.
+    Passes with the same ``structure`` were made from one template: their graphs differ only
+    in their per-pass parts (values, gradients, the walk). ``None``: not known (compare)."""
+
+    __slots__ = ("structure",)
+
+    def __init__(self, graph: dict[str, Any], structure: int | None) -> None:
+        super().__init__(graph)
+        self.structure = structure
+
+
+def structure_of(graph: Any) -> int | None:
+    """The structure number of an exported pass (None when it has none)."""
+    return getattr(graph, "structure", None) if isinstance(graph, PassGraph) else None
 
 
 def _numbers(attrs: dict[str, Any] | None) -> tuple[tuple[str, Any], ...]:
@@ -190,6 +215,7 @@ class PassExporter:
         self.hits = 0
         self._key: tuple[Any, ...] | None = None
         self._template: _Template | None = None
+        self._structure: int | None = None  # the template's structure number
 
     def __call__(
         self,
@@ -205,18 +231,23 @@ class PassExporter:
         nodes, cut = topo
         keyed = None if cut else _key(nodes, root, frozen or {})
         if keyed is None:
-            self._key = self._template = None
+            self._key = self._template = self._structure = None
             return export_with_exporter(root, steps, node_grads, frozen, self.max_nodes, topo)[0]
         key, objects = keyed
         if key == self._key and self._template is not None:
             self.hits += 1
-            return self._again(self._template, objects, root, steps, node_grads or {}, frozen)
+            graph = self._again(self._template, objects, root, steps, node_grads or {}, frozen)
+            return PassGraph(graph, self._structure)
         memo: dict[Any, Any] = {}
         graph, ex = export_with_exporter(
             root, steps, node_grads, frozen, self.max_nodes, topo, memo
         )
         self._key, self._template = key, _template(graph, ex, objects, memo)
-        return graph
+        if self._template is None:
+            self._structure = None
+            return graph
+        self._structure = next(_structures)
+        return PassGraph(graph, self._structure)
 
     @staticmethod
     def _again(

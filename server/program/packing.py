@@ -21,8 +21,11 @@ usually the same in every pass of a loop (its formulas and captions, with the nu
 a pass whose walk, so reduced, is the one an earlier pass sent says so with ``walk_from`` (that
 pass's index in ``passes``) and sends no walk of its own.
 
-A pass whose structure differs in anything (another node, another label, a node's ``earlier``
-mark) gets a structure of its own, so :func:`unpack_answer` gives back exactly the graphs that
+Which passes share a structure the recorder says as it exports them (its ``PassGraph``'s
+``structure``: passes made from one template); a graph it says nothing of (the program's own
+Values, a notebook cell's) is compared with the structures before it. A pass whose structure
+differs in anything (another node, another label, a node's ``earlier`` mark) gets a structure
+of its own, so :func:`unpack_answer` gives back exactly the graphs that
 were packed. Numbers of float32 tensors travel as the shortest decimal that reads back as the
 same float32 (``0.060337834``, not the float64 expansion ``0.06033783406019211``): the same
 value, in half the characters.
@@ -34,6 +37,8 @@ from typing import Any
 
 import numpy as np
 import orjson
+
+from recorder.pass_export import structure_of
 
 #: a node's keys that belong to its pass, not its structure
 PASS_NODE_KEYS = ("value", "grad")
@@ -136,12 +141,19 @@ def pack_answer(result: dict[str, Any], shorten: bool = True) -> dict[str, Any]:
     packed: list[dict[str, Any]] = []
     #: (structure, a walk as sent, encoded) -> the pass that sent it
     sent_walks: dict[tuple[int, bytes], int] = {}
+    #: the recorder's structure number -> its index in ``structures``
+    numbered: dict[int, int] = {}
     for graph in graphs:
+        number = structure_of(graph)
         structure, own = _split(graph)
-        index = next((i for i, known in enumerate(structures) if known == structure), None)
+        index = numbered.get(number) if number is not None else None
+        if index is None:
+            index = next((i for i, known in enumerate(structures) if known == structure), None)
         if index is None:
             index = len(structures)
             structures.append(structure)
+        if number is not None:
+            numbered[number] = index
         _elide(structure, own)
         if own.get("walk"):  # (compared before shortening: its numbers are still lists)
             key = (index, orjson.dumps(own["walk"], option=orjson.OPT_SERIALIZE_NUMPY))

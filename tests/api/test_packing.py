@@ -13,6 +13,7 @@ import numpy as np
 import orjson
 from fastapi.testclient import TestClient
 
+from recorder.pass_export import structure_of
 from server.program.imports import preload
 from server.program.output import StringSink
 from server.program.packing import pack_answer, unpack_answer
@@ -86,8 +87,11 @@ def test_float32_numbers_travel_shorter_and_read_back_as_the_same_float32() -> N
 
 
 def test_a_pass_whose_structure_differs_gets_its_own() -> None:
+    """A graph the recorder says nothing of is compared: an edited one (its structure number,
+    which would vouch for the structure it was exported with, dropped with the edit)."""
     whole = _answer(LOOP_THEN_SCALAR)
     graphs = copy.deepcopy(whole["passes"])
+    graphs[2] = dict(graphs[2])  # edited after the export: a plain dict, no structure number
     graphs[2]["nodes"][0]["label"] = "renamed"  # anything but the numbers differs
     packed = pack_answer({"passes": graphs, "graph": None})
     assert [p["structure"] for p in packed["passes"]] == [0, 0, 1, 0, 0, 2]
@@ -95,6 +99,29 @@ def test_a_pass_whose_structure_differs_gets_its_own() -> None:
     back = unpack_answer(orjson.loads(encode(packed)))
     assert back["passes"][2]["nodes"][0]["label"] == "renamed"
     assert back["passes"][3]["nodes"][0]["label"] == whole["passes"][3]["nodes"][0]["label"]
+
+
+SHAPE_CHANGES = """
+import torch
+w = torch.ones(2, 1, requires_grad=True)
+for step in range(6):
+    x = torch.ones(3 if step == 2 else 4, 2)
+    loss = (x @ w).sum()
+    loss.backward()
+"""
+
+
+def test_the_recorder_says_which_passes_share_a_structure() -> None:
+    """The exporter numbers each template it makes; passes made from it carry its number, and
+    the packing groups them by it (a new template of a structure seen before is compared)."""
+    whole = _answer(SHAPE_CHANGES)
+    numbers = [structure_of(g) for g in whole["passes"]]
+    a, b, c = numbers[0], numbers[2], numbers[3]
+    assert numbers == [a, a, b, c, c, c] and None not in numbers and len({a, b, c}) == 3
+    packed = pack_answer(copy.deepcopy(whole), shorten=False)
+    assert [p["structure"] for p in packed["passes"]] == [0, 0, 1, 0, 0, 0]
+    unpacked = unpack_answer(orjson.loads(encode(packed)))
+    assert orjson.loads(encode(unpacked))["passes"] == orjson.loads(encode(whole))["passes"]
 
 
 def test_an_error_graph_that_is_not_a_pass_travels_whole(client: TestClient) -> None:
