@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, WebSocket
 from starlette.responses import Response
 
-from server.routes.deps import LIVE_DOC, REQUEST_ERRORS, AppSettings, Runs, upgrade_required
+from server.routes.deps import LIVE_DOC, REQUEST_ERRORS, Runs, upgrade_required
 from server.runs import jobs, live, responses
 from server.runs.service import RunService, unavailable_device
 from server.runs.stream import NdjsonResponse, result_line, single_result
@@ -79,17 +79,17 @@ async def run_stream(request: NotebookRunRequest, runs: Runs) -> Response:
 
 
 @router.websocket("/run/live")
-async def run_live(websocket: WebSocket, runs: Runs, settings: AppSettings) -> None:
+async def run_live(websocket: WebSocket, runs: Runs) -> None:
     """A notebook run over a WebSocket, stoppable softly: see GET /api/v1/notebook/run/live."""
 
     async def start(request: NotebookRunRequest) -> live.Opened:
         refused = _refusal(request)
         if refused is not None:
             return [result_line(refused)]
-        job = jobs.notebook_job_for(request, settings)
+        job = jobs.notebook_job_for(request, runs.settings)
         return await runs.open_live(job, _answer(runs, request))
 
-    await live.serve(websocket, NotebookRunRequest, start, settings.max_body_bytes)
+    await live.serve(websocket, NotebookRunRequest, start, runs.settings.max_body_bytes)
 
 
 @router.get(

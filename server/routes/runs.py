@@ -7,7 +7,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, WebSocket
 from starlette.responses import Response
 
-from server.routes.deps import LIVE_DOC, REQUEST_ERRORS, AppSettings, Runs, upgrade_required
+from server.routes.deps import LIVE_DOC, REQUEST_ERRORS, Runs, upgrade_required
 from server.runs import jobs, live, responses
 from server.runs.service import RunService, device_error, unavailable_device
 from server.runs.stream import NdjsonResponse, result_line, single_result
@@ -72,17 +72,17 @@ async def run_stream(request: RunRequest, runs: Runs) -> Response:
 
 
 @router.websocket("/run/live")
-async def run_live(websocket: WebSocket, runs: Runs, settings: AppSettings) -> None:
+async def run_live(websocket: WebSocket, runs: Runs) -> None:
     """A run over a WebSocket, stoppable softly: see GET /api/v1/run/live for the protocol."""
 
     async def start(request: RunRequest) -> live.Opened:
         reason = unavailable_device(request.device)
         if reason is not None:
             return [result_line(dumps(device_error(request.device, reason)))]
-        job = jobs.job_for(request, settings)
+        job = jobs.job_for(request, runs.settings)
         return await runs.open_live(job, _answer(runs, request))
 
-    await live.serve(websocket, RunRequest, start, settings.max_body_bytes)
+    await live.serve(websocket, RunRequest, start, runs.settings.max_body_bytes)
 
 
 @router.get(
