@@ -645,9 +645,13 @@ def run_backward(
     it lets run light, as the gradient each node received.
     """
     observer = _observers.current
+    # a plain ``backward()`` may run light, when the observer lets it
     light = (
         observer is not None
-        and _may_run_light(roots, inputs, accumulate, graphed)
+        and accumulate
+        and graphed is None
+        and inputs is None
+        and len(roots) == 1
         and observer.light()
     )
     walk = None
@@ -779,16 +783,6 @@ def _run_nodes(
         if not retain_graph:
             node.freed = True
     return replayable, leaves
-
-
-def _may_run_light(
-    roots: Sequence[Tensor],
-    inputs: Sequence[Tensor] | None,
-    accumulate: bool,
-    graphed: TensorRules | None,
-) -> bool:
-    """Whether a pass may run unwalked (the observer allowing): a plain ``backward()``."""
-    return accumulate and graphed is None and inputs is None and len(roots) == 1
 
 
 def _seeded(

@@ -49,7 +49,7 @@ class PassGraph(dict[str, Any]):
 
 def structure_of(graph: Any) -> int | None:
     """The structure number of an exported pass (None when it has none)."""
-    return getattr(graph, "structure", None) if isinstance(graph, PassGraph) else None
+    return graph.structure if isinstance(graph, PassGraph) else None
 
 
 def _numbers(attrs: dict[str, Any] | None) -> tuple[tuple[str, Any], ...]:

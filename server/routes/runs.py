@@ -17,6 +17,12 @@ from server.serialize import dumps, json_bytes_response
 router = APIRouter(prefix="/api/v1", tags=["playground"])
 
 
+def _refusal(request: RunRequest) -> bytes | None:
+    """The answer for a request no worker can run (its device is not here), or None."""
+    reason = unavailable_device(request.device)
+    return None if reason is None else dumps(device_error(request.device, reason))
+
+
 def _answer(runs: RunService, request: RunRequest) -> responses.ProgramAnswer:
     return responses.answer_for(runs.settings, request.device, runs.unjailed)
 
@@ -35,9 +41,9 @@ async def run(request: RunRequest, http: Request, runs: Runs) -> Response:
     the queue is full (or the wait would outlast admission_max_wait_s) the answer is 503 with
     ``Retry-After``.
     """
-    reason = unavailable_device(request.device)
-    if reason is not None:
-        return json_bytes_response(dumps(device_error(request.device, reason)))
+    refused = _refusal(request)
+    if refused is not None:
+        return json_bytes_response(refused)
     job = jobs.job_for(request, runs.settings)
     return await runs.answer(http, job, _answer(runs, request))
 
@@ -64,9 +70,9 @@ async def run_stream(request: RunRequest, runs: Runs) -> Response:
     ``max_output_chars`` the output stops arriving and the program runs on (the response says
     ``output_truncated``). Closing the connection kills the program's worker at once: a page's
     Stop, or a newer run replacing this one, frees the slot for the next."""
-    reason = unavailable_device(request.device)
-    if reason is not None:
-        return NdjsonResponse(single_result(dumps(device_error(request.device, reason))))
+    refused = _refusal(request)
+    if refused is not None:
+        return NdjsonResponse(single_result(refused))
     job = jobs.job_for(request, runs.settings)
     return await runs.stream(job, _answer(runs, request))
 
@@ -76,9 +82,9 @@ async def run_live(websocket: WebSocket, runs: Runs) -> None:
     """A run over a WebSocket, stoppable softly: see GET /api/v1/run/live for the protocol."""
 
     async def start(request: RunRequest) -> live.Opened:
-        reason = unavailable_device(request.device)
-        if reason is not None:
-            return [result_line(dumps(device_error(request.device, reason)))]
+        refused = _refusal(request)
+        if refused is not None:
+            return [result_line(refused)]
         job = jobs.job_for(request, runs.settings)
         return await runs.open_live(job, _answer(runs, request))
 
