@@ -419,8 +419,18 @@ def run_program(
 ) -> dict[str, Any]:
     """:func:`_run_program`, its free text (the error's message and traceback, the notice, the
     results) cut to the output cap: ``raise ValueError("E" * 10**8)`` answers 100,000
-    characters, not 100 MB."""
-    result = _run_program(job, output, modules, timed, on_cell)
+    characters, not 100 MB.
+
+    The program runs as ``sys.modules["__main__"]``; the caller's ``__main__`` is back when this
+    returns (a process that runs programs in-process, the zygote's warm-up or a test, would
+    otherwise start its later subprocesses from the program's ``<program>``, which
+    ``multiprocessing`` cannot re-import)."""
+    caller_main = sys.modules.get("__main__")
+    try:
+        result = _run_program(job, output, modules, timed, on_cell)
+    finally:
+        if caller_main is not None:
+            sys.modules["__main__"] = caller_main
     limit = Budgets(**job.get("budgets", {})).max_output_chars
     return cut_answer_text(result, limit)
 

@@ -122,7 +122,6 @@ def _warm_up(loaded: dict[str, Any]) -> None:
     from server.program.runner import run_program
 
     engine = loaded["torch"]
-    main = sys.modules["__main__"]
     for example in EXAMPLES:
         with contextlib.suppress(Exception):
             run_program(
@@ -133,7 +132,6 @@ def _warm_up(loaded: dict[str, Any]) -> None:
             )
     engine.set_default_device("cpu")
     engine.set_grad_enabled(True)
-    sys.modules["__main__"] = main
 
 
 def serve() -> Callable[[], None]:

@@ -22,6 +22,9 @@ from fastapi.testclient import TestClient
 
 from server.app import create_app
 from server.program.budgets import cut_answer_text, cut_text
+from server.program.imports import preload
+from server.program.output import StringSink
+from server.program.runner import run_program
 from server.sandbox import answers
 from tests.api.conftest import TEST_SETTINGS, make_settings
 from tests.e2e.live_server import live_server
@@ -124,6 +127,20 @@ def test_a_big_real_answer_is_parsed_in_a_parser_process(client: TestClient) -> 
         h = math.tanh(0.08 * h + 0.1)
     assert body["stdout"].strip() == f"{8 * h:.4f}"
     assert body["structures"] and body["passes"]
+
+
+def test_a_program_run_in_this_process_leaves_parser_processes_startable() -> None:
+    """A program runs as ``__main__``; run in-process (the zygote's warm-up, a test), it must
+    give the caller's ``__main__`` back, or every parser process started afterwards tries to
+    re-import ``<program>`` and dies, and big answers are refused (it failed CI once)."""
+    caller_main = sys.modules["__main__"]
+    run_program({"source": "x = 1\nprint(__name__)"}, StringSink(), preload(), timed=False)
+    assert sys.modules["__main__"] is caller_main
+    answers._reset()  # the next big answer starts new parser processes, from here
+    raw = b'{"values": [' + b",".join(b"[1.5]" for _ in range(answers.INLINE_ITEMS + 1)) + b"]}"
+    assert not answers.is_small(raw)
+    parsed = answers.off_loop(answers.decode, raw, raw, answers.INLINE_ITEMS * 2)
+    assert len(parsed["values"]) == answers.INLINE_ITEMS + 1
 
 
 def test_cut_text_keeps_head_and_tail_and_says_so() -> None:
