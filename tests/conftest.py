@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 
 import pytest
 
@@ -42,3 +43,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if wide := wide_thread_pools():
         print(f"\nERROR: thread pools not at one thread: {wide}", file=sys.stderr)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.fixture(autouse=True)
+def main_module_kept() -> Iterator[None]:
+    """No test leaves another ``__main__`` behind: the in-process servers of later tests start
+    their parser processes from it (server/sandbox/answers.py), and a program's ``<program>``
+    cannot be re-imported there (it failed CI once)."""
+    main = sys.modules.get("__main__")
+    yield
+    assert sys.modules.get("__main__") is main, "the test left sys.modules['__main__'] replaced"
