@@ -160,6 +160,13 @@ def job_sources(job: Mapping[str, Any]) -> dict[str, str]:
     return {PROGRAM_FILENAME: str(job.get("source", ""))}
 
 
+def is_program_top(line: bytes, sources: dict[str, str]) -> bool:
+    """Whether a stack dump's line is a frame of the program's module code (a cell's, in a
+    notebook): the outermost of the program's frames, most recent call first."""
+    match = _STACK_LINE.match(line)
+    return bool(match and match.group(3) == b"<module>" and match.group(1).decode() in sources)
+
+
 def at_stack(error: dict[str, Any], stack: bytes, sources: dict[str, str]) -> dict[str, Any]:
     """Locate a hard-killed program's error at the line its stack (faulthandler's text, most
     recent call first; as untrusted as anything a worker sends) says it was on."""
@@ -223,9 +230,11 @@ class Drive:
 
     #: the longest the reader sleeps between looks at its run's controls
     LOOK_S = 0.25
-    #: how long a stuck worker has to send its stack once asked, and then to finish sending it
-    STACK_WAIT_S = 0.2
-    STACK_REST_S = 0.02
+    #: how long a stuck worker has to send its stack once asked, down to the program's
+    #: outermost frame (by then it is long, reniced to 19: on busy cores it may wait hundreds
+    #: of milliseconds for each turn, and faulthandler writes a line at a time; one that never
+    #: answers, having blocked the signal, is killed this much later, no more)
+    STACK_WAIT_S = 1.0
     STACK_CAP = 16 * 1024
     #: after its result, how long the worker has to close its pipe
     EOF_AFTER_RESULT_S = 0.5
@@ -260,6 +269,7 @@ class Drive:
         self.out = bytearray()
         self.chars = 0  # characters of output so far (where a cell's output begins)
         self.stack = bytearray()  # the program's stack, asked for before a hard kill
+        self.sources = job_sources(job)
         self.result: bytes | None = None
         self.killed = False  # SIGKILLed without a result: out of time
         self.asked_stack = False
@@ -369,8 +379,8 @@ class Drive:
             if not self.asked_stack:  # a program forging the line its error names
                 raise protocol.ProtocolError("a stack dump the server did not ask for")
             self.stack += (body + b"\n")[: max(0, self.STACK_CAP - len(self.stack))]
-            # it has answered: the rest follows within moments
-            self.deadline = min(self.deadline, time.monotonic() + self.STACK_REST_S)
+            if is_program_top(body, self.sources):  # every line of the program's is here
+                self.deadline = min(self.deadline, time.monotonic())
         elif kind == protocol.RESULT:
             self.result = body
             self.eof = time.monotonic() + self.EOF_AFTER_RESULT_S
@@ -418,7 +428,7 @@ class Drive:
             else:
                 wall = self.config.wall_clock_s
                 error = error_of("TimeoutError", f"stopped after {wall:g} s (budget: wall_clock_s)")
-            located = at_stack(error, bytes(self.stack), job_sources(self.job))
+            located = at_stack(error, bytes(self.stack), self.sources)
             return Outcome(stdout, None, located, timing)
         if self.broken is not None:
             self.ending = "broken"

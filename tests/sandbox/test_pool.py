@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import subprocess
+import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -191,3 +196,49 @@ def test_a_hard_kill_inside_native_code_names_the_line() -> None:
     ]
     assert outcome.stdout == "start\n"
     assert "/" not in outcome.error["traceback"]  # no host path of the worker's own frames
+
+
+@contextlib.contextmanager
+def busy_cores() -> Iterator[None]:
+    """Two busy loops per core, at the usual niceness, while the block runs (a loaded CI box)."""
+    loops = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        for _ in range(2 * (os.cpu_count() or 1))
+    ]
+    try:
+        yield
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()
+
+
+def test_a_hard_kill_names_the_line_while_the_cores_are_busy() -> None:
+    """A stuck program is long by then, reniced to 19: on busy cores it waits hundreds of
+    milliseconds for a turn on one, and only then does its faulthandler write the stack. The
+    server waits for it long enough (waiting 0.2 s, it failed a loaded run of the suite)."""
+    box = Sandbox(SandboxConfig(workers=1, wall_clock_s=1.0, grace_s=0.5))
+    try:
+        source = "print('start')\nx = sum(range(10**14))\n"
+        with busy_cores():
+            outcome = box.run({"source": source, "budgets": Budgets(wall_clock_s=1.0).as_dict()})
+    finally:
+        box.close()
+    assert outcome.error is not None and outcome.error["type"] == "TimeoutError"
+    assert outcome.error["line"] == 2, outcome.error
+
+
+def test_a_program_that_blocks_the_stack_signal_is_killed_all_the_same() -> None:
+    """The stack is asked for, not waited for: a program that blocks SIGUSR1 is killed once the
+    wait is over, its error without a line."""
+    box = Sandbox(SandboxConfig(workers=1, wall_clock_s=1.0, grace_s=0.5))
+    try:
+        source = (
+            "import signal\nsignal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})\n"
+            "x = sum(range(10**14))\n"
+        )
+        outcome = box.run({"source": source, "budgets": Budgets(wall_clock_s=1.0).as_dict()})
+    finally:
+        box.close()
+    assert outcome.error is not None and outcome.error["type"] == "TimeoutError"
+    assert outcome.error["line"] is None and outcome.result is None
