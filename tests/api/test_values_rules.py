@@ -6,12 +6,24 @@ from __future__ import annotations
 
 import contextlib
 import io
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.api.conftest import TEST_SETTINGS, run, validate_graphs
+from server.app import create_app
+from tests.api.conftest import TEST_SETTINGS, make_settings, run, validate_graphs
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[TestClient]:
+    """The suite's settings with a wall clock no run here comes near, loaded machine or not:
+    the budgets under test are the graph's, and some programs here draw a million numbers
+    (none of these tests is about time)."""
+    with TestClient(create_app(make_settings(wall_clock_s=60.0))) as c:
+        yield c
+
 
 # A Value in the lessons' style; {parents}, {op}, {step} and {data} are the parts under test.
 TEMPLATE = """

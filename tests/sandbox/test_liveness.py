@@ -342,9 +342,16 @@ def test_closing_the_sandbox_ends_its_running_workers_too() -> None:
 # ---- a SIGKILL from outside ---------------------------------------------------------------------
 
 
+#: the wall clock of the CPU-limit tests: far past the limit's seconds, whatever the load
+WALL_S = 300.0
+
+
 @pytest.fixture(scope="module")
 def one_cpu_second() -> Iterator[Sandbox]:
-    box = Sandbox(SandboxConfig(workers=1, wall_clock_s=5.0, cpu_seconds=1))
+    """A CPU limit of one second, under a wall clock that a loaded machine cannot reach first
+    (the programs here spend CPU seconds, not wall seconds), and no renicing (a reniced loop on
+    busy cores gets a second of CPU only after minutes)."""
+    box = Sandbox(SandboxConfig(workers=1, wall_clock_s=WALL_S, cpu_seconds=1, slice_s=WALL_S))
     yield box
     box.close()
 
@@ -371,9 +378,9 @@ def test_the_cpu_limit_is_still_said_to_be_the_cpu_limit(one_cpu_second: Sandbox
     box = one_cpu_second
     # the soft limit's SIGXCPU, its handler put back to the default (the process ends)
     default = f"import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_DFL)\n{LOOP}"
-    error = _error(box.run(_job(default, 5.0)))
+    error = _error(box.run(_job(default, WALL_S)))
     assert "used up its CPU time" in error["message"] and "cpu_s" in error["message"], error
     # SIGXCPU ignored: the kernel's SIGKILL at the hard limit, a second later
     ignored = f"import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\n{LOOP}"
-    error = _error(box.run(_job(ignored, 5.0)))
+    error = _error(box.run(_job(ignored, WALL_S)))
     assert "cpu_s" in error["message"] and "CPU time limit" in error["message"], error

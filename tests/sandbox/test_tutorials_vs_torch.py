@@ -54,8 +54,9 @@ pytestmark = pytest.mark.torch
 TUTORIAL_DIR = Path(__file__).parents[1] / "programs" / "tutorials"
 #: the programs (the triage script and the preludes beside them are not)
 TUTORIALS = sorted(p for p in TUTORIAL_DIR.glob("*.py") if p.stem != "triage" and not is_prelude(p))
-#: CI's shared machine runs a 3 s program several times slower than a quiet one
-WALL_CLOCK_S = 30.0
+#: CI's shared machine runs a 3 s program several times slower than a quiet one, and a loaded
+#: one slower still (the programs are not reniced here: see run_default)
+WALL_CLOCK_S = 120.0
 
 
 @functools.cache
@@ -75,7 +76,9 @@ def run_default(source: str, seed: int = 0) -> dict[str, Any]:
         "bindings": {},
         "budgets": budgets.as_dict(),
     }
-    box = sandbox(budgets.wall_clock_s, Settings().sandbox_memory_limit_bytes)
+    # (not reniced: renicing is tests/api/test_serving.py's subject; here, on a machine whose
+    # cores other processes keep busy, a reniced tutorial would run for many minutes)
+    box = sandbox(budgets.wall_clock_s, Settings().sandbox_memory_limit_bytes, renice=False)
     body: dict[str, Any] = orjson.loads(responses.respond(box.run(job), "cpu", box.mode == "none"))
     return body
 
