@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from server.sandbox.config import SandboxConfig
-from server.sandbox.drive import Drive, Worker
+from server.sandbox.drive import Drive, Outcome, Worker
 
 SOURCE = "print('start')\ndef total():\n    return sum(range(10**14))\n\ntotal()\n"
 HEADER = b"Stack (most recent call first):"
@@ -70,19 +70,26 @@ class SlowStack:
             os.close(fd)
 
 
+def drive_against(lines: list[tuple[float, bytes]]) -> tuple[Drive, Outcome, SlowStack]:
+    """A drive's run against a stuck worker that answers the ask for its stack with ``lines``."""
+    worker = SlowStack(lines)
+    try:
+        drive = worker.drive()
+        outcome = drive.run()
+    finally:
+        worker.close()
+    return drive, outcome, worker
+
+
 def test_the_drive_waits_for_the_programs_frames_of_a_slow_stack() -> None:
     """The header, then the program's frames 0.3 s later: the kill waits for them."""
-    worker = SlowStack(
+    _, outcome, _ = drive_against(
         [
             (0.0, HEADER),
             (0.3, b'  File "<program>", line 5 in <module>'),
             (0.0, b'  File "<worker>", line 9 in main'),
         ]
     )
-    try:
-        outcome = worker.drive().run()
-    finally:
-        worker.close()
     assert outcome.error is not None and outcome.error["type"] == "TimeoutError"
     assert outcome.error["line"] == 5, outcome.error
     assert "stuck in a call on line 5" in outcome.error["message"]
@@ -91,7 +98,7 @@ def test_the_drive_waits_for_the_programs_frames_of_a_slow_stack() -> None:
 def test_the_drive_kills_once_the_programs_outermost_frame_is_in() -> None:
     """The worker's own frames below the program's are not waited for (they name no line of
     the program): the kill follows the program's ``<module>`` frame, not the wait's end."""
-    worker = SlowStack(
+    drive, outcome, _ = drive_against(
         [
             (0.0, HEADER),
             (0.0, b'  File "<program>", line 3 in total'),
@@ -99,11 +106,6 @@ def test_the_drive_kills_once_the_programs_outermost_frame_is_in() -> None:
             (Drive.STACK_WAIT_S * 0.9, b'  File "<worker>", line 9 in main'),
         ]
     )
-    try:
-        drive = worker.drive()
-        outcome = drive.run()
-    finally:
-        worker.close()
     assert outcome.error is not None and outcome.error["line"] == 3
     assert outcome.error["traceback"].splitlines()[1:5] == [
         '  File "<program>", line 5, in <module>',
@@ -115,26 +117,18 @@ def test_the_drive_kills_once_the_programs_outermost_frame_is_in() -> None:
 
 
 def test_a_frame_named_module_of_another_file_does_not_end_the_wait() -> None:
-    worker = SlowStack(
+    _, outcome, _ = drive_against(
         [
             (0.0, HEADER),
             (0.0, b'  File "<string>", line 1 in <module>'),
             (0.3, b'  File "<program>", line 5 in <module>'),
         ]
     )
-    try:
-        outcome = worker.drive().run()
-    finally:
-        worker.close()
     assert outcome.error is not None and outcome.error["line"] == 5
 
 
 def test_a_stack_that_never_comes_ends_in_a_kill_without_a_line() -> None:
-    worker = SlowStack([])
-    try:
-        outcome = worker.drive().run()
-    finally:
-        worker.close()
+    _, outcome, worker = drive_against([])
     assert outcome.error is not None and outcome.error["type"] == "TimeoutError"
     assert outcome.error["line"] is None
     assert worker.asked_at is not None and worker.killed_at is not None
