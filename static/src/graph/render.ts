@@ -12,7 +12,7 @@ import { gradRowText, isUntracked, kindOf, nodeRows, nodeWord, type Flow, type F
 import { bandSlot, freeBands, spreadApart } from "./edge-labels";
 import type { Arrangement, Box, LayoutRequest, LayoutResult, Point } from "./layout";
 import { TextMeasurer } from "./measure-text";
-import { groupKindAttr, matchFlowEdges, type DisplayNode } from "./modules";
+import { groupKindAttr, matchFlowEdges, type DisplayEdge, type DisplayNode } from "./modules";
 import { PanZoom } from "./panzoom";
 import type { Graph, TensorValue } from "../api/types";
 import type { DisplayGraph, Group } from "./modules";
@@ -79,14 +79,9 @@ interface BoxElements {
   shownAsked?: boolean;
 }
 
-interface EdgeElements {
+/** A drawn edge: its display edge, its path, its label's box and its route. */
+interface EdgeElements extends DisplayEdge {
   path: SVGPathElement;
-  src: string;
-  dst: string;
-  arg: number | null;
-  graphSrc: string;
-  graphDst: string;
-  merged: Set<string> | null;
   label: Box | null;
   points: Point[];
 }
